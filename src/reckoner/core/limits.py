@@ -1,0 +1,16 @@
+"""The ceilings that keep one call from hanging or exhausting memory.
+
+Each limit is named once here, and every message that enforces it quotes the constant.
+"""
+
+MAX_FORMULA_LENGTH = 10_000
+"""Characters in one formula."""
+
+MAX_NESTING_DEPTH = 200
+"""Levels of nesting (parentheses, arguments, unary signs, powers) in one formula."""
+
+MAX_BOUNDED_STEPS = 1_000_000
+"""Steps of a bounded form, multiplied by the ranges of the bounded forms enclosing it."""
+
+MAX_ARRAY_ELEMENTS = 1_000_000
+"""Scalar elements in one array value, stored or produced."""
