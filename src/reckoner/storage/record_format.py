@@ -1,0 +1,170 @@
+"""The record file format (manual 7.3), as bytes in and rows out. No I/O here.
+
+A record file is a header line ``{"seq":0,"version":1}`` followed by one compact JSON
+object per line. A line that does not parse as an object is dropped on its own, so a torn
+last line from a crash costs only that line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from reckoner import wire
+
+FORMAT_VERSION = 1
+
+RECORD_ID_PATTERN = re.compile(r"^[0-9]{1,20}(-[0-9]{1,9})?$")
+
+_HEADER_LINE = wire.dumps({"seq": 0, "version": FORMAT_VERSION}) + b"\n"
+
+
+def header_line() -> bytes:
+    """The first line of every record file this build writes."""
+    return _HEADER_LINE
+
+
+def encode_row(row: Mapping[str, Any]) -> bytes:
+    """One trace row as one compact, newline-terminated line."""
+    return wire.dumps(row) + b"\n"
+
+
+def is_valid_record_id(record_id: object) -> bool:
+    """True when ``record_id`` may name a record file (checked before it touches a path)."""
+    # fullmatch, because ``$`` would also accept a trailing newline.
+    return isinstance(record_id, str) and RECORD_ID_PATTERN.fullmatch(record_id) is not None
+
+
+def record_id_sort_key(record_id: str) -> tuple[int, int]:
+    """Order ids numerically: ``1700`` < ``1700-2`` < ``1700-10`` < ``1701``."""
+    base, _, suffix = record_id.partition("-")
+    return int(base), int(suffix) if suffix else 1
+
+
+@dataclass(frozen=True)
+class ParsedRecord:
+    """What ``parse_lines`` found in a record file's bytes."""
+
+    header_version: int | None
+    rows: list[dict[str, Any]]
+    ends_cleanly: bool
+    dropped: int
+
+
+@dataclass(frozen=True)
+class RecordSummary:
+    """A record's identity and span, taken from its rows (manual 7.5)."""
+
+    title: str | None
+    opened_at: int | None
+    ended_at: int | None
+    record_id: str | None
+
+
+def header_version_of(line: bytes) -> int | None:
+    """The version a header line carries, or None when the line is not a header."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if type(value) is not dict or value.get("seq") != 0 or type(value.get("seq")) is not int:
+        return None
+    version = value.get("version")
+    return version if type(version) is int else None
+
+
+def parse_row(line: bytes) -> dict[str, Any] | None:
+    """One line as a row, or None when it is not a JSON object."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return value if type(value) is dict else None
+
+
+def parse_lines(data: bytes) -> ParsedRecord:
+    """Split a record file into its header version and the rows that parse."""
+    if not data:
+        return ParsedRecord(header_version=None, rows=[], ends_cleanly=True, dropped=0)
+    ends_cleanly = data.endswith(b"\n")
+    lines = data.split(b"\n")
+    if ends_cleanly:
+        lines.pop()
+    header_version = header_version_of(lines[0])
+    first_row = 0 if header_version is None else 1
+    rows: list[dict[str, Any]] = []
+    keep = rows.append
+    # The hot loop of a replay: orjson directly, no per-line helper call.
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    dropped = 0
+    for line in lines[first_row:]:
+        try:
+            value = loads(line)
+        except decode_error:
+            if line.strip():
+                dropped += 1
+            continue
+        if type(value) is dict:
+            keep(value)
+        else:
+            dropped += 1
+    return ParsedRecord(
+        header_version=header_version, rows=rows, ends_cleanly=ends_cleanly, dropped=dropped
+    )
+
+
+def is_accepted(row: Mapping[str, Any], tool: str) -> bool:
+    """True for a row of ``tool`` whose call succeeded (``ok`` is exactly true)."""
+    return row.get("tool") == tool and row.get("ok") is True
+
+
+def start_identity(row: Mapping[str, Any]) -> tuple[str | None, str | None, int | None]:
+    """(title, record id, opened at) of an accepted ``record_start`` row's fields."""
+    content = row.get("content")
+    title = record_id = None
+    if isinstance(content, dict):
+        if isinstance(content.get("title"), str):
+            title = content["title"]
+        if isinstance(content.get("record"), str):
+            record_id = content["record"]
+    return title, record_id, row_time(row)
+
+
+def row_time(row: Mapping[str, Any]) -> int | None:
+    """A row's ``at`` when it is a whole number of milliseconds."""
+    at = row.get("at")
+    if type(at) is int:
+        return at
+    if type(at) is float and at.is_integer():
+        return int(at)
+    return None
+
+
+def summarize(rows: Iterable[Mapping[str, Any]], *, is_open: bool = False) -> RecordSummary:
+    """Title, id and opening from the first accepted start row; the end as 7.5 says.
+
+    The end is the last accepted ``record_end`` row's time, else the last row's time; an
+    open record has not ended, so its end is None.
+    """
+    title = record_id = None
+    opened_at = None
+    found_start = False
+    last_end: int | None = None
+    last_at: int | None = None
+    last_row: Mapping[str, Any] | None = None
+    for row in rows:
+        last_row = row
+        if not found_start and is_accepted(row, "record_start"):
+            found_start = True
+            title, record_id, opened_at = start_identity(row)
+        elif not is_open and is_accepted(row, "record_end"):
+            last_end = row_time(row)
+    if last_row is not None:
+        last_at = row_time(last_row)
+    ended_at = None if is_open else (last_end if last_end is not None else last_at)
+    return RecordSummary(title=title, opened_at=opened_at, ended_at=ended_at, record_id=record_id)

@@ -1,0 +1,672 @@
+"""The record files: the only module that opens, writes, renames or deletes them.
+
+Two tiers (manual 7.3): the one unclosed record in ``open-record.jsonl``, closed records
+in ``records/<id>.jsonl``. ``OpenRecordJournal`` is the engine's write side (recovery,
+start, append, close); ``RecordArchive`` is the lock-free read side the panel shares.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reckoner.storage.home import HomeLayout
+from reckoner.storage.record_format import (
+    FORMAT_VERSION,
+    RecordSummary,
+    encode_row,
+    header_line,
+    header_version_of,
+    is_accepted,
+    is_valid_record_id,
+    parse_lines,
+    parse_row,
+    record_id_sort_key,
+    row_time,
+    start_identity,
+    summarize,
+)
+
+# A file up to this size is read whole; a larger one only at its head and its tail.
+_WHOLE_READ_LIMIT = 64 * 1024
+_HEAD_CHUNK = 16 * 1024
+_TAIL_CHUNK = 16 * 1024
+
+# Directory modification times are coarse (a kernel tick, a few ms), so a change made in the
+# same tick as a scan leaves the time unchanged. A cache built while the directory's time was
+# this close to "now" is not trusted (the "racy" rule git uses for its index).
+_RACY_WINDOW_NS = 100_000_000
+
+
+# ---------------------------------------------------------------------------------------
+# Value types shared with the engine and the panel
+
+
+@dataclass(frozen=True)
+class RecoveredRecord:
+    """An open record resumed at start (manual 7.4)."""
+
+    record_id: str
+    title: str
+    rows: list[dict[str, Any]]
+    last_seq: int
+
+
+@dataclass(frozen=True)
+class ClosedEntry:
+    """One closed record in the list (manual 7.5)."""
+
+    id: str
+    version: int
+    title: str | None
+    opened_at: int | None
+    ended_at: int | None
+
+
+@dataclass(frozen=True)
+class OpenEntry:
+    """The open record in the list."""
+
+    id: str
+    title: str
+    opened_at: int | None
+
+
+@dataclass(frozen=True)
+class RecordIndex:
+    """The record list: closed records newest first, the open one, unreadable ids."""
+
+    closed: list[ClosedEntry]
+    open: OpenEntry | None
+    unreadable: list[str]
+
+
+@dataclass(frozen=True)
+class RecordView:
+    """One record's identity and its rows (header excluded)."""
+
+    id: str
+    title: str | None
+    version: int
+    opened_at: int | None
+    ended_at: int | None
+    is_open: bool
+    rows: list[dict[str, Any]]
+
+
+class DeleteOutcome(enum.Enum):
+    """What ``RecordArchive.delete`` did."""
+
+    DELETED = "deleted"
+    IS_OPEN = "is_open"
+    MISSING = "missing"
+    INVALID_ID = "invalid_id"
+
+
+# ---------------------------------------------------------------------------------------
+# Small file helpers
+
+
+def _read_bytes(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _utc_stamp() -> str:
+    now = time.time()
+    millis = int(now * 1000) % 1000
+    return time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f".{millis:03d}Z"
+
+
+def _open_identity(parsed_rows: list[dict[str, Any]]) -> tuple[str | None, str | None, int | None]:
+    """(title, id, opened at) of the first accepted start row, or Nones."""
+    for row in parsed_rows:
+        if is_accepted(row, "record_start"):
+            return start_identity(row)
+    return None, None, None
+
+
+# ---------------------------------------------------------------------------------------
+# The write side
+
+
+class OpenRecordJournal:
+    """The engine's handle on ``open-record.jsonl``: recover, start, append, close."""
+
+    def __init__(self, layout: HomeLayout, fsync: bool = False) -> None:
+        self.layout = layout
+        self.fsync = fsync
+        self.notes: list[str] = []
+        self._handle: Any = None  # a raw, unbuffered FileIO held open between appends
+        self._needs_newline = False
+        self._active = False  # the open file is ours: recovered or started by this journal
+        self._lock = threading.Lock()
+
+    # -- recovery ------------------------------------------------------------------
+
+    def recover(self) -> RecoveredRecord | None:
+        """Resume the open record, or move a bad one into ``discarded/`` and return None.
+
+        Never raises: recovery can never keep the engine from opening (manual 7.4).
+        """
+        path = self.layout.open_record
+        try:
+            data = _read_bytes(path)
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            self.notes.append(f"the open record {path} cannot be read ({error}); left in place")
+            return None
+        parsed = parse_lines(data)
+        if parsed.header_version is None:
+            self._discard("it has no header line")
+            return None
+        if parsed.header_version != FORMAT_VERSION:
+            self._discard(
+                f"its version {parsed.header_version} is not this build's {FORMAT_VERSION}"
+            )
+            return None
+        title, record_id, _ = _open_identity(parsed.rows)
+        if not title or record_id is None:
+            self._discard("its start row carries no title or no record id")
+            return None
+        if not is_valid_record_id(record_id):
+            self._discard(f"its record id {record_id!r} is not a valid identifier")
+            return None
+        last_seq = 0
+        for row in reversed(parsed.rows):
+            seq = row.get("seq")
+            if type(seq) is int:
+                last_seq = seq
+                break
+        if parsed.dropped:
+            self.notes.append(
+                f"the open record {record_id} had {parsed.dropped} line(s) that do not parse; "
+                "they were skipped"
+            )
+        with self._lock:
+            self._needs_newline = not parsed.ends_cleanly
+            self._active = True
+        return RecoveredRecord(
+            record_id=record_id, title=title, rows=parsed.rows, last_seq=last_seq
+        )
+
+    def _discard(self, why: str) -> None:
+        try:
+            target = self._move_aside()
+        except OSError as error:
+            self.notes.append(
+                f"the open record was refused because {why}, and could not be moved aside "
+                f"({error}); left in place"
+            )
+            return None
+        self.notes.append(f"the open record was refused because {why}; moved to {target}")
+        return None
+
+    def _move_aside(self) -> Path:
+        """Rename the open file into ``discarded/`` under a timestamped, unused name."""
+        discarded = self.layout.discarded_dir
+        discarded.mkdir(exist_ok=True)
+        stamp = _utc_stamp()
+        target = discarded / f"{stamp}-open-record.jsonl"
+        counter = 2
+        while target.exists():
+            target = discarded / f"{stamp}-{counter}-open-record.jsonl"
+            counter += 1
+        os.rename(self.layout.open_record, target)
+        if self.fsync:
+            _fsync_directory(discarded)
+            _fsync_directory(self.layout.root)
+        return target
+
+    # -- writing -------------------------------------------------------------------
+
+    def start(self, record_id: str, first_row: dict[str, Any]) -> None:
+        """Write ``open-record.jsonl`` afresh: header and first row, replaced atomically."""
+        if not is_valid_record_id(record_id):
+            raise ValueError(f"record id {record_id!r} is not a valid identifier")
+        with self._lock:
+            self._close_handle_locked()
+            if not self._active and os.path.lexists(self.layout.open_record):
+                # A file we did not recover (unreadable at start): keep it, never overwrite it.
+                target = self._move_aside()
+                self.notes.append(f"an unrecovered open record was moved to {target}")
+            temp = self.layout.root / f".open-record.{os.getpid()}.{time.time_ns()}.tmp"
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+            handle = open(fd, "ab", buffering=0)  # noqa: SIM115 - held open across appends
+            try:
+                self._write_all(handle, header_line() + encode_row(first_row))
+                if self.fsync:
+                    os.fsync(handle.fileno())
+                os.replace(temp, self.layout.open_record)
+                if self.fsync:
+                    _fsync_directory(self.layout.root)
+            except BaseException:
+                handle.close()
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+                raise
+            # The descriptor still names the renamed inode, so appends continue in place.
+            self._handle = handle
+            self._needs_newline = False
+            self._active = True
+
+    def append(self, row: dict[str, Any]) -> None:
+        """Append one row with one ``write``; raise OSError when it does not reach the OS."""
+        line = encode_row(row)
+        with self._lock:
+            if self._handle is None:
+                if not self._active:
+                    raise OSError("no open record to append to")
+                self._handle = open(self.layout.open_record, "ab", buffering=0)  # noqa: SIM115
+            if self._needs_newline:
+                # After a torn last line the new row starts on a line of its own.
+                line = b"\n" + line
+            try:
+                self._write_all(self._handle, line)
+                if self.fsync:
+                    os.fsync(self._handle.fileno())
+            except BaseException:
+                # Part of the line may be on disk; the next row must not be glued to it.
+                self._needs_newline = True
+                raise
+            self._needs_newline = False
+
+    @staticmethod
+    def _write_all(handle: Any, data: bytes) -> None:
+        written = handle.write(data)
+        # A regular file takes the whole buffer in one call; a short write means a full disk.
+        while written is not None and written < len(data):
+            more = handle.write(data[written:])
+            if not more:
+                raise OSError("the disk accepted only part of a record row")
+            written += more
+
+    def close_into(self, record_id: str) -> Path:
+        """Rename the open file to ``records/<id>.jsonl`` in one atomic step."""
+        if not is_valid_record_id(record_id):
+            raise ValueError(f"record id {record_id!r} is not a valid identifier")
+        target = self.layout.record_file(record_id)
+        with self._lock:
+            self._close_handle_locked()
+            self.layout.records_dir.mkdir(exist_ok=True)
+            if os.path.lexists(target):
+                raise FileExistsError(f"the record file {target} already exists")
+            os.rename(self.layout.open_record, target)
+            if self.fsync:
+                _fsync_directory(self.layout.records_dir)
+                _fsync_directory(self.layout.root)
+            self._active = False
+            self._needs_newline = False
+        return target
+
+    def close_handle(self) -> None:
+        """Release the held descriptor (engine shutdown); the file stays open-tier."""
+        with self._lock:
+            self._close_handle_locked()
+
+    def _close_handle_locked(self) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                handle.close()
+
+
+# ---------------------------------------------------------------------------------------
+# The read side
+
+
+class RecordArchive:
+    """Read side of the records: list, read, fingerprint, delete. Lock-free across processes."""
+
+    def __init__(self, layout: HomeLayout) -> None:
+        self.layout = layout
+        self._lock = threading.Lock()
+        self._closed_key: tuple[int, int, int] | None = None
+        self._closed: list[ClosedEntry] = []
+        self._unreadable: list[str] = []
+        self._open_key: tuple[int, int, int, int] | None = None
+        self._open_entry: OpenEntry | None = None
+
+    # -- ids -----------------------------------------------------------------------
+
+    def is_taken(self, record_id: str) -> bool:
+        """True when ``records/<id>.jsonl`` exists."""
+        if not is_valid_record_id(record_id):
+            return False
+        return os.path.lexists(self.layout.record_file(record_id))
+
+    def allocate_id(self, now_ms: int) -> str:
+        """The clock in ms; ``-2``, ``-3`` ... appended while taken (manual 7.1)."""
+        open_entry = self.open_entry()
+        open_id = open_entry.id if open_entry is not None else None
+        base = str(now_ms)
+        candidate = base
+        counter = 2
+        while candidate == open_id or self.is_taken(candidate):
+            candidate = f"{base}-{counter}"
+            counter += 1
+        return candidate
+
+    # -- the list ------------------------------------------------------------------
+
+    def index(self) -> RecordIndex:
+        """Closed records newest first, the open record, and the unreadable ids."""
+        with self._lock:
+            self._refresh_closed()
+            closed = list(self._closed)
+            unreadable = list(self._unreadable)
+        return RecordIndex(closed=closed, open=self.open_entry(), unreadable=unreadable)
+
+    def index_json(self) -> dict[str, Any]:
+        """The list as the panel's JSON body."""
+        listing = self.index()
+        return {
+            "closed": [
+                {
+                    "id": entry.id,
+                    "version": entry.version,
+                    "title": entry.title,
+                    "openedAt": entry.opened_at,
+                    "endedAt": entry.ended_at,
+                }
+                for entry in listing.closed
+            ],
+            "open": None
+            if listing.open is None
+            else {
+                "id": listing.open.id,
+                "title": listing.open.title,
+                "openedAt": listing.open.opened_at,
+            },
+            "unreadable": listing.unreadable,
+        }
+
+    def _directory_key(self) -> tuple[int, int, int] | None:
+        try:
+            info = os.stat(self.layout.records_dir)
+        except OSError:
+            return None
+        return info.st_dev, info.st_ino, info.st_mtime_ns
+
+    def _refresh_closed(self) -> None:
+        key = self._directory_key()
+        if key is not None and key == self._closed_key:
+            return
+        scan_started = time.time_ns()
+        closed, unreadable = self._scan_closed()
+        self._closed = closed
+        self._unreadable = unreadable
+        # Trust the cache only when the directory had settled before the scan began.
+        racy = key is None or key[2] >= scan_started - _RACY_WINDOW_NS
+        self._closed_key = None if racy else key
+
+    def _scan_closed(self) -> tuple[list[ClosedEntry], list[str]]:
+        closed: list[ClosedEntry] = []
+        unreadable: list[str] = []
+        try:
+            listing = os.scandir(self.layout.records_dir)
+        except OSError:
+            return closed, unreadable
+        with listing:
+            for item in listing:
+                name = item.name
+                if not name.endswith(".jsonl"):
+                    continue
+                record_id = name[: -len(".jsonl")]
+                if not is_valid_record_id(record_id):
+                    continue  # not a record file (a stray name never becomes an id)
+                entry = _summarize_closed_file(item.path, record_id)
+                if entry is None:
+                    unreadable.append(record_id)
+                else:
+                    closed.append(entry)
+        closed.sort(
+            key=lambda entry: (
+                entry.opened_at if entry.opened_at is not None else -1,
+                record_id_sort_key(entry.id),
+            ),
+            reverse=True,
+        )
+        unreadable.sort(key=record_id_sort_key)
+        return closed, unreadable
+
+    def open_entry(self) -> OpenEntry | None:
+        """The open record's identity, cached on the open file's stat."""
+        path = self.layout.open_record
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        key = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
+        with self._lock:
+            if key == self._open_key:
+                return self._open_entry
+        entry = _read_open_head(path)
+        with self._lock:
+            self._open_key = key
+            self._open_entry = entry
+        return entry
+
+    # -- one record ----------------------------------------------------------------
+
+    def read(self, record_id: str) -> RecordView | None:
+        """One record, open or closed; None when missing, invalid or unreadable."""
+        if not is_valid_record_id(record_id):
+            return None
+        open_entry = self.open_entry()
+        is_open = open_entry is not None and open_entry.id == record_id
+        path = self.layout.open_record if is_open else self.layout.record_file(record_id)
+        try:
+            data = _read_bytes(path)
+        except OSError:
+            return None
+        parsed = parse_lines(data)
+        if parsed.header_version != FORMAT_VERSION:
+            return None
+        summary = summarize(parsed.rows, is_open=is_open)
+        if is_open and summary.record_id != record_id:
+            return None  # the open record changed between the stat and the read
+        return RecordView(
+            id=record_id,
+            title=summary.title,
+            version=parsed.header_version,
+            opened_at=summary.opened_at,
+            ended_at=summary.ended_at,
+            is_open=is_open,
+            rows=parsed.rows,
+        )
+
+    def read_json(self, record_id: str) -> dict[str, Any] | None:
+        """One record as the panel's JSON body."""
+        view = self.read(record_id)
+        if view is None:
+            return None
+        return {
+            "id": view.id,
+            "title": view.title,
+            "version": view.version,
+            "openedAt": view.opened_at,
+            "endedAt": view.ended_at,
+            "open": view.is_open,
+            "rows": view.rows,
+        }
+
+    # -- validators ----------------------------------------------------------------
+
+    def fingerprint(self, record_id: str) -> str | None:
+        """A validator of one record from ``stat`` alone (an ETag); None when missing."""
+        if not is_valid_record_id(record_id):
+            return None
+        try:
+            info = os.stat(self.layout.record_file(record_id))
+        except OSError:
+            info = None
+        if info is not None:
+            return f"c-{info.st_ino:x}-{info.st_mtime_ns:x}-{info.st_size:x}"
+        try:
+            info = os.stat(self.layout.open_record)
+        except OSError:
+            return None
+        # The open id is cached on this same stat, so an unchanged poll reads nothing.
+        open_entry = self.open_entry()
+        if open_entry is None or open_entry.id != record_id:
+            return None
+        return f"o-{info.st_ino:x}-{info.st_mtime_ns:x}-{info.st_size:x}"
+
+    def index_fingerprint(self) -> str:
+        """A validator of the whole list from the stats of ``records/`` and the open file."""
+        parts = []
+        for path in (self.layout.records_dir, self.layout.open_record):
+            try:
+                info = os.stat(path)
+            except OSError:
+                parts.append("-")
+                continue
+            parts.append(f"{info.st_ino:x}.{info.st_mtime_ns:x}.{info.st_size:x}")
+            if path == self.layout.records_dir and (
+                info.st_mtime_ns >= time.time_ns() - _RACY_WINDOW_NS
+            ):
+                # The directory changed within a tick: its time may not move on the next
+                # change, so make this validator unique rather than risk a stale list.
+                parts.append(f"r{time.time_ns():x}")
+        return "-".join(parts)
+
+    # -- deleting ------------------------------------------------------------------
+
+    def delete(self, record_id: str) -> DeleteOutcome:
+        """Delete a closed record; the open one is refused, an invalid id touches nothing."""
+        if not is_valid_record_id(record_id):
+            return DeleteOutcome.INVALID_ID
+        open_entry = self.open_entry()
+        if open_entry is not None and open_entry.id == record_id:
+            return DeleteOutcome.IS_OPEN
+        path = self.layout.record_file(record_id)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            return DeleteOutcome.MISSING
+        except IsADirectoryError:
+            return DeleteOutcome.MISSING
+        with self._lock:
+            self._closed_key = None
+        return DeleteOutcome.DELETED
+
+
+# ---------------------------------------------------------------------------------------
+# Summaries read from as little of a file as possible
+
+
+def _read_open_head(path: Path) -> OpenEntry | None:
+    """The open record's identity from its header and start row (re-read whole if odd)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_HEAD_CHUNK)
+            whole = len(head) < _HEAD_CHUNK
+            lines = head.split(b"\n", 2)
+            if len(lines) >= 3 or (whole and len(lines) == 2):
+                if header_version_of(lines[0]) != FORMAT_VERSION:
+                    return None
+                first = parse_row(lines[1])
+                if first is not None and is_accepted(first, "record_start"):
+                    title, record_id, opened_at = start_identity(first)
+                    if title and record_id is not None and is_valid_record_id(record_id):
+                        return OpenEntry(id=record_id, title=title, opened_at=opened_at)
+            handle.seek(0)
+            data = handle.read()
+    except OSError:
+        return None
+    parsed = parse_lines(data)
+    if parsed.header_version != FORMAT_VERSION:
+        return None
+    title, record_id, opened_at = _open_identity(parsed.rows)
+    if not title or record_id is None or not is_valid_record_id(record_id):
+        return None
+    return OpenEntry(id=record_id, title=title, opened_at=opened_at)
+
+
+def _summarize_closed_file(path: str, record_id: str) -> ClosedEntry | None:
+    """A closed record's list entry, or None when it cannot be read or fails the gate.
+
+    The usual record is summarized from its header, its first row (the start) and its last
+    row (the end); anything unusual falls back to parsing every line.
+    """
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size <= _WHOLE_READ_LIMIT:
+                head = tail = handle.read()
+                tail_is_whole = True
+            else:
+                head = handle.read(_HEAD_CHUNK)
+                handle.seek(size - _TAIL_CHUNK)
+                tail = handle.read()
+                tail_is_whole = False
+            quick = _quick_summary(head, tail, tail_is_whole)
+            if quick is None:
+                handle.seek(0)
+                data = handle.read()
+    except OSError:
+        return None
+    if quick is not None:
+        version, summary = quick
+    else:
+        parsed = parse_lines(data)
+        if parsed.header_version is None:
+            return None
+        version, summary = parsed.header_version, summarize(parsed.rows)
+    if version != FORMAT_VERSION:
+        return None
+    return ClosedEntry(
+        id=record_id,
+        version=version,
+        title=summary.title,
+        opened_at=summary.opened_at,
+        ended_at=summary.ended_at,
+    )
+
+
+def _quick_summary(
+    head: bytes, tail: bytes, tail_is_whole: bool
+) -> tuple[int, RecordSummary] | None:
+    """Summary from the first two and the last line, or None when the full scan is needed."""
+    first_break = head.find(b"\n")
+    if first_break < 0:
+        return None
+    version = header_version_of(head[:first_break])
+    if version is None:
+        return None
+    if version != FORMAT_VERSION:
+        return version, RecordSummary(None, None, None, None)
+    second_break = head.find(b"\n", first_break + 1)
+    if second_break < 0:
+        return None
+    start = parse_row(head[first_break + 1 : second_break])
+    if start is None or not is_accepted(start, "record_start"):
+        return None
+    title, record_id, opened_at = start_identity(start)
+    # The last line: a clean file ends with "\n", so the last row is before it.
+    body = tail[:-1] if tail.endswith(b"\n") else tail
+    last_break = body.rfind(b"\n")
+    if last_break < 0 and not tail_is_whole:
+        return None
+    last = parse_row(body[last_break + 1 :])
+    if last is None or not is_accepted(last, "record_end"):
+        return None  # torn tail or no closing row: 7.5's rule needs every row
+    return version, RecordSummary(
+        title=title, opened_at=opened_at, ended_at=row_time(last), record_id=record_id
+    )

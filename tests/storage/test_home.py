@@ -1,0 +1,77 @@
+"""Manual 9.1: where the home is and what an unusable home says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reckoner.storage.home import HomeError, HomeLayout, resolve_home
+
+
+def test_9_1_explicit_home_wins_over_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECKONER_HOME", str(tmp_path / "from-env"))
+    assert resolve_home(tmp_path / "explicit") == tmp_path / "explicit"
+
+
+def test_9_1_environment_moves_the_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RECKONER_HOME", str(tmp_path / "from-env"))
+    assert resolve_home() == tmp_path / "from-env"
+
+
+def test_9_1_default_home_is_dot_reckoner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RECKONER_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert resolve_home() == tmp_path / ".reckoner"
+
+
+def test_9_1_prepare_creates_the_tree(tmp_path: Path) -> None:
+    layout = HomeLayout(tmp_path / "a" / "b")
+    layout.prepare()
+    assert layout.records_dir.is_dir() and layout.logs_dir.is_dir()
+    assert layout.open_record == layout.root / "open-record.jsonl"
+    assert layout.state_file == layout.root / "state.json"
+    assert layout.discarded_dir == layout.root / "discarded"
+    assert layout.lock_file == layout.root / ".lock"
+    assert sorted(p.name for p in layout.root.iterdir()) == ["logs", "records"]
+
+
+def test_9_1_home_that_is_a_file_is_one_sentence(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.write_text("not a directory")
+    with pytest.raises(HomeError) as caught:
+        HomeLayout(home).prepare()
+    message = str(caught.value)
+    assert str(home) in message and "--home" in message
+    assert "\n" not in message and message.count(";") == 1
+
+
+def test_9_1_unwritable_home_under_a_regular_file(tmp_path: Path) -> None:
+    # Root ignores permission bits, so make the path impossible: its parent is a file.
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("x")
+    with pytest.raises(HomeError) as caught:
+        HomeLayout(blocker / "home").prepare()
+    assert "cannot be created" in str(caught.value)
+    assert "Traceback" not in str(caught.value)
+
+
+def test_9_1_file_in_place_of_records_dir(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "records").write_text("oops")
+    with pytest.raises(HomeError, match="is a file where the home needs a directory"):
+        HomeLayout(home).prepare()
+
+
+def test_9_1_directory_in_place_of_open_record(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "open-record.jsonl").mkdir(parents=True)
+    with pytest.raises(HomeError, match="is a directory where the home needs a file"):
+        HomeLayout(home).prepare()
+
+
+def test_9_1_home_error_is_an_os_error() -> None:
+    assert issubclass(HomeError, OSError)

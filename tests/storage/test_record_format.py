@@ -1,0 +1,125 @@
+"""Manual 7.3 and 7.5: the record file format, parsed without I/O."""
+
+from __future__ import annotations
+
+import pytest
+from storage_helpers import end_row, lines, set_row, start_row
+
+from reckoner.storage.record_format import (
+    FORMAT_VERSION,
+    encode_row,
+    header_line,
+    is_valid_record_id,
+    parse_lines,
+    summarize,
+)
+
+
+def test_7_3_header_is_seq_zero_version_one() -> None:
+    assert FORMAT_VERSION == 1
+    assert header_line() == b'{"seq":0,"version":1}\n'
+
+
+def test_7_3_rows_are_compact_and_whole_doubles_lose_the_point() -> None:
+    row = set_row(2, 1_700_000_000_001, value=4700.0)
+    assert encode_row(row) == (
+        b'{"seq":2,"at":1700000000001,"tool":"set","ok":true,'
+        b'"content":{"name":"R1","value":{"type":"number","value":4700}}}\n'
+    )
+
+
+def test_7_3_text_with_newlines_stays_on_one_line() -> None:
+    encoded = encode_row({"seq": 3, "content": {"text": "two\nlines"}})
+    assert encoded.count(b"\n") == 1 and encoded.endswith(b"\n")
+
+
+def test_7_3_parse_reads_header_and_rows() -> None:
+    parsed = parse_lines(lines(start_row("1"), set_row(2, 5)))
+    assert parsed.header_version == 1
+    assert [row["seq"] for row in parsed.rows] == [1, 2]
+    assert parsed.ends_cleanly and parsed.dropped == 0
+
+
+@pytest.mark.parametrize(
+    "first_line",
+    [b'{"seq":1,"version":1}\n', b"garbage\n", b'{"version":1}\n', b'{"seq":0}\n', b"[0,1]\n"],
+)
+def test_7_3_missing_header_gives_no_version(first_line: bytes) -> None:
+    parsed = parse_lines(first_line + lines(start_row("1"), header=None))
+    assert parsed.header_version is None
+
+
+def test_7_3_other_versions_are_reported_as_written() -> None:
+    assert parse_lines(b'{"seq":0,"version":2}\n').header_version == 2
+    assert parse_lines(b'{"seq":0,"version":0}\n').header_version == 0
+
+
+def test_7_3_torn_last_line_is_dropped() -> None:
+    data = lines(start_row("1"), set_row(2, 5)) + b'{"seq":3,"at":6,"to'
+    parsed = parse_lines(data)
+    assert [row["seq"] for row in parsed.rows] == [1, 2]
+    assert parsed.dropped == 1
+    assert not parsed.ends_cleanly
+
+
+def test_7_3_garbage_lines_cost_only_themselves() -> None:
+    data = (
+        lines(start_row("1"))
+        + b"\x00\xff nonsense\n[1,2]\n42\n"
+        + lines(set_row(2, 5), header=None)
+    )
+    parsed = parse_lines(data)
+    assert [row["seq"] for row in parsed.rows] == [1, 2]
+    assert parsed.dropped == 3
+    assert parsed.ends_cleanly
+
+
+def test_7_3_empty_file_has_no_header() -> None:
+    parsed = parse_lines(b"")
+    assert parsed.header_version is None and parsed.rows == [] and parsed.ends_cleanly
+
+
+@pytest.mark.parametrize("good", ["1700000000000", "0", "1700000000000-2", "1-999999999"])
+def test_7_1_valid_record_ids(good: str) -> None:
+    assert is_valid_record_id(good)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["", "../x", "1/../../etc", "1700.jsonl", "-2", "1-", "1-2-3", "a1", "1\n", "1" * 21, " 1"],
+)
+def test_7_1_invalid_record_ids_never_reach_a_path(bad: str) -> None:
+    assert not is_valid_record_id(bad)
+
+
+def test_7_5_summary_from_first_accepted_start_and_last_accepted_end() -> None:
+    refused_start = {"seq": 1, "at": 10, "tool": "record_start", "ok": False, "content": {}}
+    rows = [
+        refused_start,
+        start_row("100", "Real title", at=11),
+        {
+            "seq": 3,
+            "at": 12,
+            "tool": "record_start",
+            "ok": True,
+            "content": {"title": "Second", "record": "999"},
+        },
+        end_row(4, 20, "100"),
+        set_row(5, 30),
+        {"seq": 6, "at": 40, "tool": "record_end", "ok": False, "content": {"code": "X"}},
+    ]
+    summary = summarize(rows)
+    assert summary.title == "Real title"
+    assert summary.record_id == "100"
+    assert summary.opened_at == 11
+    assert summary.ended_at == 20
+
+
+def test_7_5_end_falls_back_to_last_row_time() -> None:
+    summary = summarize([start_row("100", at=11), set_row(2, 15), set_row(3, 17)])
+    assert summary.ended_at == 17
+
+
+def test_7_5_open_record_has_no_end() -> None:
+    summary = summarize([start_row("100", at=11), set_row(2, 15)], is_open=True)
+    assert summary.ended_at is None and summary.title == "Divider"
