@@ -49,6 +49,11 @@ class HomeLayout:
         return self.root / "state.json"
 
     @property
+    def legacy_generate_dir_file(self) -> Path:
+        """The older plain-text article directory, honoured until the first write (9.1)."""
+        return self.root / "generate-dir.txt"
+
+    @property
     def logs_dir(self) -> Path:
         return self.root / "logs"
 
