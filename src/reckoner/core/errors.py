@@ -76,7 +76,9 @@ RAISED_WHEN: dict[ErrorCode, str] = {
     ),
     ErrorCode.FIELD_NOT_FOUND: "an object has no field of that name; the message lists its fields",
     ErrorCode.UNSUPPORTED_SYMBOL: "$integral, $limit or $diff is evaluated",
-    ErrorCode.INVALID_ARGS: "a tool argument has the wrong shape, or an array is over the size limit",
+    ErrorCode.INVALID_ARGS: (
+        "a tool argument has the wrong shape, or an array is over the size limit"
+    ),
     ErrorCode.OPEN_RECORD_NOT_FOUND: (
         "set, get, eval, record_message or record_end is called with no record open"
     ),

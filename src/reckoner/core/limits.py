@@ -14,3 +14,6 @@ MAX_BOUNDED_STEPS = 1_000_000
 
 MAX_ARRAY_ELEMENTS = 1_000_000
 """Scalar elements in one array value, stored or produced."""
+
+MAX_VALUE_DEPTH = 200
+"""Levels of nesting (arrays in arrays, objects in objects) in one tagged value."""

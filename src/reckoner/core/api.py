@@ -1,0 +1,174 @@
+"""The pure core's facade: every entry point answers data, never raises.
+
+The service layer calls only these functions. A failure comes back as a `Failure`; an
+unexpected fault becomes ENGINE_UNKNOWN_ERROR with `internal error: ...`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, TypeVar
+
+from . import dimensions as dims
+from .errors import EngineError, ErrorCode, Failure, fail
+from .evaluator import Program, compile_tree
+from .limits import MAX_NESTING_DEPTH
+from .names import is_name
+from .parser import parse
+from .tagged import RenderOptions, parse_tagged, render, stored_form
+from .values import Obj, Value, check_array_size, element_count, first_non_finite, show_number
+
+T = TypeVar("T")
+JSON = Any
+
+_PROGRAM_CACHE_SIZE = 1024
+
+# A formula nested MAX_NESTING_DEPTH levels deep costs up to about ten Python frames a level
+# to parse, compile and run, above Python's default limit of 1000. Python 3.11 keeps pure
+# Python calls off the C stack, so a higher ceiling is safe; it is only ever raised.
+_FRAMES_NEEDED = MAX_NESTING_DEPTH * 12 + 1000
+if sys.getrecursionlimit() < _FRAMES_NEEDED:
+    sys.setrecursionlimit(_FRAMES_NEEDED)
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluated:
+    """A formula's value and the slots it read, in first-use order."""
+
+    value: Value
+    reads: dict[str, Value]
+
+
+def guarded(action: Callable[[], T]) -> T | Failure:
+    """Run one core action; its failure, or any fault, comes back as a Failure."""
+    try:
+        return action()
+    except EngineError as error:
+        return error.failure
+    except RecursionError:
+        return Failure(
+            ErrorCode.INVALID_FORMULA,
+            "the input nests too deeply to process; store inner results with separate steps",
+        )
+    except MemoryError:
+        return Failure(
+            ErrorCode.INVALID_ARGS,
+            "the input needs more memory than this engine may use; split it into smaller parts",
+        )
+    except Exception as error:
+        return Failure(ErrorCode.UNKNOWN_ERROR, f"internal error: {type(error).__name__}: {error}")
+
+
+@lru_cache(maxsize=_PROGRAM_CACHE_SIZE)
+def _program(text: str) -> Program:
+    return compile_tree(parse(text))
+
+
+def compile_formula(formula: JSON) -> Program | Failure:
+    """Parse and compile a formula (cached by its text): every syntax error comes first."""
+
+    def build() -> Program:
+        if type(formula) is not str:
+            raise fail(
+                ErrorCode.INVALID_ARGS,
+                f'formula must be a string holding one expression, such as "(@V)^2/@R", but '
+                f"it is {_json_kind(formula)}",
+            )
+        return _program(formula)
+
+    return guarded(build)
+
+
+def evaluate(formula: JSON, slots: Mapping[str, Value]) -> Evaluated | Failure:
+    """Parse, compile and run one formula against the slot table; nothing is stored."""
+    program = compile_formula(formula)
+    if isinstance(program, Failure):
+        return program
+
+    def run() -> Evaluated:
+        value, reads = program.run(slots)
+        admit(value)
+        return Evaluated(value, reads)
+
+    return guarded(run)
+
+
+def admit(value: Value, path: str = "the result") -> None:
+    """Refuse a value no slot may hold: a fractional vector, a non-finite leaf, too large."""
+    if isinstance(value, Obj):
+        for name, field in value.fields.items():
+            admit(field, f"{path}.{name}")
+        return
+    if not dims.is_whole(value.vector):
+        raise fail(
+            ErrorCode.INCOMPATIBLE_DIMENSION,
+            f"{path} carries the fractional vector {dims.spell(value.vector)}, and only whole "
+            f"vectors reach a slot; square or otherwise complete the expression before storing",
+        )
+    if value.is_array:
+        check_array_size(element_count(value.payload))
+    bad = first_non_finite(value)
+    if bad is not None:
+        raise fail(
+            ErrorCode.UNDEFINED_RESULT,
+            f"{path} is {show_number(bad)}, which is not a finite number and cannot be stored; "
+            f"check for an overflow or a division that blows up",
+        )
+
+
+def parse_value(raw: JSON) -> Value | Failure:
+    """`set`'s tagged value, converted to SI and checked as storable."""
+
+    def build() -> Value:
+        value = parse_tagged(raw)
+        admit(value, "value")
+        return value
+
+    return guarded(build)
+
+
+def render_value(value: Value, form: JSON, digits: JSON, dim: JSON) -> JSON | Failure:
+    """`get`'s rendering of one stored value."""
+    return guarded(lambda: render(value, RenderOptions(form, digits, dim)))
+
+
+def stored(value: Value) -> JSON:
+    """The stored form: what `set` echoes and a row keeps (`dim` as 7 integers)."""
+    return stored_form(value)
+
+
+def check_name(raw: JSON, role: str) -> Failure | None:
+    """A slot name, target or field name must be a string that follows the name rule."""
+    if is_name(raw):
+        return None
+    if type(raw) is str:
+        shown = raw if len(raw) <= 60 else raw[:60] + "..."
+        hint = ""
+        if raw.startswith("@") and is_name(raw[1:]):
+            hint = f" (write the bare name {raw[1:]}; @ exists only inside a formula)"
+        return Failure(
+            ErrorCode.INVALID_IDENTIFIER,
+            f"{role} {shown!r} breaks the name rule{hint}: a letter or underscore, then ASCII "
+            f"letters, digits or underscores",
+        )
+    return Failure(
+        ErrorCode.INVALID_IDENTIFIER,
+        f'{role} must be a string naming a slot, such as "R1", but it is {_json_kind(raw)}',
+    )
+
+
+def _json_kind(raw: JSON) -> str:
+    if raw is None:
+        return "null"
+    if isinstance(raw, bool):
+        return f"the boolean {str(raw).lower()}"
+    if isinstance(raw, int | float):
+        return f"the number {raw!r}"
+    if isinstance(raw, list):
+        return "an array"
+    if isinstance(raw, dict):
+        return "an object"
+    return f"a {type(raw).__name__}"

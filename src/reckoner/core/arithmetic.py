@@ -1,0 +1,312 @@
+"""The operators + - * / ^ and unary minus on quantities (manual 4.4, 4.5, 6.2).
+
+Arrays combine element by element with scalar broadcast; real rectangular arrays take a
+numpy fast path whose domain checks match the scalar rules exactly.
+"""
+
+from __future__ import annotations
+
+import cmath
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import dimensions as dims
+from .errors import ErrorCode, fail
+from .lexer import at
+from .values import (
+    Element,
+    Obj,
+    Payload,
+    Quantity,
+    Scalar,
+    Value,
+    iter_leaves,
+    make_array,
+    show,
+    show_number,
+)
+
+ScalarOp = Callable[[Scalar, Scalar], Scalar]
+NumpyOp = Callable[[Any, Any], Any]
+
+_OP_NAMES = {"+": "addition", "-": "subtraction", "*": "multiplication", "/": "division",
+             "^": "power"}  # fmt: skip
+
+
+def require_quantity(value: Value, what: str, pos: int) -> Quantity:
+    """Operators and functions are defined on quantities only (manual 4.4)."""
+    if isinstance(value, Obj):
+        raise fail(
+            ErrorCode.UNSUPPORTED_OPERATION,
+            f"{what} at {at(pos)} cannot apply to {show(value)}: no operator or function is "
+            f"defined on an object; read a field first, as @o.field",
+        )
+    return value
+
+
+# -- scalar rules ------------------------------------------------------------------------
+
+
+def _add(x: Scalar, y: Scalar) -> Scalar:
+    return x + y
+
+
+def _sub(x: Scalar, y: Scalar) -> Scalar:
+    return x - y
+
+
+def _mul(x: Scalar, y: Scalar) -> Scalar:
+    try:
+        return x * y
+    except OverflowError:  # pragma: no cover - float multiply saturates; kept for complex
+        return math.inf
+
+
+def _div_factory(pos: int) -> ScalarOp:
+    def divide(x: Scalar, y: Scalar) -> Scalar:
+        if y == 0:
+            raise fail(
+                ErrorCode.UNDEFINED_RESULT,
+                f"division by zero at {at(pos)}: the divisor is {show_number(y)} while the "
+                f"dividend is {show_number(x)}; check the divisor's value or rewrite the "
+                f"formula so it cannot be zero",
+            )
+        try:
+            return x / y
+        except OverflowError:
+            return complex(math.inf, 0.0) if type(x) is complex or type(y) is complex else math.inf
+
+    return divide
+
+
+def scalar_power(base: Scalar, exponent: Scalar, pos: int) -> Scalar:
+    """`base ^ exponent` for scalars, with the manual's undefined cases refused."""
+    if type(exponent) is complex:
+        if base == 0:
+            raise fail(
+                ErrorCode.UNDEFINED_RESULT,
+                f"zero raised to the complex power {show_number(exponent)} at {at(pos)} is "
+                f"undefined; a complex power needs a non-zero base",
+            )
+        try:
+            return cmath.exp(exponent * cmath.log(base))
+        except OverflowError:
+            return complex(math.inf, 0.0)
+    p = float(exponent.real)
+    if base == 0:
+        if p == 0:
+            return complex(1.0, 0.0) if type(base) is complex else 1.0
+        if p < 0:
+            raise fail(
+                ErrorCode.UNDEFINED_RESULT,
+                f"zero raised to the negative power {show_number(p)} at {at(pos)} is undefined "
+                f"(it would divide by zero); check the base's value",
+            )
+    if type(base) is complex:
+        try:
+            result = base**p
+        except (OverflowError, ZeroDivisionError):
+            return complex(math.inf, 0.0)
+        return complex(result)
+    b = float(base.real)
+    if b < 0 and not p.is_integer():
+        raise fail(
+            ErrorCode.UNDEFINED_RESULT,
+            f"the negative base {show_number(b)} raised to the fractional power "
+            f"{show_number(p)} at {at(pos)} has no real value; use a complex base "
+            f"(as in ({show_number(b)}+0j)^{show_number(p)}) if the complex root is meant",
+        )
+    try:
+        return float(b**p)
+    except OverflowError:
+        negative = b < 0 and p.is_integer() and int(p) % 2 == 1
+        return -math.inf if negative else math.inf
+
+
+# -- broadcasting --------------------------------------------------------------------------
+
+
+def _combine(
+    left: Payload, right: Payload, op: ScalarOp, fast: NumpyOp | None, symbol: str, pos: int
+) -> Payload:
+    left_array = isinstance(left, np.ndarray)
+    right_array = isinstance(right, np.ndarray)
+    if fast is not None and (left_array or right_array):
+        both_real = (left_array or type(left) is float) and (right_array or type(right) is float)
+        if both_real:
+            aligned = _align(left, right)
+            if aligned is not None:
+                with np.errstate(all="ignore"):
+                    result: Payload = fast(aligned[0], aligned[1])
+                return result
+    left_is_list = left_array or type(left) is list
+    right_is_list = right_array or type(right) is list
+    if not left_is_list and not right_is_list:
+        return op(left, right)  # type: ignore[arg-type]
+    if left_array:
+        left = left.tolist()  # type: ignore[union-attr]
+    if right_array:
+        right = right.tolist()  # type: ignore[union-attr]
+    combined = _combine_lists(left, right, op, symbol, pos)  # type: ignore[arg-type]
+    return make_array(combined)  # type: ignore[arg-type]
+
+
+def _combine_lists(left: Element, right: Element, op: ScalarOp, symbol: str, pos: int) -> Element:
+    left_list = type(left) is list
+    right_list = type(right) is list
+    if left_list and right_list:
+        if len(left) != len(right):  # type: ignore[arg-type]
+            raise fail(
+                ErrorCode.INVALID_ARGS,
+                f"'{symbol}' at {at(pos)} combines arrays of lengths {len(left)} and "  # type: ignore[arg-type]
+                f"{len(right)} element by element; both arrays must have the same length",  # type: ignore[arg-type]
+            )
+        return [_combine_lists(x, y, op, symbol, pos) for x, y in zip(left, right, strict=True)]  # type: ignore[arg-type]
+    if left_list:
+        return [_combine_lists(x, right, op, symbol, pos) for x in left]  # type: ignore[union-attr]
+    if right_list:
+        return [_combine_lists(left, y, op, symbol, pos) for y in right]  # type: ignore[union-attr]
+    return op(left, right)  # type: ignore[arg-type]
+
+
+def _align(left: Any, right: Any) -> tuple[Any, Any] | None:
+    """Shapes numpy can pair element by element the way the engine does, else None."""
+    if not isinstance(left, np.ndarray) or not isinstance(right, np.ndarray):
+        return left, right
+    if left.shape == right.shape:
+        return left, right
+    # The engine pairs leading axes (a length-3 array against a 3x2 one pairs rows), while
+    # numpy aligns trailing axes: pad the shorter shape on the right.
+    if left.ndim > right.ndim and left.shape[: right.ndim] == right.shape:
+        return left, right.reshape(right.shape + (1,) * (left.ndim - right.ndim))
+    if right.ndim > left.ndim and right.shape[: left.ndim] == left.shape:
+        return left.reshape(left.shape + (1,) * (right.ndim - left.ndim)), right
+    return None
+
+
+# -- operators -----------------------------------------------------------------------------
+
+
+def _same_vector(a: Quantity, b: Quantity, symbol: str, pos: int) -> None:
+    if a.vector != b.vector:
+        zero = dims.ZERO
+        hint = (
+            "a bare number does not say what it counts: give it the other side's dimension "
+            "through a slot"
+            if zero in (a.vector, b.vector)
+            else "both sides must measure the same quantity"
+        )
+        raise fail(
+            ErrorCode.INCOMPATIBLE_DIMENSION,
+            f"'{symbol}' at {at(pos)} joins {dims.spell(a.vector)} and {dims.spell(b.vector)}; "
+            f"{hint}",
+        )
+
+
+def add(a: Quantity, b: Quantity, pos: int) -> Quantity:
+    _same_vector(a, b, "+", pos)
+    return Quantity(_combine(a.payload, b.payload, _add, np.add, "+", pos), a.vector)
+
+
+def subtract(a: Quantity, b: Quantity, pos: int) -> Quantity:
+    _same_vector(a, b, "-", pos)
+    return Quantity(_combine(a.payload, b.payload, _sub, np.subtract, "-", pos), a.vector)
+
+
+def multiply(a: Quantity, b: Quantity, pos: int) -> Quantity:
+    payload = _combine(a.payload, b.payload, _mul, np.multiply, "*", pos)
+    return Quantity(payload, dims.multiply(a.vector, b.vector))
+
+
+def divide(a: Quantity, b: Quantity, pos: int) -> Quantity:
+    divisor = b.payload
+    if not b.is_array and divisor == 0:
+        _div_factory(pos)(a.payload if not a.is_array else 1.0, divisor)  # type: ignore[arg-type]
+    if isinstance(divisor, np.ndarray) and not bool(divisor.all()):
+        flat = divisor.ravel()
+        where = int(np.flatnonzero(flat == 0)[0])
+        raise fail(
+            ErrorCode.UNDEFINED_RESULT,
+            f"division by zero at {at(pos)}: element {where} of the divisor "
+            f"{show(b)} is 0; check the divisor's values",
+        )
+    payload = _combine(a.payload, divisor, _div_factory(pos), np.divide, "/", pos)
+    return Quantity(payload, dims.divide(a.vector, b.vector))
+
+
+def negate(a: Quantity) -> Quantity:
+    payload = a.payload
+    if isinstance(payload, np.ndarray):
+        return Quantity(np.negative(payload), a.vector)
+    if type(payload) is list:
+        return Quantity(_map_list(payload, lambda x: -x), a.vector)
+    return Quantity(-payload, a.vector)  # type: ignore[operator]
+
+
+def _map_list(items: list[Element], fn: Callable[[Scalar], Scalar]) -> list[Element]:
+    return [_map_list(e, fn) if type(e) is list else fn(e) for e in items]  # type: ignore[arg-type]
+
+
+def power(a: Quantity, b: Quantity, pos: int) -> Quantity:
+    """`a ^ b` (manual 4.5): dimensionless exponent; complex exponent needs a plain base."""
+    if b.vector != dims.ZERO:
+        raise fail(
+            ErrorCode.INCOMPATIBLE_DIMENSION,
+            f"the exponent of '^' at {at(pos)} carries {dims.spell(b.vector)}; an exponent must "
+            f"be dimensionless, so divide it by a quantity of the same dimension first",
+        )
+    exponents = [b.payload] if not b.is_array else list(_leaves(b.payload))
+    if any(type(e) is complex for e in exponents) and a.vector != dims.ZERO:
+        raise fail(
+            ErrorCode.INCOMPATIBLE_DIMENSION,
+            f"a complex exponent at {at(pos)} needs a dimensionless base, but the base carries "
+            f"{dims.spell(a.vector)}; divide the base by its unit quantity first",
+        )
+    vector = a.vector
+    if vector != dims.ZERO:
+        distinct = {float(e) for e in exponents}  # type: ignore[arg-type]
+        if len(distinct) > 1:
+            raise fail(
+                ErrorCode.INCOMPATIBLE_DIMENSION,
+                f"'^' at {at(pos)} raises {dims.spell(vector)} to an array of different "
+                f"exponents, which would give the elements different vectors; an array "
+                f"shares one vector, so use one exponent",
+            )
+        vector = dims.power(vector, distinct.pop()) if distinct else vector
+    base = a.payload
+    if isinstance(base, np.ndarray) and type(b.payload) is float:
+        p = b.payload
+        if p < 0 and not bool(base.all()):
+            scalar_power(0.0, p, pos)  # raises the zero-to-negative-power refusal
+        if not p.is_integer() and bool((base < 0).any()):
+            scalar_power(float(base[base < 0].ravel()[0]), p, pos)  # raises
+        with np.errstate(all="ignore"):
+            return Quantity(np.power(base, p), vector)
+
+    def op(x: Scalar, y: Scalar) -> Scalar:
+        return scalar_power(x, y, pos)
+
+    return Quantity(_combine(base, b.payload, op, None, "^", pos), vector)
+
+
+def _leaves(payload: Payload) -> list[Scalar]:
+    return list(iter_leaves(payload))
+
+
+def binary(symbol: str, a: Value, b: Value, pos: int) -> Quantity:
+    """Apply one binary operator after refusing objects on either side."""
+    what = f"the {_OP_NAMES[symbol]} '{symbol}'"
+    left = require_quantity(a, what, pos)
+    right = require_quantity(b, what, pos)
+    if symbol == "+":
+        return add(left, right, pos)
+    if symbol == "-":
+        return subtract(left, right, pos)
+    if symbol == "*":
+        return multiply(left, right, pos)
+    if symbol == "/":
+        return divide(left, right, pos)
+    return power(left, right, pos)

@@ -1,0 +1,390 @@
+"""The evaluator: an expression tree compiled once into Python closures, then run.
+
+Compilation resolves every bound name to a frame position, so a formula evaluated many
+times (a repeated eval, a $sum body) pays for tree walking only once. Evaluation runs left
+to right, depth first, and the first failure raised is the one reported.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import dimensions as dims
+from .arithmetic import add, binary, multiply, negate, require_quantity
+from .errors import ErrorCode, fail
+from .functions import apply_binary, apply_unary
+from .lexer import at
+from .limits import MAX_BOUNDED_STEPS
+from .notation import Notation
+from .syntax import (
+    Binary,
+    Bounded,
+    BoundName,
+    Call,
+    Chain,
+    Constant,
+    Field,
+    Index,
+    Node,
+    Number,
+    SlotRef,
+    Unary,
+)
+from .values import (
+    Element,
+    Obj,
+    Quantity,
+    Value,
+    as_list,
+    check_array_size,
+    element_count,
+    is_array_payload,
+    make_array,
+    show,
+)
+
+
+@dataclass(slots=True)
+class Run:
+    """The state of one evaluation: the slots it may read and what it has read."""
+
+    slots: Mapping[str, Value]
+    reads: dict[str, Value] = field(default_factory=dict)
+    frame: list[Quantity | None] = field(default_factory=list)
+    steps: int = 1  # the product of the ranges of the bounded forms being run
+
+
+Compiled = Callable[[Run], Value]
+
+_CONSTANTS: dict[str, float | complex] = {
+    "$pi": math.pi,
+    "$e": math.e,
+    "$inf": math.inf,
+    "$i": 1j,
+    "$j": 1j,
+}
+
+
+@dataclass(slots=True)
+class Program:
+    """A compiled formula: call `run(slots)` for the value and the slots read."""
+
+    body: Compiled
+    frame_size: int
+
+    def run(self, slots: Mapping[str, Value]) -> tuple[Value, dict[str, Value]]:
+        state = Run(slots, {}, [None] * self.frame_size)
+        value = self.body(state)
+        return value, state.reads
+
+
+def compile_tree(tree: Node) -> Program:
+    compiler = _Compiler()
+    body = compiler.compile(tree, {})
+    return Program(body, compiler.frame_size)
+
+
+class _Compiler:
+    def __init__(self) -> None:
+        self.frame_size = 0
+
+    def compile(self, node: Node, scope: dict[str, int]) -> Compiled:
+        # Dispatch on the node's class; each branch returns a closure.
+        if isinstance(node, Number):
+            constant = Quantity(node.value, dims.ZERO)
+            return lambda run: constant
+        if isinstance(node, SlotRef):
+            return _slot(node.name, node.pos)
+        if isinstance(node, BoundName):
+            return self._bound(node, scope)
+        if isinstance(node, Constant):
+            value = Quantity(_CONSTANTS[node.notation.name], dims.ZERO)
+            return lambda run: value
+        if isinstance(node, Chain):
+            return self._chain(node, scope)
+        if isinstance(node, Binary):
+            return self._binary(node, scope)
+        if isinstance(node, Unary):
+            operand = self.compile(node.operand, scope)
+            pos = node.pos
+
+            def minus(run: Run) -> Value:
+                return negate(require_quantity(operand(run), "the sign '-'", pos))
+
+            return minus
+        if isinstance(node, Call):
+            return self._call(node, scope)
+        if isinstance(node, Bounded):
+            return self._bounded(node, scope)
+        if isinstance(node, Index):
+            return self._index(node, scope)
+        return self._field(node, scope)
+
+    def _bound(self, node: BoundName, scope: dict[str, int]) -> Compiled:
+        slot = scope.get(node.name)
+        if slot is None:
+            name, pos = node.name, node.pos
+
+            def unbound(run: Run) -> Value:
+                raise fail(
+                    ErrorCode.NAME_NOT_BOUND,
+                    f"the bare name '{name}' at {at(pos)} is not bound by any enclosing "
+                    f"$sum, $prod or $seq; to read the slot write @{name}",
+                )
+
+            return unbound
+
+        def bound(run: Run) -> Value:
+            value = run.frame[slot]
+            assert value is not None
+            return value
+
+        return bound
+
+    def _binary(self, node: Binary, scope: dict[str, int]) -> Compiled:
+        left = self.compile(node.left, scope)
+        right = self.compile(node.right, scope)
+        op, pos = node.op, node.pos
+
+        def apply(run: Run) -> Value:
+            a = left(run)
+            b = right(run)
+            return binary(op, a, b, pos)
+
+        return apply
+
+    def _chain(self, node: Chain, scope: dict[str, int]) -> Compiled:
+        first = self.compile(node.first, scope)
+        rest = [(op, self.compile(operand, scope), pos) for op, operand, pos in node.rest]
+
+        def apply(run: Run) -> Value:
+            value = first(run)
+            for op, operand, pos in rest:
+                value = binary(op, value, operand(run), pos)
+            return value
+
+        return apply
+
+    def _call(self, node: Call, scope: dict[str, int]) -> Compiled:
+        notation, pos = node.notation, node.pos
+        args = [self.compile(arg, scope) for arg in node.args]
+        if len(args) == 1:
+            only = args[0]
+            return lambda run: apply_unary(notation, only(run), pos)
+        first, second = args
+
+        def pair(run: Run) -> Value:
+            a = first(run)
+            b = second(run)
+            return apply_binary(notation, a, b, pos)
+
+        return pair
+
+    def _bounded(self, node: Bounded, scope: dict[str, int]) -> Compiled:
+        notation, pos = node.notation, node.pos
+        if not notation.evaluable:
+            written = notation.written
+
+            def unsupported(run: Run) -> Value:
+                raise fail(
+                    ErrorCode.UNSUPPORTED_SYMBOL,
+                    f"{notation.name} at {at(pos)} can be written ({written}) but not "
+                    f"evaluated; evaluate its closed form instead",
+                )
+
+            return unsupported
+        assert node.variable is not None and node.lower is not None and node.upper is not None
+        lower = self.compile(node.lower, scope)
+        upper = self.compile(node.upper, scope)
+        index = self.frame_size
+        self.frame_size += 1
+        body = self.compile(node.args[0], {**scope, node.variable: index})
+        return _loop(notation, pos, lower, upper, index, body)
+
+    def _index(self, node: Index, scope: dict[str, int]) -> Compiled:
+        target = self.compile(node.target, scope)
+        index = self.compile(node.index, scope)
+        pos = node.pos
+
+        def element(run: Run) -> Value:
+            container = target(run)
+            position = index(run)
+            return _element(container, position, pos)
+
+        return element
+
+    def _field(self, node: Field, scope: dict[str, int]) -> Compiled:
+        target = self.compile(node.target, scope)
+        name, pos = node.name, node.pos
+
+        def read_field(run: Run) -> Value:
+            container = target(run)
+            if not isinstance(container, Obj):
+                raise fail(
+                    ErrorCode.UNSUPPORTED_INDEX,
+                    f"'.{name}' at {at(pos)} reads a field, but the value is {show(container)}, "
+                    f"not an object; use '.' on objects only",
+                )
+            found = container.fields.get(name)
+            if found is None:
+                fields = ", ".join(container.fields) or "none"
+                raise fail(
+                    ErrorCode.FIELD_NOT_FOUND,
+                    f"the object has no field '{name}' (at {at(pos)}); its fields are {fields}",
+                )
+            return found
+
+        return read_field
+
+
+def _slot(name: str, pos: int) -> Compiled:
+    def read(run: Run) -> Value:
+        value = run.slots.get(name)
+        if value is None:
+            known = ", ".join(sorted(run.slots)) or "none yet"
+            raise fail(
+                ErrorCode.SLOT_NOT_FOUND,
+                f"the slot @{name} at {at(pos)} does not exist; set it first (slots now: {known})",
+            )
+        if name not in run.reads:
+            run.reads[name] = value
+        return value
+
+    return read
+
+
+def whole_number(value: Value, role: str, pos: int) -> int:
+    """An index or bound: an integer with the zero vector (a complex needs im 0)."""
+    if isinstance(value, Quantity) and value.vector == dims.ZERO and not value.is_array:
+        x = value.payload
+        if type(x) is complex and x.imag == 0:
+            x = x.real
+        if type(x) is float and x.is_integer():
+            return int(x)
+    described = show(value) if isinstance(value, Quantity) else "an object"
+    raise fail(
+        ErrorCode.INVALID_INDEX,
+        f"the {role} at {at(pos)} is {described}; it must be a dimensionless whole number",
+    )
+
+
+def _element(container: Value, position: Value, pos: int) -> Value:
+    if not isinstance(container, Quantity) or not container.is_array:
+        raise fail(
+            ErrorCode.UNSUPPORTED_INDEX,
+            f"'[ ]' at {at(pos)} indexes an array, but the value is {show(container)}; "
+            f"use '[ ]' on arrays only",
+        )
+    i = whole_number(position, "index", pos)
+    payload = container.payload
+    length = len(payload)  # type: ignore[arg-type]
+    if not 0 <= i < length:
+        raise fail(
+            ErrorCode.INVALID_INDEX,
+            f"the index {i} at {at(pos)} is outside the array of length {length}; valid "
+            f"indices run from 0 to {length - 1}"
+            if length
+            else f"the index {i} at {at(pos)} reads an empty array (length 0), which has no "
+            f"elements",
+        )
+    if isinstance(payload, np.ndarray):
+        item = payload[i]
+        if isinstance(item, np.ndarray):
+            return Quantity(item, container.vector)
+        return Quantity(float(item), container.vector)
+    element = payload[i]  # type: ignore[index]
+    return Quantity(element, container.vector)
+
+
+def _loop(
+    notation: Notation,
+    pos: int,
+    lower: Compiled,
+    upper: Compiled,
+    index: int,
+    body: Compiled,
+) -> Compiled:
+    name = notation.name
+
+    def run_loop(run: Run) -> Value:
+        start = whole_number(lower(run), f"lower bound of {name}", pos)
+        stop = whole_number(upper(run), f"upper bound of {name}", pos)
+        if start > stop:
+            raise fail(
+                ErrorCode.INVALID_INDEX,
+                f"{name} at {at(pos)} runs from {start} to {stop}, but the lower bound must not "
+                f"be above the upper one; swap the bounds",
+            )
+        count = stop - start + 1
+        enclosing = run.steps
+        if count * enclosing > MAX_BOUNDED_STEPS:
+            nested = "" if enclosing == 1 else f" times {enclosing} enclosing steps"
+            raise fail(
+                ErrorCode.INVALID_INDEX,
+                f"{name} at {at(pos)} would run {count} steps{nested}, over the limit of "
+                f"{MAX_BOUNDED_STEPS} (MAX_BOUNDED_STEPS); narrow the range or split it into "
+                f"several eval steps",
+            )
+        run.steps = count * enclosing
+        try:
+            if notation.name == "$seq":
+                return _collect(run, start, stop, index, body, pos)
+            return _fold(run, notation, start, stop, index, body, pos)
+        finally:
+            run.steps = enclosing
+
+    return run_loop
+
+
+def _fold(
+    run: Run, notation: Notation, start: int, stop: int, index: int, body: Compiled, pos: int
+) -> Value:
+    frame = run.frame
+    combine = add if notation.name == "$sum" else multiply
+    acc: Quantity | None = None
+    for k in range(start, stop + 1):
+        frame[index] = Quantity(float(k), dims.ZERO)
+        term = require_quantity(body(run), f"the body of {notation.name}", pos)
+        acc = term if acc is None else combine(acc, term, pos)
+    frame[index] = None
+    assert acc is not None
+    return acc
+
+
+def _collect(run: Run, start: int, stop: int, index: int, body: Compiled, pos: int) -> Value:
+    frame = run.frame
+    items: list[Element] = []
+    vector: dims.Vector | None = None
+    total = 0
+    for k in range(start, stop + 1):
+        frame[index] = Quantity(float(k), dims.ZERO)
+        value = body(run)
+        if isinstance(value, Obj):
+            raise fail(
+                ErrorCode.UNSUPPORTED_OPERATION,
+                f"$seq at {at(pos)} produced an object as element {len(items)}; an object can "
+                f"never be an element of an array, so collect one of its fields instead",
+            )
+        if vector is None:
+            vector = value.vector
+        elif value.vector != vector:
+            raise fail(
+                ErrorCode.INCOMPATIBLE_DIMENSION,
+                f"$seq at {at(pos)} collected element {len(items)} in "
+                f"{dims.spell(value.vector)} after elements in {dims.spell(vector)}; every "
+                f"element of an array shares one vector",
+            )
+        payload = value.payload
+        if is_array_payload(payload):
+            total += element_count(payload)
+            items.append(as_list(payload))  # type: ignore[arg-type]
+        else:
+            total += 1
+            items.append(payload)  # type: ignore[arg-type]
+        check_array_size(total)
+    frame[index] = None
+    return Quantity(make_array(items), vector if vector is not None else dims.ZERO)

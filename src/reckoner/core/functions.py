@@ -1,0 +1,305 @@
+"""The 24 notation functions (manual 5.3) with their dimension and value rules (6.3).
+
+Complex in, complex out: a function of a complex argument answers a complex, except the
+real-valued parts of one ($abs, $re, $im, $arg), which answer reals.
+"""
+
+from __future__ import annotations
+
+import cmath
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from . import dimensions as dims
+from .arithmetic import require_quantity
+from .errors import ErrorCode, fail
+from .lexer import at
+from .notation import DimRule, Notation
+from .values import (
+    Element,
+    Payload,
+    Quantity,
+    Scalar,
+    Value,
+    as_list,
+    is_array_payload,
+    make_array,
+    show,
+    show_number,
+)
+
+ScalarFn = Callable[[Scalar], Scalar]
+
+
+class _Undefined(Exception):
+    """A scalar rule has no value here; the caller words the refusal with context."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _real_only(name: str, fn: Callable[[float], float]) -> ScalarFn:
+    def apply(x: Scalar) -> Scalar:
+        if type(x) is complex:
+            raise _Undefined(f"{name} is defined for real arguments only")
+        return fn(x)  # type: ignore[arg-type]
+
+    return apply
+
+
+def _guarded_float(fn: Callable[[float], float]) -> Callable[[float], float]:
+    def apply(x: float) -> float:
+        try:
+            return float(fn(x))
+        except OverflowError:
+            return math.inf if x > 0 else -math.inf
+
+    return apply
+
+
+def _sqrt(x: Scalar) -> Scalar:
+    if type(x) is complex:
+        return cmath.sqrt(x)
+    if x < 0:  # type: ignore[operator]
+        raise _Undefined("the square root of a negative real has no real value; use a complex")
+    return math.sqrt(x)  # type: ignore[arg-type]
+
+
+def _exp(x: Scalar) -> Scalar:
+    try:
+        return cmath.exp(x) if type(x) is complex else math.exp(x)  # type: ignore[arg-type]
+    except OverflowError:
+        return complex(math.inf, 0.0) if type(x) is complex else math.inf
+
+
+def _log_factory(real_fn: Callable[[float], float], complex_fn: ScalarFn, name: str) -> ScalarFn:
+    def apply(x: Scalar) -> Scalar:
+        if type(x) is complex:
+            if x == 0:
+                raise _Undefined(f"{name} of zero is undefined")
+            return complex_fn(x)
+        if x <= 0:  # type: ignore[operator]
+            raise _Undefined(f"{name} needs a real argument greater than 0")
+        return real_fn(x)  # type: ignore[arg-type]
+
+    return apply
+
+
+def _trig(real_fn: Callable[[float], float], complex_fn: ScalarFn, name: str) -> ScalarFn:
+    def apply(x: Scalar) -> Scalar:
+        try:
+            return complex_fn(x) if type(x) is complex else real_fn(x)  # type: ignore[arg-type]
+        except (ValueError, ZeroDivisionError):
+            raise _Undefined(f"{name} has no value there") from None
+        except OverflowError:
+            return complex(math.inf, 0.0) if type(x) is complex else math.inf
+
+    return apply
+
+
+def _inverse_unit(real_fn: Callable[[float], float], complex_fn: ScalarFn, name: str) -> ScalarFn:
+    def apply(x: Scalar) -> Scalar:
+        if type(x) is complex:
+            return complex_fn(x)
+        if not -1.0 <= x <= 1.0:  # type: ignore[operator]
+            raise _Undefined(f"{name} of a real needs an argument from -1 to 1")
+        return real_fn(x)  # type: ignore[arg-type]
+
+    return apply
+
+
+def _sign(x: float) -> float:
+    return 0.0 if x == 0 else math.copysign(1.0, x)
+
+
+def _arg(x: Scalar) -> float:
+    if type(x) is complex:
+        return cmath.phase(x)
+    return math.pi if x < 0 else 0.0  # type: ignore[operator]
+
+
+def _conj(x: Scalar) -> Scalar:
+    return x.conjugate() if type(x) is complex else x
+
+
+UNARY: dict[str, ScalarFn] = {
+    "$abs": lambda x: abs(x),
+    "$sqrt": _sqrt,
+    "$exp": _exp,
+    "$ln": _log_factory(math.log, cmath.log, "$ln"),
+    "$log": _log_factory(math.log10, cmath.log10, "$log"),
+    "$sin": _trig(math.sin, cmath.sin, "$sin"),
+    "$cos": _trig(math.cos, cmath.cos, "$cos"),
+    "$tan": _trig(math.tan, cmath.tan, "$tan"),
+    "$asin": _inverse_unit(math.asin, cmath.asin, "$asin"),
+    "$acos": _inverse_unit(math.acos, cmath.acos, "$acos"),
+    "$atan": _trig(math.atan, cmath.atan, "$atan"),
+    "$floor": _real_only("$floor", _guarded_float(math.floor)),
+    "$ceil": _real_only("$ceil", _guarded_float(math.ceil)),
+    "$sign": _real_only("$sign", _sign),
+    "$re": lambda x: float(x.real),
+    "$im": lambda x: float(x.imag),
+    "$arg": _arg,
+    "$conj": _conj,
+}
+
+
+def _mod(a: float, b: float) -> float:
+    if b == 0:
+        raise _Undefined("$mod by zero is undefined")
+    try:
+        return math.fmod(a, b)
+    except ValueError:
+        raise _Undefined("$mod of an infinite dividend has no value") from None
+
+
+BINARY: dict[str, Callable[[float, float], float]] = {
+    "$atan2": lambda x, y: math.atan2(y, x),  # the angle of the point (x, y)
+    "$min": min,
+    "$max": max,
+    "$mod": _mod,
+}
+
+
+def _refuse(notation: Notation, pos: int, arg: Scalar, reason: str) -> Exception:
+    return fail(
+        ErrorCode.UNDEFINED_RESULT,
+        f"{notation.name} at {at(pos)} of {show_number(arg)}: {reason}; check the argument "
+        f"or rewrite the step",
+    )
+
+
+def _need_dimensionless(notation: Notation, pos: int, q: Quantity, which: str = "") -> None:
+    if q.vector != dims.ZERO:
+        raise fail(
+            ErrorCode.INCOMPATIBLE_DIMENSION,
+            f"{notation.name} at {at(pos)} needs a dimensionless argument{which}, but it "
+            f"carries {dims.spell(q.vector)}; divide it by a reference quantity first",
+        )
+
+
+def apply_unary(notation: Notation, value: Value, pos: int) -> Quantity:
+    q = require_quantity(value, f"the function {notation.name}", pos)
+    rule = notation.dim_rule
+    if rule is DimRule.COUNT:
+        return _length(notation, q, pos)
+    if rule is DimRule.TRANSPOSE:
+        return _transpose(notation, q, pos)
+    if rule is DimRule.DIMENSIONLESS:
+        _need_dimensionless(notation, pos, q)
+        vector = dims.ZERO
+    elif rule is DimRule.ANGLE:
+        vector = dims.ZERO
+    elif rule is DimRule.HALF:
+        vector = dims.halve(q.vector)
+    else:
+        vector = q.vector
+    fn = UNARY[notation.name]
+
+    def each(x: Scalar) -> Scalar:
+        try:
+            return fn(x)
+        except _Undefined as undefined:
+            raise _refuse(notation, pos, x, undefined.reason) from None
+
+    payload = q.payload
+    if is_array_payload(payload):
+        mapped = _map(as_list(payload), each)  # type: ignore[arg-type]
+        return Quantity(make_array(mapped), vector)
+    return Quantity(each(payload), vector)  # type: ignore[arg-type]
+
+
+def _map(items: list[Element], fn: ScalarFn) -> list[Element]:
+    return [_map(e, fn) if type(e) is list else fn(e) for e in items]  # type: ignore[arg-type]
+
+
+def _length(notation: Notation, q: Quantity, pos: int) -> Quantity:
+    payload = q.payload
+    if not is_array_payload(payload):
+        raise fail(
+            ErrorCode.INVALID_ARGS,
+            f"$len at {at(pos)} counts the elements of an array, but its argument is "
+            f"{show(q)}; pass an array",
+        )
+    return Quantity(float(len(payload)), dims.ZERO)  # type: ignore[arg-type]
+
+
+def _transpose(notation: Notation, q: Quantity, pos: int) -> Quantity:
+    payload = q.payload
+    if isinstance(payload, np.ndarray) and payload.ndim == 2:
+        return Quantity(np.ascontiguousarray(payload.T), q.vector)
+    rows = as_list(payload) if is_array_payload(payload) else None  # type: ignore[arg-type]
+    rectangular = (
+        rows is not None
+        and all(type(r) is list for r in rows)
+        and len({len(r) for r in rows}) <= 1  # type: ignore[arg-type]
+        and all(type(x) is not list for r in rows for x in r)  # type: ignore[union-attr]
+    )
+    if not rectangular or rows is None:
+        raise fail(
+            ErrorCode.INVALID_ARGS,
+            f"$transpose at {at(pos)} needs a rectangular two-dimensional array (an array of "
+            f"rows of equal length holding scalars), but its argument is {show(q)}",
+        )
+    if not rows:
+        return Quantity([], q.vector)
+    columns: list[Element] = [list(col) for col in zip(*rows, strict=True)]
+    return Quantity(make_array(columns), q.vector)
+
+
+def apply_binary(notation: Notation, a: Value, b: Value, pos: int) -> Quantity:
+    left = require_quantity(a, f"the function {notation.name}", pos)
+    right = require_quantity(b, f"the function {notation.name}", pos)
+    if left.vector != right.vector:
+        raise fail(
+            ErrorCode.INCOMPATIBLE_DIMENSION,
+            f"{notation.name} at {at(pos)} needs both arguments in the same dimension, but "
+            f"got {dims.spell(left.vector)} and {dims.spell(right.vector)}",
+        )
+    vector = dims.ZERO if notation.dim_rule is DimRule.SAME_PAIR_ANGLE else left.vector
+    fn = BINARY[notation.name]
+
+    def pair(x: Scalar, y: Scalar) -> Scalar:
+        for arg in (x, y):
+            if type(arg) is complex:
+                raise _refuse(notation, pos, arg, f"{notation.name} needs real arguments")
+        try:
+            return fn(x, y)  # type: ignore[arg-type]
+        except _Undefined as undefined:
+            raise _refuse(notation, pos, x, undefined.reason) from None
+
+    return Quantity(_broadcast(left.payload, right.payload, pair, notation, pos), vector)
+
+
+def _broadcast(
+    left: Payload, right: Payload, fn: Callable[[Scalar, Scalar], Scalar], n: Notation, pos: int
+) -> Payload:
+    left_list = is_array_payload(left)
+    right_list = is_array_payload(right)
+    if not left_list and not right_list:
+        return fn(left, right)  # type: ignore[arg-type]
+    lhs: Element = as_list(left) if left_list else left  # type: ignore[arg-type, assignment]
+    rhs: Element = as_list(right) if right_list else right  # type: ignore[arg-type, assignment]
+    return make_array(_pairwise(lhs, rhs, fn, n, pos))  # type: ignore[arg-type]
+
+
+def _pairwise(
+    lhs: Element, rhs: Element, fn: Callable[[Scalar, Scalar], Scalar], n: Notation, pos: int
+) -> Element:
+    left_list = type(lhs) is list
+    right_list = type(rhs) is list
+    if left_list and right_list:
+        if len(lhs) != len(rhs):  # type: ignore[arg-type]
+            raise fail(
+                ErrorCode.INVALID_ARGS,
+                f"{n.name} at {at(pos)} pairs arrays of lengths {len(lhs)} and {len(rhs)} "  # type: ignore[arg-type]
+                f"element by element; both arrays must have the same length",
+            )
+        return [_pairwise(x, y, fn, n, pos) for x, y in zip(lhs, rhs, strict=True)]  # type: ignore[arg-type]
+    if left_list:
+        return [_pairwise(x, rhs, fn, n, pos) for x in lhs]  # type: ignore[union-attr]
+    if right_list:
+        return [_pairwise(lhs, y, fn, n, pos) for y in rhs]  # type: ignore[union-attr]
+    return fn(lhs, rhs)  # type: ignore[arg-type]

@@ -1,0 +1,10 @@
+"""The name rule shared by slots, targets, object fields and bound variables (manual 2.3)."""
+
+import re
+
+NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def is_name(candidate: object) -> bool:
+    """True for an ASCII identifier: a letter or underscore, then letters, digits, underscores."""
+    return type(candidate) is str and NAME_PATTERN.match(candidate) is not None

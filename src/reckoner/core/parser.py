@@ -1,0 +1,403 @@
+"""The recursive-descent parser (manual 4.2, 5.1): tokens to one expression tree.
+
+Notation shapes and arities are checked here against the notation table, so every error
+in the written form is reported before anything is evaluated.
+"""
+
+from __future__ import annotations
+
+from .errors import ErrorCode, fail
+from .lexer import T, Token, at, tokenize
+from .limits import MAX_FORMULA_LENGTH, MAX_NESTING_DEPTH
+from .notation import BY_NAME, VOCABULARY, Binding, Kind, Notation, Positions
+from .syntax import (
+    Binary,
+    Bounded,
+    BoundName,
+    Call,
+    Chain,
+    Constant,
+    Field,
+    Index,
+    Node,
+    Number,
+    SlotRef,
+    Unary,
+)
+
+_SYMBOL_NAMES = frozenset(BY_NAME)
+_PRIMARY_START = frozenset({T.NUMBER, T.NAME, T.SLOT, T.SYMBOL, T.LPAREN})
+
+
+def parse(text: str) -> Node:
+    """Parse one formula; raises EngineError carrying the first failure."""
+    if len(text) > MAX_FORMULA_LENGTH:
+        raise fail(
+            ErrorCode.INVALID_FORMULA,
+            f"the formula is {len(text)} characters long, over the limit of "
+            f"{MAX_FORMULA_LENGTH} (MAX_FORMULA_LENGTH); split the work into several eval "
+            f"steps that store intermediate results",
+        )
+    if not text.strip():
+        raise fail(
+            ErrorCode.INVALID_FORMULA,
+            "the formula is empty; write one expression, such as (@V)^2/@R",
+        )
+    return _Parser(text, tokenize(text, _SYMBOL_NAMES)).formula()
+
+
+def _describe(tok: Token) -> str:
+    if tok.kind is T.END:
+        return "the end of the formula"
+    shown = "@" + tok.text if tok.kind is T.SLOT else tok.text
+    return f"'{shown}' at {at(tok.pos)}"
+
+
+class _Parser:
+    def __init__(self, text: str, tokens: list[Token]) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.i = 0
+        self.depth = 0
+
+    # -- token helpers -------------------------------------------------------------------
+
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.i]
+
+    def peek(self, offset: int = 1) -> Token:
+        return self.tokens[min(self.i + offset, len(self.tokens) - 1)]
+
+    def advance(self) -> Token:
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok
+
+    def enter(self, pos: int) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING_DEPTH:
+            raise self._too_deep(pos)
+
+    def _too_deep(self, pos: int) -> Exception:
+        return fail(
+            ErrorCode.INVALID_FORMULA,
+            f"the formula nests deeper than {MAX_NESTING_DEPTH} levels (MAX_NESTING_DEPTH) at "
+            f"{at(pos)}; store inner results with separate eval steps",
+        )
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    def expect_close(self, kind: T, opener: Token, what: str) -> None:
+        if self.tok.kind is not kind:
+            raise fail(
+                ErrorCode.INVALID_FORMULA,
+                f"the '{opener.text}' opened at {at(opener.pos)} is never closed: expected "
+                f"'{kind.value}' {what} but found {_describe(self.tok)}; add the missing "
+                f"'{kind.value}'",
+            )
+        self.advance()
+
+    # -- grammar -------------------------------------------------------------------------
+
+    def formula(self) -> Node:
+        node = self.additive()
+        tok = self.tok
+        if tok.kind is not T.END:
+            raise self._trailing(tok)
+        return node
+
+    def _trailing(self, tok: Token) -> Exception:
+        if tok.kind in _PRIMARY_START:
+            return fail(
+                ErrorCode.INVALID_FORMULA,
+                f"{_describe(tok)} follows a complete expression with no operator; "
+                f"multiplication must be written with '*' (as in 2*@R or 2*$pi)",
+            )
+        if tok.kind is T.CARET and self.peek().kind is T.LBRACE:
+            return self._caret_brace(tok)
+        return fail(
+            ErrorCode.INVALID_FORMULA,
+            f"unexpected {_describe(tok)} after a complete expression; a formula is exactly "
+            f"one expression, so remove it or join it with an operator",
+        )
+
+    def _caret_brace(self, tok: Token) -> Exception:
+        return fail(
+            ErrorCode.INVALID_FORMULA,
+            f"'^{{' at {at(tok.pos)} is not a power: an upper position '^{{...}}' exists only "
+            f"right after the subscript of $sum, $prod, $seq or $integral; write a power "
+            f"with parentheses, as in x^(2)",
+        )
+
+    def additive(self) -> Node:
+        first = self.multiplicative()
+        rest: list[tuple[str, Node, int]] = []
+        while self.tok.kind is T.PLUS or self.tok.kind is T.MINUS:
+            op = self.advance()
+            rest.append((op.text, self.multiplicative(), op.pos))
+        return Chain(first, tuple(rest)) if rest else first
+
+    def multiplicative(self) -> Node:
+        first = self.unary()
+        rest: list[tuple[str, Node, int]] = []
+        while self.tok.kind is T.STAR or self.tok.kind is T.SLASH:
+            op = self.advance()
+            rest.append((op.text, self.unary(), op.pos))
+        return Chain(first, tuple(rest)) if rest else first
+
+    def unary(self) -> Node:
+        # A run of signs is read in a loop: `---x` costs no recursion depth per sign.
+        signs: list[Token] = []
+        while self.tok.kind is T.MINUS or self.tok.kind is T.PLUS:
+            signs.append(self.advance())
+        node = self.power()
+        minuses = [sign for sign in signs if sign.kind is T.MINUS]
+        if len(minuses) % 2 == 1:
+            node = Unary("-", node, minuses[0].pos)
+        return node
+
+    def power(self) -> Node:
+        base = self.postfix()
+        if self.tok.kind is T.CARET:
+            op = self.advance()
+            if self.tokens[self.i].kind is T.LBRACE:
+                raise self._caret_brace(op)
+            self.enter(op.pos)
+            exponent = self.unary()
+            self.leave()
+            return Binary("^", base, exponent, op.pos)
+        return base
+
+    def postfix(self) -> Node:
+        node = self.primary()
+        steps = 0
+        while True:
+            tok = self.tok
+            if tok.kind in (T.LBRACKET, T.DOT):
+                steps += 1
+                if steps > MAX_NESTING_DEPTH:
+                    raise self._too_deep(tok.pos)
+            if tok.kind is T.LBRACKET:
+                self.advance()
+                self.enter(tok.pos)
+                index = self.additive()
+                self.leave()
+                self.expect_close(T.RBRACKET, tok, "to end the index")
+                node = Index(node, index, tok.pos)
+            elif tok.kind is T.DOT:
+                self.advance()
+                name = self.tok
+                if name.kind is not T.NAME:
+                    raise fail(
+                        ErrorCode.INVALID_FORMULA,
+                        f"'.' at {at(tok.pos)} must be followed by a field name, but "
+                        f"{_describe(name)} follows; write a field as @o.field",
+                    )
+                self.advance()
+                node = Field(node, name.text, tok.pos)
+            else:
+                return node
+
+    def primary(self) -> Node:
+        tok = self.tok
+        kind = tok.kind
+        if kind is T.NUMBER:
+            self.advance()
+            return Number(tok.value, tok.text, tok.pos)
+        if kind is T.NAME:
+            self.advance()
+            return BoundName(tok.text, tok.pos)
+        if kind is T.SLOT:
+            self.advance()
+            return SlotRef(tok.text, tok.pos)
+        if kind is T.SYMBOL:
+            return self.symbol()
+        if kind is T.LPAREN:
+            self.advance()
+            self.enter(tok.pos)
+            inner = self.additive()
+            self.leave()
+            self.expect_close(T.RPAREN, tok, "to close the group")
+            return inner
+        if kind is T.CARET and self.peek().kind is T.LBRACE:
+            raise self._caret_brace(tok)
+        expected = "a number, @slot, $notation, bound name or '('"
+        raise fail(
+            ErrorCode.INVALID_FORMULA,
+            f"expected {expected} but found {_describe(tok)}; complete the expression there",
+        )
+
+    # -- notation ------------------------------------------------------------------------
+
+    def symbol(self) -> Node:
+        tok = self.advance()
+        notation = BY_NAME.get(tok.text)
+        if notation is None:
+            raise fail(
+                ErrorCode.INVALID_NOTATION,
+                f"'{tok.text}' at {at(tok.pos)} is not a notation; the 35 notations are "
+                f"{VOCABULARY}",
+            )
+        if notation.kind is Kind.CONSTANT:
+            return self.constant(notation, tok)
+        if notation.kind is Kind.FUNCTION:
+            return self.function(notation, tok)
+        return self.bounded(notation, tok)
+
+    def _adjacent(self, tok: Token, kind: T) -> bool:
+        nxt = self.tok
+        return nxt.kind is kind and nxt.pos == tok.pos + len(tok.text)
+
+    def constant(self, notation: Notation, tok: Token) -> Node:
+        if self._adjacent(tok, T.LPAREN) or self._adjacent(tok, T.UNDERSCORE):
+            raise fail(
+                ErrorCode.INVALID_NOTATION,
+                f"the constant {notation.name} at {at(tok.pos)} takes no parenthesis and no "
+                f"position; write it bare as {notation.written}, and a power with '^' as in "
+                f"{notation.name}^2",
+            )
+        return Constant(notation, tok.pos)
+
+    def function(self, notation: Notation, tok: Token) -> Node:
+        if self.tok.kind is T.UNDERSCORE:
+            raise fail(
+                ErrorCode.INVALID_NOTATION,
+                f"the function {notation.name} at {at(tok.pos)} takes no subscript; write it "
+                f"as {notation.written}",
+            )
+        if self.tok.kind is not T.LPAREN:
+            raise fail(
+                ErrorCode.INVALID_NOTATION,
+                f"the function {notation.name} at {at(tok.pos)} is written with its "
+                f"arguments in parentheses, as {notation.written}",
+            )
+        args = self.arguments()
+        if len(args) not in notation.arities:
+            raise self._arity(notation, tok, len(args))
+        return Call(notation, tuple(args), tok.pos)
+
+    def _arity(self, notation: Notation, tok: Token, count: int) -> Exception:
+        wanted = " or ".join(str(a) for a in notation.arities)
+        plural = "s" if notation.arities != (1,) else ""
+        return fail(
+            ErrorCode.INVALID_ARITY,
+            f"{notation.name} at {at(tok.pos)} takes {wanted} argument{plural} but was given "
+            f"{count}; write it as {notation.written}",
+        )
+
+    def arguments(self) -> list[Node]:
+        opener = self.advance()
+        self.enter(opener.pos)
+        args: list[Node] = []
+        if self.tok.kind is not T.RPAREN:
+            args.append(self.additive())
+            while self.tok.kind is T.COMMA:
+                self.advance()
+                args.append(self.additive())
+        self.leave()
+        if self.tok.kind is not T.RPAREN:
+            raise fail(
+                ErrorCode.INVALID_FORMULA,
+                f"the argument list opened at {at(opener.pos)} must continue with ',' or "
+                f"close with ')', but {_describe(self.tok)} follows; add the missing ')'",
+            )
+        self.advance()
+        return args
+
+    def bounded(self, notation: Notation, tok: Token) -> Node:
+        variable: str | None = None
+        binding: Binding | None = None
+        lower: Node | None = None
+        upper: Node | None = None
+        has_subscript = self.tok.kind is T.UNDERSCORE
+        if has_subscript:
+            self.advance()
+            opener = self.tok
+            if opener.kind is not T.LBRACE:
+                raise fail(
+                    ErrorCode.INVALID_FORMULA,
+                    f"the '_' after {notation.name} at {at(tok.pos)} must open a position "
+                    f"'{{...}}', but {_describe(opener)} follows; write {notation.written}",
+                )
+            self.advance()
+            self.enter(opener.pos)
+            if self.tok.kind is T.NAME and self.peek().kind in (T.EQUALS, T.ARROW):
+                variable = self.advance().text
+                binding = Binding.EQUALS if self.advance().kind is T.EQUALS else Binding.ARROW
+            lower = self.additive()
+            self.leave()
+            self.expect_close(T.RBRACE, opener, "to end the subscript")
+        has_upper = self.tok.kind is T.CARET and self.peek().kind is T.LBRACE
+        if has_upper:
+            self.advance()
+            opener = self.advance()
+            self.enter(opener.pos)
+            upper = self.additive()
+            self.leave()
+            self.expect_close(T.RBRACE, opener, "to end the upper bound")
+        self._check_positions(notation, tok, has_subscript, has_upper, binding)
+        if self.tok.kind is not T.LPAREN:
+            raise fail(
+                ErrorCode.INVALID_NOTATION,
+                f"{notation.name} at {at(tok.pos)} needs its body in parentheses after its "
+                f"positions; write it as {notation.written}",
+            )
+        args = self.arguments()
+        if len(args) not in notation.arities:
+            raise self._arity(notation, tok, len(args))
+        return Bounded(notation, variable, lower, upper, tuple(args), tok.pos)
+
+    def _check_positions(
+        self,
+        notation: Notation,
+        tok: Token,
+        has_subscript: bool,
+        has_upper: bool,
+        binding: Binding | None,
+    ) -> None:
+        where = f"{notation.name} at {at(tok.pos)}"
+        form = notation.written
+        positions = notation.positions
+        if positions is Positions.NONE:
+            if has_subscript or has_upper:
+                raise fail(
+                    ErrorCode.INVALID_NOTATION,
+                    f"{where} takes no position; write it as {form}",
+                )
+            return
+        if not has_subscript:
+            if positions is Positions.BOTH_OR_NONE and not has_upper:
+                return
+            missing = "its bounds" if positions is not Positions.SUBSCRIPT else "its subscript"
+            raise fail(
+                ErrorCode.INVALID_ARITY,
+                f"{where} is written without {missing}; write it as {form}",
+            )
+        if positions is Positions.SUBSCRIPT:
+            if has_upper:
+                raise fail(
+                    ErrorCode.INVALID_ARITY,
+                    f"{where} takes a subscript only, no upper bound; write it as {form}",
+                )
+        elif not has_upper:
+            raise fail(
+                ErrorCode.INVALID_ARITY,
+                f"{where} is missing its upper bound '^{{...}}'; write it as {form}",
+            )
+        if notation.binding is Binding.NONE and binding is not None:
+            raise fail(
+                ErrorCode.INVALID_ARITY,
+                f"{where} takes plain bounds, not a bound variable in its subscript; write it "
+                f"as {form}, naming the variable as the last argument",
+            )
+        if notation.binding is not Binding.NONE and binding is not notation.binding:
+            if binding is None:
+                problem = "its subscript binds no variable"
+            else:
+                problem = f"its subscript binds with '{binding.value[1:-1]}'"
+            raise fail(
+                ErrorCode.INVALID_ARITY,
+                f"{where}: {problem}, but it needs '{notation.binding.value}'; write it as {form}",
+            )

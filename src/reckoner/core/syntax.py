@@ -1,0 +1,109 @@
+"""The expression tree a formula parses into. Every node keeps its 0-based position."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from .notation import Notation
+
+
+@dataclass(frozen=True, slots=True)
+class Number:
+    value: float | complex
+    text: str
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoundName:
+    name: str
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class SlotRef:
+    name: str
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    notation: Notation
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    notation: Notation
+    args: tuple[Node, ...]
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bounded:
+    """A bounded form; `variable` is bound by `k=a` or `x->a` in the subscript."""
+
+    notation: Notation
+    variable: str | None
+    lower: Node | None
+    upper: Node | None
+    args: tuple[Node, ...]
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    target: Node
+    index: Node
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    target: Node
+    name: str
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    op: str  # "-" (a leading "+" is dropped by the parser)
+    operand: Node
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    """A power, `left ^ right` (right-associative, so nested through its right side)."""
+
+    op: str  # "^"
+    left: Node
+    right: Node
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class Chain:
+    """A run of left-associative operators of one precedence level: `a + b - c`, `a * b / c`.
+
+    Kept flat so a long sum costs no recursion depth.
+    """
+
+    first: Node
+    rest: tuple[tuple[str, Node, int], ...]  # (operator, operand, operator position)
+
+
+Node: TypeAlias = (
+    Number
+    | BoundName
+    | SlotRef
+    | Constant
+    | Call
+    | Bounded
+    | Index
+    | Field
+    | Unary
+    | Binary
+    | Chain
+)

@@ -1,0 +1,408 @@
+"""Values at the tool boundary: `set`'s tagged structure in (manual 3.2, 3.3), the stored
+form out, and `get`'s rendering with `form`, `digits` and `dim` (3.4)."""
+
+from __future__ import annotations
+
+import cmath
+import math
+from typing import Any
+
+import numpy as np
+
+from . import dimensions as dims
+from .errors import ErrorCode, fail
+from .limits import MAX_ARRAY_ELEMENTS, MAX_VALUE_DEPTH
+from .names import is_name
+from .values import (
+    Element,
+    Obj,
+    Payload,
+    Quantity,
+    Scalar,
+    Value,
+    as_list,
+    is_array_payload,
+    make_array,
+)
+
+TAGS = ("num", "re", "mag", "array", "object")
+KEYS = frozenset({"num", "re", "im", "mag", "ang", "array", "object", "dim"})
+TAG_VOCABULARY = (
+    "{num}, {re, im}, {mag, ang}, {array} or {object}, each with an optional dim "
+    "(not beside object)"
+)
+JSON = Any
+
+
+# -- numbers and dims in -------------------------------------------------------------------
+
+
+def number(raw: JSON, where: str) -> float:
+    """A JSON number in a numeric position: a finite double, never a bool or string."""
+    if type(raw) is float:
+        if math.isfinite(raw):
+            return raw
+        raise fail(
+            ErrorCode.INVALID_ARGS,
+            f"{where} is {raw!r}, which is not a finite number; JSON holds finite doubles only",
+        )
+    if type(raw) is int:
+        try:
+            return float(raw)
+        except OverflowError:
+            raise fail(
+                ErrorCode.INVALID_ARGS,
+                f"{where} is an integer beyond the largest double (about 1.8e308); scale it "
+                f"into range",
+            ) from None
+    raise fail(
+        ErrorCode.INVALID_ARGS,
+        f"{where} must be a JSON number, but it is {_describe_json(raw)}; write the number "
+        f"without quotes",
+    )
+
+
+def _describe_json(raw: JSON) -> str:
+    if raw is None:
+        return "null"
+    if isinstance(raw, bool):
+        return f"the boolean {str(raw).lower()}"
+    if isinstance(raw, str):
+        shown = raw if len(raw) <= 40 else raw[:40] + "..."
+        return f"the string {shown!r}"
+    if isinstance(raw, list):
+        return f"an array of length {len(raw)}"
+    if isinstance(raw, dict):
+        return "an object"
+    return f"a {type(raw).__name__}"
+
+
+def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMap, str | None]:
+    """A `dim` spelling: a table name (with its map), 7 integers, or null for the zero vector."""
+    if raw is None:
+        return dims.ZERO, dims.IDENTITY, None
+    if type(raw) is str:
+        row = dims.ROW_BY_NAME.get(raw)
+        if row is None:
+            raise fail(
+                ErrorCode.INVALID_DIMENSION,
+                f"{where} '{raw[:60]}' names no row of the SI table; use one of "
+                f"{', '.join(dims.ALL_NAMES)}, or 7 integers in the order m,kg,s,A,K,mol,cd "
+                f"(convert other units to SI before set)",
+            )
+        return row.vector, dims.affine_map(raw), raw
+    if type(raw) is list:
+        if len(raw) != 7:
+            raise fail(
+                ErrorCode.INVALID_DIMENSION,
+                f"{where} has {len(raw)} components, but a vector has exactly 7 integers in "
+                f"the order m,kg,s,A,K,mol,cd",
+            )
+        components: list[int] = []
+        for i, c in enumerate(raw):
+            if type(c) is int:
+                components.append(c)
+            elif type(c) is float and math.isfinite(c) and c.is_integer() and abs(c) < 2**53:
+                components.append(int(c))
+            else:
+                raise fail(
+                    ErrorCode.INVALID_DIMENSION,
+                    f"component {i} ({dims.BASE_SYMBOLS[i]}) of {where} is "
+                    f"{_describe_json(c) if not isinstance(c, int | float) else repr(c)}, "
+                    f"not an integer; a vector holds 7 integers",
+                )
+        return dims.from_integers(components), dims.IDENTITY, None
+    raise fail(
+        ErrorCode.INVALID_DIMENSION,
+        f"{where} is {_describe_json(raw)}; write a table name such as 'ohm' or 7 integers "
+        f"in the order m,kg,s,A,K,mol,cd",
+    )
+
+
+# -- set's tagged value --------------------------------------------------------------------
+
+
+def parse_tagged(raw: JSON, where: str = "value", depth: int = 0) -> Value:
+    """`set`'s value: exactly one tag plus an optional `dim`, converted to SI on entry."""
+    if depth > MAX_VALUE_DEPTH:
+        raise _too_deep(where)
+    if type(raw) is not dict:
+        raise fail(
+            ErrorCode.INVALID_ARGS,
+            f'{where} must be a tagged JSON object such as {{"num": 4.7e3, "dim": "ohm"}}, '
+            f"but it is {_describe_json(raw)}; the tags are {TAG_VOCABULARY}",
+        )
+    unknown = [key for key in raw if key not in KEYS]
+    if unknown:
+        raise fail(
+            ErrorCode.INVALID_ARGS,
+            f"{where} has the unknown key '{str(unknown[0])[:40]}'; the tags are {TAG_VOCABULARY}",
+        )
+    present = [tag for tag in TAGS if tag in raw]
+    if "im" in raw and "re" not in raw:
+        present.append("re")
+    if "ang" in raw and "mag" not in raw:
+        present.append("mag")
+    if len(present) != 1:
+        found = "no tag" if not present else "the tags " + " and ".join(present)
+        raise fail(
+            ErrorCode.INVALID_ARGS,
+            f"{where} carries {found}, but exactly one tag is required: {TAG_VOCABULARY}",
+        )
+    tag = present[0]
+    if tag == "object":
+        if "dim" in raw:
+            raise fail(
+                ErrorCode.INVALID_ARGS,
+                f"{where} puts dim beside object, but an object takes its dimensions per "
+                f"field; move dim into each field's value",
+            )
+        return _object(raw["object"], where, depth)
+    vector, mapping, _ = parse_dim(raw.get("dim"), f"{where}.dim")
+    if tag == "num":
+        x = number(raw["num"], f"{where}.num")
+        return Quantity(_map_in(x, mapping), vector)
+    if tag == "re":
+        _both(raw, "re", "im", where)
+        z = complex(number(raw["re"], f"{where}.re"), number(raw["im"], f"{where}.im"))
+        return Quantity(_map_in(z, mapping), vector)
+    if tag == "mag":
+        _both(raw, "mag", "ang", where)
+        z = _polar(number(raw["mag"], f"{where}.mag"), number(raw["ang"], f"{where}.ang"))
+        return Quantity(_map_in(z, mapping), vector)
+    items = raw["array"]
+    if type(items) is not list:
+        raise fail(
+            ErrorCode.INVALID_ARGS,
+            f"{where}.array must be a JSON array of bare elements, but it is "
+            f"{_describe_json(items)}",
+        )
+    counter = [0]
+    elements = _elements(items, f"{where}.array", mapping, counter, depth + 1)
+    return Quantity(make_array(elements), vector)
+
+
+def _too_deep(where: str) -> Exception:
+    return fail(
+        ErrorCode.INVALID_ARGS,
+        f"{where} nests deeper than {MAX_VALUE_DEPTH} levels (MAX_VALUE_DEPTH); flatten the value",
+    )
+
+
+def _both(raw: dict[str, JSON], first: str, second: str, where: str) -> None:
+    for key in (first, second):
+        if key not in raw:
+            raise fail(
+                ErrorCode.INVALID_ARGS,
+                f"{where} has {first if key == second else second} without {key}; a complex "
+                f"needs both halves of the pair {{{first}, {second}}}",
+            )
+
+
+def _polar(mag: float, ang: float) -> complex:
+    return complex(mag * math.cos(ang), mag * math.sin(ang))
+
+
+def _map_in(x: Scalar, mapping: dims.AffineMap) -> Scalar:
+    if mapping.is_identity:
+        return x
+    if type(x) is complex:
+        return complex(x.real * mapping.factor + mapping.offset, x.imag * mapping.factor)
+    return x * mapping.factor + mapping.offset
+
+
+def _map_out(x: Scalar, mapping: dims.AffineMap) -> Scalar:
+    if mapping.is_identity:
+        return x
+    if type(x) is complex:
+        return complex((x.real - mapping.offset) / mapping.factor, x.imag / mapping.factor)
+    return (x - mapping.offset) / mapping.factor
+
+
+def _elements(
+    items: list[JSON], where: str, mapping: dims.AffineMap, counter: list[int], depth: int
+) -> list[Element]:
+    if depth > MAX_VALUE_DEPTH:
+        raise _too_deep(where)
+    out: list[Element] = []
+    for i, item in enumerate(items):
+        spot = f"{where}[{i}]"
+        kind = type(item)
+        if kind is list:
+            out.append(_elements(item, spot, mapping, counter, depth + 1))
+            continue
+        counter[0] += 1
+        if counter[0] > MAX_ARRAY_ELEMENTS:
+            raise fail(
+                ErrorCode.INVALID_ARGS,
+                f"the array holds more than {MAX_ARRAY_ELEMENTS} scalar elements "
+                f"(MAX_ARRAY_ELEMENTS); split it into smaller arrays",
+            )
+        if kind is float or kind is int:
+            out.append(_map_in(number(item, spot), mapping))
+        elif kind is dict:
+            out.append(_map_in(_bare_complex(item, spot), mapping))
+        else:
+            raise fail(
+                ErrorCode.INVALID_ARGS,
+                f"{spot} is {_describe_json(item)}; an array element is a bare number, "
+                f"{{re, im}}, {{mag, ang}} or a nested array",
+            )
+    return out
+
+
+def _bare_complex(item: dict[str, JSON], where: str) -> complex:
+    keys = set(item)
+    if keys == {"re", "im"}:
+        return complex(number(item["re"], f"{where}.re"), number(item["im"], f"{where}.im"))
+    if keys == {"mag", "ang"}:
+        return _polar(number(item["mag"], f"{where}.mag"), number(item["ang"], f"{where}.ang"))
+    if "object" in keys:
+        reason = "an object can never be an element of an array"
+    elif "dim" in keys or "num" in keys or "array" in keys:
+        reason = "an element carries no tag and no dim of its own (the array shares one vector)"
+    else:
+        reason = "its keys must be exactly {re, im} or {mag, ang}"
+    raise fail(
+        ErrorCode.INVALID_ARGS,
+        f"{where} is not a bare array element: {reason}; an element is a bare number, "
+        f"{{re, im}}, {{mag, ang}} or a nested array",
+    )
+
+
+def _object(fields: JSON, where: str, depth: int) -> Obj:
+    if type(fields) is not dict:
+        raise fail(
+            ErrorCode.INVALID_ARGS,
+            f"{where}.object must be a JSON object mapping field names to tagged values, but "
+            f"it is {_describe_json(fields)}",
+        )
+    parsed: dict[str, Value] = {}
+    for name, field_value in fields.items():
+        if not is_name(name):
+            raise fail(
+                ErrorCode.INVALID_IDENTIFIER,
+                f"the field name {str(name)[:40]!r} in {where}.object breaks the name rule: a "
+                f"letter or underscore, then ASCII letters, digits or underscores",
+            )
+        parsed[name] = parse_tagged(field_value, f"{where}.object.{name}", depth + 1)
+    return Obj(parsed)
+
+
+# -- out: the stored form and get's rendering ------------------------------------------
+
+
+def stored_form(value: Value) -> dict[str, JSON]:
+    """The value as `set` echoes it and a row stores it: `dim` as 7 integers."""
+    if isinstance(value, Obj):
+        return {"object": {name: stored_form(v) for name, v in value.fields.items()}}
+    dim = dims.integers(value.vector)
+    payload = value.payload
+    if is_array_payload(payload):
+        return {"array": _bare(payload), "dim": dim}
+    if type(payload) is complex:
+        return {"re": payload.real, "im": payload.imag, "dim": dim}
+    return {"num": payload, "dim": dim}
+
+
+def _bare(payload: Payload) -> list[JSON]:
+    if isinstance(payload, np.ndarray):
+        listed: list[JSON] = payload.tolist()
+        return listed
+    return [_bare_element(e) for e in payload]  # type: ignore[union-attr]
+
+
+def _bare_element(e: Element) -> JSON:
+    if type(e) is list:
+        return [_bare_element(x) for x in e]
+    if type(e) is complex:
+        return {"re": e.real, "im": e.imag}
+    return e
+
+
+class RenderOptions:
+    """`get`'s validated `form`, `digits` and `dim`."""
+
+    __slots__ = ("digits", "dim_raw", "form", "mapping", "name", "vector")
+
+    def __init__(self, form: JSON, digits: JSON, dim: JSON) -> None:
+        if form is not None and form not in ("rect", "polar"):
+            raise fail(
+                ErrorCode.INVALID_ARGS,
+                f"form is {_describe_json(form) if not isinstance(form, str) else repr(form)}; "
+                f'it must be "rect" or "polar", or omitted for the stored form',
+            )
+        self.form: str | None = form
+        self.digits: int | None = None
+        if digits is not None:
+            ok = (type(digits) is int and digits > 0) or (
+                type(digits) is float and digits.is_integer() and 0 < digits < 1e6
+            )
+            if not ok:
+                raise fail(
+                    ErrorCode.INVALID_ARGS,
+                    f"digits is {_describe_json(digits) if not isinstance(digits, int | float) else repr(digits)}; "  # noqa: E501
+                    f"it must be a positive integer count of significant digits, such as 4",
+                )
+            self.digits = int(digits)
+        self.dim_raw = dim
+        self.vector: dims.Vector | None = None
+        self.mapping = dims.IDENTITY
+        self.name: str | None = None
+        if dim is not None:
+            self.vector, self.mapping, self.name = parse_dim(dim, "get's dim")
+
+
+def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
+    """The `get` receipt's value (manual 3.4): the tagged shape `set` accepts back."""
+    if isinstance(value, Obj):
+        return {"object": {name: render(v, options) for name, v in value.fields.items()}}
+    if options.vector is not None and options.vector != value.vector:
+        claimed = options.name or str(dims.integers(options.vector))
+        raise fail(
+            ErrorCode.INCOMPATIBLE_DIMENSION,
+            f"get's dim {claimed} is the vector {dims.spell(options.vector)}, but the value "
+            f"holds {dims.spell(value.vector)}; ask for a dim of the stored vector or omit "
+            f"dim (nothing was converted)",
+        )
+    if options.name is not None:
+        dim_out: JSON = options.name
+    elif options.vector is not None:
+        dim_out = options.dim_raw
+    else:
+        dim_out = dims.first_name(value.vector) or dims.integers(value.vector)
+    payload = value.payload
+    if is_array_payload(payload):
+        items = [_render_element(e, options) for e in as_list(payload)]  # type: ignore[arg-type]
+        return {"array": items, "dim": dim_out}
+    rendered = _render_scalar(payload, options)  # type: ignore[arg-type]
+    if isinstance(rendered, dict):
+        return {**rendered, "dim": dim_out}
+    return {"num": rendered, "dim": dim_out}
+
+
+def _render_element(e: Element, options: RenderOptions) -> JSON:
+    if type(e) is list:
+        return [_render_element(x, options) for x in e]
+    return _render_scalar(e, options)  # type: ignore[arg-type]
+
+
+def _render_scalar(x: Scalar, options: RenderOptions) -> JSON:
+    x = _map_out(x, options.mapping)
+    form = options.form
+    if form == "polar":
+        if type(x) is complex:
+            mag, ang = abs(x), cmath.phase(x)
+        else:
+            mag, ang = abs(x), (math.pi if x < 0 else 0.0)  # type: ignore[operator]
+        return {"mag": _cut(mag, options), "ang": _cut(ang, options)}
+    if form == "rect" or type(x) is complex:
+        return {"re": _cut(x.real, options), "im": _cut(x.imag, options)}
+    return _cut(x, options)  # type: ignore[arg-type]
+
+
+def _cut(x: float, options: RenderOptions) -> float:
+    x = float(x)
+    if options.digits is None or x == 0 or not math.isfinite(x):
+        return x + 0.0  # folds -0.0 into 0.0
+    return float(f"{x:.{min(options.digits, 17) - 1}e}") + 0.0

@@ -1,0 +1,184 @@
+"""Runtime values: a quantity (scalar or array with one SI vector) or an object of fields.
+
+A real scalar is a ``float`` and a complex one a ``complex``: Python ints never enter the
+arithmetic. An array is held as a float64 ``numpy`` array when it is rectangular and all
+real (the fast path for element-wise arithmetic), and as a nested ``list`` of floats,
+complexes and lists otherwise, so each element keeps its own real-or-complex identity.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+import numpy as np
+
+from .dimensions import ZERO, Vector, spell
+from .errors import ErrorCode, fail
+from .limits import MAX_ARRAY_ELEMENTS
+
+Scalar: TypeAlias = float | complex
+Element: TypeAlias = "float | complex | list[Element]"
+RealArray: TypeAlias = "np.ndarray[Any, np.dtype[np.float64]]"
+Payload: TypeAlias = "float | complex | RealArray | list[Element]"
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A scalar or an array, with the one SI vector every element shares."""
+
+    payload: Payload
+    vector: Vector = ZERO
+
+    @property
+    def is_array(self) -> bool:
+        return type(self.payload) is list or isinstance(self.payload, np.ndarray)
+
+
+@dataclass(frozen=True, slots=True)
+class Obj:
+    """Named fields, each a full value with its own vector; no vector of its own."""
+
+    fields: dict[str, Value]
+
+
+Value: TypeAlias = Quantity | Obj
+
+
+def real(x: float, vector: Vector = ZERO) -> Quantity:
+    return Quantity(x, vector)
+
+
+def is_array_payload(payload: object) -> bool:
+    return type(payload) is list or isinstance(payload, np.ndarray)
+
+
+def as_list(payload: RealArray | list[Element]) -> list[Element]:
+    """The general nested-list form of an array payload."""
+    if isinstance(payload, np.ndarray):
+        converted: list[Element] = payload.tolist()
+        return converted
+    return payload
+
+
+def make_array(elements: list[Element]) -> RealArray | list[Element]:
+    """The canonical payload for these elements: numpy when rectangular and all real."""
+    if elements and _all_real_rectangular(elements):
+        return np.array(elements, dtype=np.float64)
+    return elements
+
+
+def _all_real_rectangular(elements: list[Element]) -> bool:
+    first = elements[0]
+    if type(first) is float:
+        return all(type(e) is float for e in elements)
+    if type(first) is list:
+        if not first:
+            return False
+        width = len(first)
+        return all(
+            type(e) is list and len(e) == width and _all_real_rectangular(e) for e in elements
+        )
+    return False
+
+
+def element_count(payload: Payload) -> int:
+    """Scalar leaves in a payload (a scalar counts one)."""
+    if isinstance(payload, np.ndarray):
+        return int(payload.size)
+    if type(payload) is list:
+        return sum(element_count(e) for e in payload)
+    return 1
+
+
+def check_array_size(count: int) -> None:
+    if count > MAX_ARRAY_ELEMENTS:
+        raise fail(
+            ErrorCode.INVALID_ARGS,
+            f"an array of {count} scalar elements exceeds the limit of "
+            f"{MAX_ARRAY_ELEMENTS} (MAX_ARRAY_ELEMENTS); split the work into smaller arrays",
+        )
+
+
+def iter_leaves(payload: Payload) -> Iterator[Scalar]:
+    if isinstance(payload, np.ndarray):
+        yield from payload.ravel().tolist()
+    elif type(payload) is list:
+        for e in payload:
+            yield from iter_leaves(e)
+    else:
+        yield payload  # type: ignore[misc]
+
+
+def first_non_finite(value: Value) -> Scalar | None:
+    """The first leaf that is infinite or NaN, or None when every leaf is finite."""
+    if isinstance(value, Obj):
+        for field in value.fields.values():
+            bad = first_non_finite(field)
+            if bad is not None:
+                return bad
+        return None
+    payload = value.payload
+    if isinstance(payload, np.ndarray):
+        if bool(np.isfinite(payload).all()):
+            return None
+        flat = payload.ravel()
+        return float(flat[~np.isfinite(flat)][0])
+    for leaf in iter_leaves(payload):
+        if not _finite(leaf):
+            return leaf
+    return None
+
+
+def _finite(x: Scalar) -> bool:
+    if type(x) is float:
+        return math.isfinite(x)
+    return math.isfinite(x.real) and math.isfinite(x.imag)
+
+
+def show_number(x: Scalar) -> str:
+    """A scalar as a reader sees it in a message: shortest round-trip digits."""
+    if type(x) is complex:
+        re, im = show_number(x.real), show_number(abs(x.imag))
+        sign = "-" if x.imag < 0 or (x.imag == 0 and math.copysign(1, x.imag) < 0) else "+"
+        return f"{re}{sign}{im}j"
+    x = float(x.real)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x.is_integer() and abs(x) < 1e16:
+        return str(int(x))
+    return repr(x)
+
+
+def show(value: Value, limit: int = 6) -> str:
+    """A value for a message: a scalar with its vector, an array by its first elements."""
+    if isinstance(value, Obj):
+        names = ", ".join(value.fields) or "no fields"
+        return f"an object with fields {names}"
+    payload = value.payload
+    unit = "" if value.vector == ZERO else f" ({spell(value.vector)})"
+    if is_array_payload(payload):
+        items = as_list(payload)  # type: ignore[arg-type]
+        shown = ", ".join(_show_element(e) for e in items[:limit])
+        more = ", ..." if len(items) > limit else ""
+        return f"the array [{shown}{more}] of length {len(items)}{unit}"
+    return f"{show_number(payload)}{unit}"  # type: ignore[arg-type]
+
+
+def _show_element(e: Element) -> str:
+    if type(e) is list:
+        return "[" + ", ".join(_show_element(x) for x in e[:3]) + (", ..." if len(e) > 3 else "]")
+    return show_number(e)  # type: ignore[arg-type]
+
+
+def describe_kind(value: Value) -> str:
+    if isinstance(value, Obj):
+        return "an object"
+    payload = value.payload
+    if is_array_payload(payload):
+        return "an array"
+    return "a complex" if type(payload) is complex else "a real"
