@@ -6,6 +6,7 @@ spells a record file, ``record_store`` reads and writes record files, ``state_fi
 """
 
 from reckoner.storage.home import HomeError, HomeLayout, resolve_home
+from reckoner.storage.home_lock import HomeLock, HomeLockedError, acquire_home_lock
 from reckoner.storage.record_store import (
     ClosedEntry,
     DeleteOutcome,
@@ -16,17 +17,25 @@ from reckoner.storage.record_store import (
     RecordView,
     RecoveredRecord,
 )
+from reckoner.storage.run_log import RunLog, open_run_log
+from reckoner.storage.state_file import StateFile
 
 __all__ = [
     "ClosedEntry",
     "DeleteOutcome",
     "HomeError",
     "HomeLayout",
+    "HomeLock",
+    "HomeLockedError",
     "OpenEntry",
     "OpenRecordJournal",
     "RecordArchive",
     "RecordIndex",
     "RecordView",
     "RecoveredRecord",
+    "RunLog",
+    "StateFile",
+    "acquire_home_lock",
+    "open_run_log",
     "resolve_home",
 ]

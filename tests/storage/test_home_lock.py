@@ -1,0 +1,112 @@
+"""Issue 3: one engine per home, refused with the holder's pid; the lock dies with its process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from reckoner.storage.home import HomeError, HomeLayout
+from reckoner.storage.home_lock import HomeLockedError, acquire_home_lock
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from reckoner.storage.home import HomeLayout
+from reckoner.storage.home_lock import acquire_home_lock
+lock = acquire_home_lock(HomeLayout(Path(sys.argv[1])))
+print("held", flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.fixture
+def holder(layout: HomeLayout) -> Iterator[subprocess.Popen[str]]:
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(layout.root)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "held"
+    yield child
+    if child.poll() is None:
+        child.kill()
+    child.wait(timeout=30)
+
+
+def test_lock_refused_in_a_second_process_naming_the_pid(
+    layout: HomeLayout, holder: subprocess.Popen[str]
+) -> None:
+    with pytest.raises(HomeLockedError) as caught:
+        acquire_home_lock(layout)
+    message = str(caught.value)
+    assert caught.value.holder_pid == holder.pid
+    assert message == (
+        f"the home {layout.root} is in use by another reckoner process (pid {holder.pid}); "
+        "stop it or pass another --home"
+    )
+    assert isinstance(caught.value, HomeError)
+
+
+def test_lock_dies_with_a_process_killed_by_sigkill(
+    layout: HomeLayout, holder: subprocess.Popen[str]
+) -> None:
+    with pytest.raises(HomeLockedError):
+        acquire_home_lock(layout)
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.wait(timeout=30)
+    # No manual cleanup: the kernel dropped the lock with the process.
+    lock = acquire_home_lock(layout)
+    assert layout.lock_file.read_text().strip() == str(os.getpid())
+    lock.release()
+
+
+def test_second_engine_in_the_same_process_is_refused(layout: HomeLayout) -> None:
+    first = acquire_home_lock(layout)
+    with pytest.raises(HomeLockedError, match=f"pid {os.getpid()}"):
+        acquire_home_lock(layout)
+    first.release()
+    assert not first.held
+    first.release()  # idempotent
+    with acquire_home_lock(layout) as second:
+        assert second.held
+    assert not second.held
+
+
+def test_released_lock_is_free_for_another_process(layout: HomeLayout) -> None:
+    acquire_home_lock(layout).release()
+    probe = (
+        "import sys\nfrom pathlib import Path\n"
+        "from reckoner.storage.home import HomeLayout\n"
+        "from reckoner.storage.home_lock import acquire_home_lock\n"
+        "acquire_home_lock(HomeLayout(Path(sys.argv[1]))).release()\nprint('ok')\n"
+    )
+    with acquire_home_lock(layout):
+        refused = subprocess.run(
+            [sys.executable, "-c", probe, str(layout.root)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert refused.returncode != 0 and f"pid {os.getpid()}" in refused.stderr
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(layout.root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.strip() == "ok"
+
+
+def test_lock_in_an_unusable_home_is_one_sentence(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(HomeError) as caught:
+        acquire_home_lock(HomeLayout(blocker))
+    assert "cannot be opened" in str(caught.value) and "\n" not in str(caught.value)
