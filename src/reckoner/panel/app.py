@@ -1,0 +1,316 @@
+"""The records panel: a Starlette app over a reckoner home, and the uvicorn runner.
+
+The app only reads records through the lock-free ``RecordArchive`` and only writes
+settings through ``StateFile``; the engine that appends to the open record may run in
+another process at the same time.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+import webbrowser
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from reckoner.core.dimensions import BASE_SYMBOLS, NAME_TABLE
+from reckoner.panel.security import GuardMiddleware, HostPolicy, is_loopback
+from reckoner.panel.settings import SettingsError, apply_settings, settings_view
+from reckoner.panel.typeset import typeset_rows
+from reckoner.storage.home import HomeLayout
+from reckoner.storage.record_format import is_valid_record_id
+from reckoner.storage.record_store import DeleteOutcome, RecordArchive
+from reckoner.storage.state_file import StateFile
+from reckoner.wire import dumps, loads
+
+STATIC_DIR = Path(__file__).parent / "static"
+API = "/api/reckoner"
+DEFAULT_POLL_MS = 5000
+# A settings body is a few small objects; anything near this is not one.
+MAX_BODY_BYTES = 64 * 1024
+
+_SECURITY_HEADERS = {
+    # KaTeX positions glyphs with inline style attributes, hence 'unsafe-inline' for styles
+    # only; scripts come from the package alone.
+    "content-security-policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "font-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; "
+        "form-action 'none'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+}
+
+
+class WireJSONResponse(JSONResponse):
+    """JSON in the project's wire form (compact, whole doubles without ``.0``)."""
+
+    def render(self, content: Any) -> bytes:
+        return dumps(content)
+
+
+def _error(status: int, sentence: str, headers: dict[str, str] | None = None) -> Response:
+    return WireJSONResponse({"error": sentence}, status_code=status, headers=headers)
+
+
+def _etag_matches(request: Request, etag: str) -> bool:
+    header = request.headers.get("if-none-match")
+    if header is None:
+        return False
+    candidates = {part.strip().removeprefix("W/") for part in header.split(",")}
+    return etag in candidates or "*" in candidates
+
+
+def _invalid_sentence(record_id: str) -> str:
+    shown = record_id if len(record_id) <= 60 else record_id[:57] + "..."
+    return (
+        f"{shown!r} is not a record identifier; an identifier is the millisecond clock "
+        "reading, optionally followed by -2, -3 and so on."
+    )
+
+
+def _quoted(fingerprint: str) -> str:
+    return f'"{fingerprint}"'
+
+
+@lru_cache(maxsize=1)
+def _name_table_json() -> str:
+    rows = [
+        {"vector": list(row.vector), "kind": row.kind, "names": list(row.names)}
+        for row in NAME_TABLE
+    ]
+    return dumps({"base": list(BASE_SYMBOLS), "rows": rows}).decode()
+
+
+def _embed(json_text: str) -> str:
+    # Inside a <script> element only "</" can end it early; escape it.
+    return json_text.replace("</", "<\\/")
+
+
+class PanelApi:
+    """The endpoint handlers, bound to one home."""
+
+    def __init__(self, home: Path, poll_ms: int) -> None:
+        layout = HomeLayout(home)
+        self.home = home
+        self.archive = RecordArchive(layout)
+        self.state = StateFile(layout)
+        self.poll_ms = poll_ms
+
+    async def index_page(self, request: Request) -> Response:
+        template = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+        config = dumps({"pollMs": self.poll_ms, "api": API}).decode()
+        html = template.replace("__NAME_TABLE__", _embed(_name_table_json())).replace(
+            "__PANEL_CONFIG__", _embed(config)
+        )
+        return HTMLResponse(html, headers={"cache-control": "no-store"})
+
+    async def records_index(self, request: Request) -> Response:
+        etag = _quoted(self.archive.index_fingerprint())
+        headers = {"etag": etag, "cache-control": "no-cache"}
+        if _etag_matches(request, etag):
+            return Response(status_code=304, headers=headers)
+        return WireJSONResponse(self.archive.index_json(), headers=headers)
+
+    async def record(self, request: Request) -> Response:
+        # From the decoded path itself: the router's pattern ends in "$", which also
+        # matches before a trailing newline and would silently drop it from the id.
+        record_id = str(request.scope["path"]).removeprefix(f"{API}/records/")
+        invalid = self._invalid_id(record_id)
+        if invalid is not None:
+            return invalid
+        if request.method == "DELETE":
+            return self._delete(record_id)
+        fingerprint = self.archive.fingerprint(record_id)
+        if fingerprint is None:
+            return self._missing(record_id)
+        etag = _quoted(fingerprint)
+        headers = {"etag": etag, "cache-control": "no-cache"}
+        if _etag_matches(request, etag):
+            return Response(status_code=304, headers=headers)
+        body = self.archive.read_json(record_id)
+        if body is None:
+            return self._missing(record_id)
+        body["typeset"] = typeset_rows(body["rows"])
+        return WireJSONResponse(body, headers=headers)
+
+    def _invalid_id(self, record_id: str) -> Response | None:
+        # Checked before the id comes anywhere near a path.
+        if is_valid_record_id(record_id):
+            return None
+        return _error(400, _invalid_sentence(record_id))
+
+    def _missing(self, record_id: str) -> Response:
+        return _error(
+            404,
+            f"There is no record {record_id!r}; it may have been deleted, so reload the list.",
+        )
+
+    def _delete(self, record_id: str) -> Response:
+        outcome = self.archive.delete(record_id)
+        if outcome is DeleteOutcome.DELETED:
+            return WireJSONResponse({"deleted": record_id})
+        if outcome is DeleteOutcome.IS_OPEN:
+            return _error(
+                409,
+                f"Record {record_id!r} is still open and cannot be deleted; end it with "
+                "record_end first.",
+            )
+        if outcome is DeleteOutcome.INVALID_ID:
+            return _error(400, _invalid_sentence(record_id))
+        return self._missing(record_id)
+
+    async def settings(self, request: Request) -> Response:
+        if request.method == "GET":
+            return WireJSONResponse(
+                settings_view(self.state), headers={"cache-control": "no-store"}
+            )
+        if request.method != "PUT":
+            return _error(
+                405,
+                f"The settings endpoint takes GET or PUT, not {request.method}.",
+                headers={"allow": "GET, PUT"},
+            )
+        raw = await request.body()
+        if len(raw) > MAX_BODY_BYTES:
+            return _error(
+                413,
+                f"The settings body is {len(raw)} bytes, over the limit of {MAX_BODY_BYTES}; "
+                "send only the sections you change.",
+            )
+        try:
+            body = loads(raw)
+        except ValueError:
+            return _error(
+                400,
+                "The settings body is not valid JSON; send an object like "
+                '{"panel": {"showAll": true}}.',
+            )
+        try:
+            saved = apply_settings(self.state, body)
+        except SettingsError as refusal:
+            return _error(400, str(refusal))
+        return WireJSONResponse({"saved": saved, "settings": settings_view(self.state)})
+
+    async def api_not_found(self, request: Request) -> Response:
+        return _error(
+            404,
+            f"There is no panel endpoint {request.url.path!r}; the endpoints are "
+            f"{API}/records-index, {API}/records/<id> and {API}/settings.",
+        )
+
+
+class _SecurityHeaders:
+    """Adds the fixed security headers to every response."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self._headers = [(k.encode(), v.encode()) for k, v in _SECURITY_HEADERS.items()]
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = dict(message)
+                message["headers"] = [*message.get("headers", []), *self._headers]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def create_app(
+    home: Path, *, bound_host: str, bound_port: int, poll_ms: int = DEFAULT_POLL_MS
+) -> Starlette:
+    """The panel app for one home, answering only to ``bound_host:bound_port``.
+
+    ``poll_ms`` is how often the page polls the list and an open record (5 s by default;
+    tests shorten it).
+    """
+    api = PanelApi(home, poll_ms)
+    routes = [
+        Route("/", api.index_page, methods=["GET"]),
+        Route(f"{API}/records-index", api.records_index, methods=["GET"]),
+        # ``path`` so an id with an encoded slash still reaches the validator (400), rather
+        # than falling through the router.
+        Route(f"{API}/records/{{record_id:path}}", api.record, methods=["GET", "DELETE"]),
+        Route(
+            f"{API}/settings",
+            api.settings,
+            methods=["GET", "PUT", "POST", "DELETE", "PATCH"],
+        ),
+        Route(f"{API}/{{rest:path}}", api.api_not_found),
+        Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(_SecurityHeaders),
+            Middleware(GuardMiddleware, policy=HostPolicy(bound_host, bound_port)),
+        ],
+    )
+    # Exposed so tests and benchmarks can observe what the endpoints read.
+    app.state.archive = api.archive
+    app.state.settings_file = api.state
+    return app
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as failure:
+        sock.close()
+        raise SystemExit(
+            f"reckoner panel: cannot listen on {host}:{port} ({failure.strerror}); "
+            "choose another port with --port, or 0 for any free one."
+        ) from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def panel_url(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "", "::", "[::]") else host
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/"
+
+
+def run_panel(home: Path, host: str, port: int, open_browser: bool) -> None:
+    """Serve the panel until interrupted, printing its URL (port 0 picks a free one)."""
+    import uvicorn
+
+    if not is_loopback(host):
+        print(
+            f"reckoner panel: warning: binding {host} makes the panel reachable from other "
+            "machines, and it has no login; use --host 127.0.0.1 unless you mean it.",
+            file=sys.stderr,
+        )
+    sock = _bind(host, port)
+    bound_port = int(sock.getsockname()[1])
+    app = create_app(home, bound_host=host, bound_port=bound_port)
+    url = panel_url(host, bound_port)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    server = uvicorn.Server(config)
+    print(f"reckoner panel: serving {home} at {url}  (Ctrl+C to stop)", flush=True)
+    if open_browser:
+        threading.Timer(0.3, webbrowser.open, args=(url,)).start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()

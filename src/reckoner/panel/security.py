@@ -1,0 +1,161 @@
+"""The panel's guard: which Host and Origin a request may carry (DNS rebinding, CSRF).
+
+A local web app is still reachable by any page the user visits: a foreign page can post a
+form to it, and a rebinding DNS name can make the browser treat the panel as that page's
+own origin. The guard refuses both before any endpoint runs.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from reckoner.wire import dumps
+
+LOOPBACK_NAMES: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
+_WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", "[::]", ""})
+_STATE_CHANGING = frozenset({"POST", "PUT", "DELETE", "PATCH"})
+
+
+def _bracketed(host: str) -> str:
+    """An IPv6 literal as it appears in a Host header."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a bind address only accepts connections from this machine."""
+    bare = host.strip("[]")
+    if bare == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(bare).is_loopback
+    except ValueError:
+        return False
+
+
+def _is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+class HostPolicy:
+    """The Host header values the panel answers to, derived from the bound address."""
+
+    def __init__(self, bound_host: str, bound_port: int) -> None:
+        self.port = bound_port
+        self.wildcard = bound_host in _WILDCARD_HOSTS
+        names: set[str] = {_bracketed(bound_host).lower()}
+        if is_loopback(bound_host) or self.wildcard:
+            names.update(LOOPBACK_NAMES)
+        self._names = frozenset(names)
+
+    def allows(self, host_header: str) -> bool:
+        host, port = _split_host_port(host_header.strip().lower())
+        if port != self.port:
+            return False
+        if host in self._names:
+            return True
+        # Bound to every interface, the panel is reached by some address of this machine.
+        # Rebinding needs a DNS name, so any IP literal is safe to answer; names are not.
+        return self.wildcard and _is_ip_literal(host)
+
+    def allows_origin(self, origin: str) -> bool:
+        scheme, sep, rest = origin.partition("://")
+        if not sep or scheme.lower() != "http" or "/" in rest:
+            return False
+        return self.allows(rest)
+
+
+def _split_host_port(value: str) -> tuple[str, int | None]:
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return value, None
+        host, rest = value[: end + 1], value[end + 1 :]
+        port_text = rest[1:] if rest.startswith(":") else ""
+    else:
+        host, _, port_text = value.partition(":")
+    if not port_text:
+        # A Host without a port means the scheme default, which the panel never binds.
+        return host, 80
+    return (host, int(port_text)) if port_text.isdigit() else (host, None)
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    headers: Iterable[tuple[bytes, bytes]] = scope.get("headers", [])
+    for key, value in headers:
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+class GuardMiddleware:
+    """Refuses a foreign Host (421), a foreign Origin on a state change (403), and a
+    state-changing request that is not JSON (415) before the app sees it."""
+
+    def __init__(self, app: ASGIApp, policy: HostPolicy) -> None:
+        self.app = app
+        self.policy = policy
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self.refusal(scope)
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        status, sentence = refusal
+        body = dumps({"error": sentence})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"cache-control", b"no-store"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    def refusal(self, scope: Scope) -> tuple[int, str] | None:
+        host = _header(scope, b"host")
+        if host is None or not self.policy.allows(host):
+            shown = "no Host header" if host is None else f"the Host header {host!r}"
+            return (
+                421,
+                f"This panel answers only to its own address on port {self.policy.port}, "
+                f"not to {shown}; open it through the URL it printed at start.",
+            )
+        method = str(scope.get("method", "GET")).upper()
+        if method not in _STATE_CHANGING:
+            return None
+        origin = _header(scope, b"origin")
+        if origin is not None and not self.policy.allows_origin(origin):
+            return (
+                403,
+                f"A change from the origin {origin!r} was refused; the panel accepts "
+                "changes only from its own page.",
+            )
+        if _header(scope, b"sec-fetch-site") == "cross-site":
+            return (
+                403,
+                "A change sent from another site was refused; the panel accepts changes "
+                "only from its own page.",
+            )
+        content_type = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+        if method in ("PUT", "POST", "PATCH") and content_type != "application/json":
+            shown = content_type or "none"
+            return (
+                415,
+                f"A {method} body must be JSON sent with Content-Type application/json, "
+                f"not {shown}; send the settings as a JSON object.",
+            )
+        return None

@@ -1,0 +1,452 @@
+"""The panel's HTTP endpoints (manual 11.1, 11.3, 9.1; issue 5), against the real app.
+
+Every test builds a real home in a temp directory and talks to the Starlette app through
+its test client; nothing about the archive or state.json is faked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from panel_records import RowBuilder, divider_record, encode, write_closed, write_open
+from starlette.testclient import TestClient
+
+from reckoner.panel.app import create_app
+
+HOST = "127.0.0.1"
+PORT = 8765
+BASE = f"http://{HOST}:{PORT}"
+API = "/api/reckoner"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    root = tmp_path / "home"
+    (root / "records").mkdir(parents=True)
+    return root
+
+
+@pytest.fixture
+def client(home: Path) -> Iterator[TestClient]:
+    app = create_app(home, bound_host=HOST, bound_port=PORT)
+    with TestClient(app, base_url=BASE) as test_client:
+        yield test_client
+
+
+def _closed(home: Path, record_id: str, title: str, at: int) -> None:
+    b = RowBuilder(record_id, title, at)
+    b.set("x", {"num": 1, "dim": [0, 0, 0, 0, 0, 0, 0]})
+    b.end()
+    write_closed(home, b)
+
+
+# ---------------------------------------------------------------------------------------
+# 7.5 / 11.3: the record list
+
+
+def test_7_5_index_lists_closed_newest_first_open_and_unreadable(
+    home: Path, client: TestClient
+) -> None:
+    _closed(home, "1700000000000", "older", 1_700_000_000_000)
+    _closed(home, "1700000005000", "newer", 1_700_000_005_000)
+    write_open(home, RowBuilder("1700000009000", "running", 1_700_000_009_000))
+    (home / "records" / "1600000000000.jsonl").write_bytes(b'{"seq":1,"tool":"set"}\n')
+
+    response = client.get(f"{API}/records-index")
+
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert [entry["id"] for entry in body["closed"]] == ["1700000005000", "1700000000000"]
+    assert body["closed"][0]["title"] == "newer"
+    assert body["closed"][0]["openedAt"] == 1_700_000_005_000
+    assert body["closed"][0]["endedAt"] == 1_700_000_005_002
+    assert body["open"] == {
+        "id": "1700000009000",
+        "title": "running",
+        "openedAt": 1_700_000_009_000,
+    }
+    assert body["unreadable"] == ["1600000000000"]
+
+
+def test_11_3_unchanged_index_poll_is_304_with_no_body(home: Path, client: TestClient) -> None:
+    _closed(home, "1700000000000", "one", 1_700_000_000_000)
+    first = client.get(f"{API}/records-index")
+    etag = first.headers["etag"]
+    # A directory modified within the racy window gets a unique validator; let it settle
+    # by backdating its time rather than by sleeping.
+    _backdate(home / "records")
+    etag = client.get(f"{API}/records-index").headers["etag"]
+
+    again = client.get(f"{API}/records-index", headers={"If-None-Match": etag})
+
+    assert again.status_code == 304
+    assert again.content == b""
+    assert again.headers["etag"] == etag
+
+
+def test_11_3_index_etag_changes_when_a_record_is_added(home: Path, client: TestClient) -> None:
+    _closed(home, "1700000000000", "one", 1_700_000_000_000)
+    _backdate(home / "records")
+    etag = client.get(f"{API}/records-index").headers["etag"]
+    _closed(home, "1700000001000", "two", 1_700_000_001_000)
+
+    response = client.get(f"{API}/records-index", headers={"If-None-Match": etag})
+
+    assert response.status_code == 200
+    assert len(response.json()["closed"]) == 2
+
+
+# ---------------------------------------------------------------------------------------
+# 11.3: one record
+
+
+def test_11_3_record_body_has_identity_rows_and_typeset(home: Path, client: TestClient) -> None:
+    builder = divider_record()
+    write_closed(home, builder)
+
+    response = client.get(f"{API}/records/{builder.record_id}")
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["id"] == builder.record_id
+    assert body["title"] == "Voltage divider power"
+    assert body["open"] is False
+    assert body["endedAt"] == builder.rows[-1]["at"]
+    assert body["rows"] == builder.rows
+    eval_seqs = [str(r["seq"]) for r in builder.rows if r["tool"] == "eval" and r["ok"]]
+    assert sorted(body["typeset"]) == sorted(eval_seqs)
+    assert body["typeset"][eval_seqs[0]] == r"\frac{{V}^{2}}{R}"
+
+
+def test_11_3_open_record_is_served_with_ended_at_null(home: Path, client: TestClient) -> None:
+    builder = RowBuilder("1700000009000", "running", 1_700_000_009_000)
+    builder.set("a", {"num": 2, "dim": [0, 0, 0, 0, 0, 0, 0]})
+    write_open(home, builder)
+
+    body = client.get(f"{API}/records/1700000009000").json()
+
+    assert body["open"] is True
+    assert body["endedAt"] is None
+    assert [row["tool"] for row in body["rows"]] == ["record_start", "set"]
+
+
+def test_11_3_unchanged_record_poll_is_304_without_reading_the_file(
+    home: Path, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    builder = divider_record()
+    write_closed(home, builder)
+    archive: Any = client.app.state.archive  # type: ignore[attr-defined]
+    reads: list[str] = []
+    original = archive.read
+
+    def counting_read(record_id: str) -> Any:
+        reads.append(record_id)
+        return original(record_id)
+
+    monkeypatch.setattr(archive, "read", counting_read)
+    first = client.get(f"{API}/records/{builder.record_id}")
+    assert reads == [builder.record_id]
+
+    polls = [
+        client.get(
+            f"{API}/records/{builder.record_id}", headers={"If-None-Match": first.headers["etag"]}
+        )
+        for _ in range(5)
+    ]
+
+    assert [poll.status_code for poll in polls] == [304] * 5
+    assert reads == [builder.record_id], "a 304 must not read the record file"
+
+
+def test_11_1_open_record_poll_sees_an_appended_row(home: Path, client: TestClient) -> None:
+    builder = RowBuilder("1700000009000", "running", 1_700_000_009_000)
+    path = write_open(home, builder)
+    first = client.get(f"{API}/records/1700000009000")
+    builder.set("a", {"num": 2, "dim": [0, 0, 0, 0, 0, 0, 0]})
+    with path.open("ab") as handle:
+        handle.write(json.dumps(builder.rows[-1]).encode() + b"\n")
+
+    response = client.get(
+        f"{API}/records/1700000009000", headers={"If-None-Match": first.headers["etag"]}
+    )
+
+    assert response.status_code == 200
+    assert len(response.json()["rows"]) == 2
+
+
+def test_11_3_missing_record_is_404_json(client: TestClient) -> None:
+    response = client.get(f"{API}/records/1700000000000")
+    assert response.status_code == 404
+    assert "1700000000000" in response.json()["error"]
+
+
+def test_7_3_record_below_the_version_gate_is_not_served(home: Path, client: TestClient) -> None:
+    builder = RowBuilder("1700000000000", "old", 1_700_000_000_000)
+    (home / "records" / "1700000000000.jsonl").write_bytes(
+        encode(builder.rows, header={"seq": 0, "version": 0})
+    )
+    assert client.get(f"{API}/records/1700000000000").status_code == 404
+    assert client.get(f"{API}/records-index").json()["unreadable"] == ["1700000000000"]
+
+
+# ---------------------------------------------------------------------------------------
+# 11.3: deleting
+
+
+def test_11_3_delete_removes_a_closed_record(home: Path, client: TestClient) -> None:
+    _closed(home, "1700000000000", "one", 1_700_000_000_000)
+
+    response = client.delete(f"{API}/records/1700000000000")
+
+    assert response.status_code == 200
+    assert response.json() == {"deleted": "1700000000000"}
+    assert not (home / "records" / "1700000000000.jsonl").exists()
+    assert client.get(f"{API}/records-index").json()["closed"] == []
+
+
+def test_11_3_delete_of_the_open_record_is_409_and_keeps_it(home: Path, client: TestClient) -> None:
+    path = write_open(home, RowBuilder("1700000009000", "running", 1_700_000_009_000))
+    before = path.read_bytes()
+
+    response = client.delete(f"{API}/records/1700000009000")
+
+    assert response.status_code == 409
+    assert "open" in response.json()["error"]
+    assert path.read_bytes() == before
+
+
+def test_11_3_delete_of_a_missing_record_is_404(client: TestClient) -> None:
+    response = client.delete(f"{API}/records/1700000000000")
+    assert response.status_code == 404
+    assert set(response.json()) == {"error"}
+
+
+def test_7_3_unreadable_record_can_be_deleted(home: Path, client: TestClient) -> None:
+    (home / "records" / "1600000000000.jsonl").write_bytes(b"garbage\n")
+    assert client.delete(f"{API}/records/1600000000000").status_code == 200
+    assert client.get(f"{API}/records-index").json()["unreadable"] == []
+
+
+# ---------------------------------------------------------------------------------------
+# Security: ids validated before any path, Host and Origin checks, JSON-only changes
+
+
+@pytest.mark.parametrize(
+    "raw_path",
+    [
+        "/api/reckoner/records/..%2Fstate",
+        "/api/reckoner/records/..%2F..%2Fetc%2Fpasswd",
+        "/api/reckoner/records/1700%2F..%2F1700",
+        "/api/reckoner/records/%2E%2E",
+        "/api/reckoner/records/1700000000000.jsonl",
+        "/api/reckoner/records/abc",
+        "/api/reckoner/records/1700000000000%00",
+        "/api/reckoner/records/1700000000000%0A",
+    ],
+)
+def test_security_traversal_ids_are_400_before_touching_a_path(
+    home: Path, client: TestClient, raw_path: str
+) -> None:
+    (home / "state.json").write_text('{"schema":1}')
+    for method in ("GET", "DELETE"):
+        response = client.request(method, raw_path)
+        assert response.status_code == 400, (method, raw_path, response.text)
+        assert "not a record identifier" in response.json()["error"]
+    assert (home / "state.json").exists()
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["evil.example:8765", "127.0.0.1:9999", "attacker.test", "localhost.evil.test:8765", ""],
+)
+def test_security_foreign_host_header_is_refused(client: TestClient, host: str) -> None:
+    response = client.get(f"{API}/records-index", headers={"Host": host})
+    assert response.status_code == 421
+    assert "open it through the URL" in response.json()["error"]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8765", "localhost:8765", "[::1]:8765"])
+def test_security_loopback_aliases_are_accepted(client: TestClient, host: str) -> None:
+    assert client.get(f"{API}/records-index", headers={"Host": host}).status_code == 200
+
+
+def test_security_foreign_origin_cannot_delete(home: Path, client: TestClient) -> None:
+    _closed(home, "1700000000000", "one", 1_700_000_000_000)
+    response = client.delete(
+        f"{API}/records/1700000000000", headers={"Origin": "http://evil.example"}
+    )
+    assert response.status_code == 403
+    assert (home / "records" / "1700000000000.jsonl").exists()
+
+
+def test_security_own_origin_may_change_settings(client: TestClient) -> None:
+    response = client.put(
+        f"{API}/settings", json={"panel": {"showAll": True}}, headers={"Origin": BASE}
+    )
+    assert response.status_code == 200
+
+
+def test_security_cross_site_fetch_metadata_is_refused(home: Path, client: TestClient) -> None:
+    response = client.put(
+        f"{API}/settings",
+        json={"panel": {"showAll": True}},
+        headers={"Sec-Fetch-Site": "cross-site"},
+    )
+    assert response.status_code == 403
+    assert not (home / "state.json").exists()
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/plain", None],
+)
+def test_security_form_posts_cannot_change_settings(
+    home: Path, client: TestClient, content_type: str | None
+) -> None:
+    headers = {"Content-Type": content_type} if content_type else {}
+    response = client.put(f"{API}/settings", content=b'{"panel":{"showAll":true}}', headers=headers)
+    assert response.status_code == 415
+    assert "application/json" in response.json()["error"]
+    assert not (home / "state.json").exists()
+
+
+def test_security_static_files_do_not_escape_the_package(client: TestClient) -> None:
+    for path in ("/static/..%2F..%2Fapp.py", "/static/../app.py", "/static/%2e%2e/app.py"):
+        response = client.get(path)
+        assert response.status_code == 404, path
+        assert b"create_app" not in response.content
+
+
+def test_security_page_carries_a_strict_content_security_policy(client: TestClient) -> None:
+    response = client.get("/")
+    assert response.status_code == 200
+    policy = response.headers["content-security-policy"]
+    assert "script-src 'self'" in policy
+    assert "frame-ancestors 'none'" in policy
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_11_1_page_embeds_the_name_table_from_the_core(client: TestClient) -> None:
+    from reckoner.core.dimensions import NAME_TABLE
+
+    html = client.get("/").text
+    start = html.index('id="name-table">') + len('id="name-table">')
+    table = json.loads(html[start : html.index("</script>", start)])
+    assert len(table["rows"]) == 24 == len(NAME_TABLE)
+    assert table["rows"][16] == {
+        "vector": [2, 1, -3, -2, 0, 0, 0],
+        "kind": "resistance",
+        "names": ["ohm"],
+    }
+
+
+def test_unknown_api_path_is_json_404(client: TestClient) -> None:
+    response = client.get(f"{API}/nothing-here")
+    assert response.status_code == 404
+    assert "records-index" in response.json()["error"]
+
+
+# ---------------------------------------------------------------------------------------
+# 9.1 / 11.2 / 11.3: settings
+
+
+def test_11_3_settings_view_has_defaults_when_nothing_is_stored(client: TestClient) -> None:
+    response = client.get(f"{API}/settings")
+    assert response.status_code == 200
+    assert response.json() == {"panel": {"showAll": False}, "restartRequired": False}
+
+
+def test_9_1_put_writes_only_the_named_section_and_keeps_other_keys(
+    home: Path, client: TestClient
+) -> None:
+    stored = {
+        "schema": 1,
+        "generation": {"markdown": {"directory": "/tmp/out", "language": "auto"}},
+        "panel": {"futureKey": [1, 2]},
+        "newerModule": {"x": True},
+        "restartRequired": True,
+    }
+    (home / "state.json").write_text(json.dumps(stored))
+
+    response = client.put(f"{API}/settings", json={"panel": {"showAll": True}})
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["saved"] == ["panel"]
+    assert body["settings"] == {"panel": {"showAll": True}, "restartRequired": True}
+    after = json.loads((home / "state.json").read_text())
+    assert after["panel"] == {"futureKey": [1, 2], "showAll": True}
+    assert after["generation"] == stored["generation"]
+    assert after["newerModule"] == {"x": True}
+    assert after["restartRequired"] is True
+    assert client.get(f"{API}/settings").json()["panel"] == {"showAll": True}
+
+
+def test_9_1_null_clears_a_choice_back_to_the_default(home: Path, client: TestClient) -> None:
+    client.put(f"{API}/settings", json={"panel": {"showAll": True}})
+    response = client.put(f"{API}/settings", json={"panel": {"showAll": None}})
+    assert response.json()["settings"]["panel"] == {"showAll": False}
+    assert "panel" not in json.loads((home / "state.json").read_text())
+
+
+@pytest.mark.parametrize(
+    ("body", "phrase"),
+    [
+        (b"not json", "not valid JSON"),
+        (b"[1,2]", "must be a JSON object"),
+        (b"{}", "names no section"),
+        (b'{"generation":{"format":"md"}}', "no settings section 'generation'"),
+        (b'{"panel":{"showAll":"yes"}}', "must be true, false or null"),
+        (b'{"panel":{"colour":"red"}}', "has no field 'colour'"),
+        (b'{"panel":5}', "must be an object"),
+        (b'{"panel":{"showAll":true},"bogus":{}}', "no settings section 'bogus'"),
+    ],
+)
+def test_11_3_unusable_settings_body_is_400_and_writes_nothing(
+    home: Path, client: TestClient, body: bytes, phrase: str
+) -> None:
+    response = client.put(
+        f"{API}/settings", content=body, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert phrase in error
+    assert error.count(". ") == 0 or error.endswith(".")
+    assert not (home / "state.json").exists()
+
+
+@pytest.mark.parametrize("method", ["POST", "DELETE", "PATCH"])
+def test_11_3_other_methods_on_settings_are_405(client: TestClient, method: str) -> None:
+    response = client.request(
+        method, f"{API}/settings", content=b"{}", headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET, PUT"
+    assert "GET or PUT" in response.json()["error"]
+
+
+def test_11_3_oversized_settings_body_is_refused(client: TestClient) -> None:
+    response = client.put(
+        f"{API}/settings",
+        content=b'{"panel":{"showAll":true},"pad":"' + b"x" * 70_000 + b'"}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 413
+
+
+def _backdate(path: Path) -> None:
+    import os
+
+    info = path.stat()
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns - 5_000_000_000))
+
+
+def test_7_2_fixture_rows_follow_the_trace_row_shape() -> None:
+    """The helper's rows carry exactly the 7.2 fields, so these tests read real shapes."""
+    for row in divider_record().rows:
+        assert set(row) == {"seq", "at", "tool", "ok", "content"}
