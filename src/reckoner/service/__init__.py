@@ -1,1 +1,5 @@
-"""service."""
+"""The service layer: the `Engine` a host runs on top of the pure core and the storage."""
+
+from .engine import TOOLS, Engine
+
+__all__ = ["TOOLS", "Engine"]

@@ -1,0 +1,473 @@
+"""The engine a host runs: six operations, one slot table, at most one open record.
+
+`Engine.call(tool, args)` answers one receipt (manual 2.2) and never raises. Every call
+made while a record is open appends one trace row before its receipt is returned.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from reckoner.core import ErrorCode, Failure, evaluate, render_value, stored
+from reckoner.core.api import check_name, compile_formula, parse_value
+from reckoner.storage.home import HomeLayout, resolve_home
+from reckoner.storage.home_lock import acquire_home_lock
+from reckoner.storage.record_store import (
+    DeleteOutcome,
+    OpenRecordJournal,
+    RecordArchive,
+    RecordIndex,
+    RecordView,
+)
+from reckoner.storage.run_log import open_run_log
+
+from .slots import SlotReader, SlotTable, StoredValueError
+
+Receipt = dict[str, Any]
+FSYNC_ENV = "RECKONER_FSYNC"
+
+TOOLS: dict[str, tuple[str, ...]] = {
+    "set": ("name", "value"),
+    "get": ("name", "form", "digits", "dim"),
+    "eval": ("formula", "target"),
+    "record_start": ("title",),
+    "record_message": ("text", "hide"),
+    "record_end": ("text",),
+}
+NEEDS_OPEN_RECORD = frozenset({"set", "get", "eval", "record_message", "record_end"})
+
+
+class Refusal(Exception):
+    """A call refused with one failure; raised inside an operation, turned into a receipt."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+def _refuse(code: ErrorCode, message: str) -> Refusal:
+    return Refusal(Failure(code, message))
+
+
+def _settled(result: Any) -> Any:
+    """Raise a core Failure as a refusal; pass a value through."""
+    if isinstance(result, Failure):
+        raise Refusal(result)
+    return result
+
+
+@dataclass(slots=True)
+class _OpenRecord:
+    record_id: str
+    title: str
+    seq: int
+
+
+def _epoch_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Engine:
+    """One engine per home: `Engine(home)`, then `call(tool, args)` for each tool call."""
+
+    def __init__(
+        self,
+        home: str | os.PathLike[str] | None = None,
+        *,
+        clock: Callable[[], int] | None = None,
+        log_to_stdout: bool = False,
+        fsync: bool | None = None,
+    ) -> None:
+        self.home: Path = resolve_home(home)
+        layout = HomeLayout(self.home)
+        layout.prepare()
+        self._home_lock = acquire_home_lock(layout)
+        self._clock = clock or _epoch_ms
+        self._mutex = threading.RLock()
+        self._closed = False
+        if fsync is None:
+            fsync = os.environ.get(FSYNC_ENV, "") == "1"
+        self.log = open_run_log(layout, to_stdout=log_to_stdout, clock=self._clock)
+        self.archive = RecordArchive(layout)
+        self._journal = OpenRecordJournal(layout, fsync=fsync)
+        self._slots = SlotTable()
+        self._record: _OpenRecord | None = None
+        self._recover()
+        self.log.info(
+            "engine opened",
+            home=str(self.home),
+            pid=os.getpid(),
+            record=self._record.record_id if self._record else None,
+            fsync=fsync,
+        )
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the record file, the log and the home; an open record stays resumable."""
+        with self._mutex:
+            if self._closed:
+                return
+            self._closed = True
+            self._journal.close_handle()
+            self.log.info("engine closed", home=str(self.home))
+            self.log.close()
+            self._home_lock.release()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- recovery (manual 7.4) -----------------------------------------------------------
+
+    def _recover(self) -> None:
+        recovered = self._journal.recover()
+        for note in self._journal.notes:
+            self.log.warn(note)
+        self._journal.notes.clear()
+        if recovered is None:
+            return
+        slots = self._slots
+        for row in recovered.rows:
+            if row.get("ok") is not True:
+                continue
+            tool = row.get("tool")
+            content = row.get("content")
+            if not isinstance(content, dict):
+                continue
+            if tool == "set":
+                name, value = content.get("name"), content.get("value")
+                if type(name) is not str:
+                    continue
+                if value is None:
+                    slots.delete(name)
+                elif isinstance(value, dict):
+                    slots.write(name, value)
+            elif tool == "eval":
+                target, result = content.get("target"), content.get("result")
+                if type(target) is str and isinstance(result, dict):
+                    slots.write(target, result)
+        self._record = _OpenRecord(recovered.record_id, recovered.title, recovered.last_seq)
+        self.log.info(
+            "open record resumed",
+            record=recovered.record_id,
+            rows=len(recovered.rows),
+            slots=len(slots),
+        )
+
+    # -- the one entry point -----------------------------------------------------------
+
+    def call(self, tool: object, args: object = None) -> Receipt:
+        """One tool call in, one receipt out; never raises."""
+        with self._mutex:
+            try:
+                return self._call(tool, args)
+            except Exception as error:  # the receipt is the only channel
+                self.log.error("internal error", tool=str(tool)[:40], error=error)
+                failure = Failure(
+                    ErrorCode.UNKNOWN_ERROR, f"internal error: {type(error).__name__}: {error}"
+                )
+                if self._record is not None and tool in TOOLS:
+                    self._append(
+                        str(tool), False, {"code": failure.code.value, "error": failure.message}
+                    )
+                return failure.receipt()
+
+    def _call(self, tool: object, args: object) -> Receipt:
+        if self._closed:
+            return Failure(
+                ErrorCode.INVALID_ARGS,
+                "this engine has been closed; open a new Engine on the home to continue",
+            ).receipt()
+        if type(tool) is not str or tool not in TOOLS:
+            shown = repr(tool)[:60]
+            return Failure(
+                ErrorCode.INVALID_ARGS,
+                f"unknown tool {shown}; the tools are {', '.join(TOOLS)}",
+            ).receipt()
+        if tool in NEEDS_OPEN_RECORD and self._record is None:
+            # The gate comes first, and with no record open nothing is written anywhere.
+            return Failure(
+                ErrorCode.OPEN_RECORD_NOT_FOUND,
+                f"{tool} needs an open record, and none is open; call record_start with a "
+                f"title first",
+            ).receipt()
+        try:
+            if not isinstance(args, dict):
+                raise _refuse(
+                    ErrorCode.INVALID_ARGS,
+                    f"the arguments of {tool} must be a JSON object with the keys "
+                    f"{', '.join(TOOLS[tool])}, but they are {_kind(args)}",
+                )
+            operation: Callable[[dict[str, Any]], tuple[Receipt, dict[str, Any] | None]]
+            operation = getattr(self, f"_op_{tool}")
+            receipt, content = operation(args)
+        except Refusal as refusal:
+            failure = refusal.failure
+            if self._record is not None:
+                self._append(tool, False, {"code": failure.code.value, "error": failure.message})
+            return failure.receipt()
+        if content is not None:
+            self._append(tool, True, content)
+        return receipt
+
+    # -- the six operations (each returns the receipt and the row content) -------------
+
+    def _op_set(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
+        name = _name_arg(args, "name", "set's name")
+        if "value" not in args:
+            raise _refuse(
+                ErrorCode.INVALID_ARGS,
+                'set needs value: a tagged value such as {"num": 4.7e3, "dim": "ohm"}, '
+                "or null to delete the slot",
+            )
+        _no_extra(args, "set")
+        raw = args["value"]
+        if raw is None:
+            self._slots.delete(name)
+            return {"ok": True, "name": name, "rev": None, "value": None}, {
+                "name": name,
+                "value": None,
+            }
+        value = _settled(parse_value(raw))
+        form = stored(value)
+        rev = self._slots.write(name, form, value)
+        return {"ok": True, "name": name, "rev": rev, "value": form}, {"name": name, "value": form}
+
+    def _op_get(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
+        name = _name_arg(args, "name", "get's name")
+        _no_extra(args, "get")
+        slot = self._slots.get(name)
+        if slot is None:
+            known = ", ".join(self._slots.names()) or "none yet"
+            raise _refuse(
+                ErrorCode.SLOT_NOT_FOUND,
+                f"the slot {name} does not exist; set or eval it first (slots now: {known})",
+            )
+        value = _materialize(slot, name)
+        rendered = _settled(
+            render_value(value, args.get("form"), args.get("digits"), args.get("dim"))
+        )
+        return {"ok": True, "name": name, "value": rendered}, {"name": name, "value": rendered}
+
+    def _op_eval(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
+        formula = args.get("formula")
+        if type(formula) is not str:
+            _settled(compile_formula(formula))  # refuses with the formula's own sentence
+        if args.get("target") is None:
+            raise _refuse(
+                ErrorCode.INVALID_ARGS,
+                'eval needs target: the bare name of the slot to write, such as "P"',
+            )
+        target = _name_arg(args, "target", "eval's target")
+        _no_extra(args, "eval")
+        reader = SlotReader(self._slots)
+        try:
+            outcome = _settled(evaluate(formula, reader))
+        except StoredValueError as error:
+            raise _refuse(ErrorCode.UNKNOWN_ERROR, f"internal error: {error}") from None
+        result = stored(outcome.value)
+        rev = self._slots.write(target, result, outcome.value)
+        reads = {name: self._stored_of(name, value) for name, value in outcome.reads.items()}
+        content = {
+            "formula": formula,
+            "target": target,
+            "rev": rev,
+            "vars": reads,
+            "result": result,
+        }
+        return {"ok": True, "target": target, "rev": rev}, content
+
+    def _stored_of(self, name: str, value: Any) -> Any:
+        slot = self._slots.get(name)
+        # A formula may read the slot it overwrites: the row keeps the value it read.
+        if slot is not None and slot.value is value:
+            return slot.stored
+        return stored(value)
+
+    def _op_record_start(self, args: dict[str, Any]) -> tuple[Receipt, None]:
+        if self._record is not None:
+            raise _refuse(
+                ErrorCode.OPEN_RECORD_FOUND,
+                f"a record is already open ({self._record.record_id}, titled "
+                f"{self._record.title[:80]!r}); finish it with record_end before starting "
+                f"another",
+            )
+        title = _text_arg(args, "title", "record_start", required=True)
+        _no_extra(args, "record_start")
+        now = self._clock()
+        record_id = self.archive.allocate_id(now)
+        row = {
+            "seq": 1,
+            "at": now,
+            "tool": "record_start",
+            "ok": True,
+            "content": {"title": title, "record": record_id},
+        }
+        try:
+            self._journal.start(record_id, row)
+        except OSError as error:
+            self.log.error("record file not written", record=record_id, error=error)
+        self._slots.clear()
+        self._record = _OpenRecord(record_id, title, 1)
+        self.log.info("record started", record=record_id)
+        return {"ok": True}, None
+
+    def _op_record_message(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
+        text = _text_arg(args, "text", "record_message", required=True)
+        hide = args.get("hide")
+        if hide is not None and type(hide) is not bool:
+            raise _refuse(
+                ErrorCode.INVALID_ARGS,
+                f"record_message's hide must be true or false, but it is {_kind(hide)}",
+            )
+        _no_extra(args, "record_message")
+        content: dict[str, Any] = {"text": text}
+        if hide:
+            content["hide"] = True
+        return {"ok": True}, content
+
+    def _op_record_end(self, args: dict[str, Any]) -> tuple[Receipt, None]:
+        text = args.get("text")
+        if text is not None and type(text) is not str:
+            raise _refuse(
+                ErrorCode.INVALID_ARGS,
+                f"record_end's text must be a string (the closing text) or omitted, but it is "
+                f"{_kind(text)}",
+            )
+        _no_extra(args, "record_end")
+        record = self._record
+        assert record is not None
+        content: dict[str, Any] = {"record": record.record_id}
+        if text is not None and text.strip():
+            content = {"text": text, "record": record.record_id}
+        self._append("record_end", True, content)
+        try:
+            path = self._journal.close_into(record.record_id)
+            self.log.info("record closed", record=record.record_id, path=str(path))
+        except OSError as error:
+            self.log.error("record file not closed", record=record.record_id, error=error)
+        self._slots.clear()
+        self._record = None
+        return {"ok": True}, None
+
+    # -- the trace -----------------------------------------------------------------------
+
+    def _append(self, tool: str, ok: bool, content: dict[str, Any]) -> None:
+        record = self._record
+        assert record is not None
+        record.seq += 1
+        row = {"seq": record.seq, "at": self._clock(), "tool": tool, "ok": ok, "content": content}
+        try:
+            self._journal.append(row)
+        except OSError as error:
+            # A trace that cannot be written does not turn a call into a failure (7.2).
+            self.log.error(
+                "trace row not written", record=record.record_id, seq=record.seq, error=error
+            )
+
+    # -- read side for the panel, the CLI and the article writer ----------------------
+
+    @property
+    def open_record_id(self) -> str | None:
+        with self._mutex:
+            return self._record.record_id if self._record else None
+
+    def slot_snapshot(self) -> dict[str, tuple[int, dict[str, Any]]]:
+        """Every slot's revision and stored form."""
+        with self._mutex:
+            return self._slots.snapshot()
+
+    def records(self) -> RecordIndex:
+        """The record list (manual 7.5)."""
+        return self.archive.index()
+
+    def read_record(self, record_id: str) -> RecordView | None:
+        """One record's identity and rows, open or closed; None when missing or unreadable."""
+        return self.archive.read(record_id)
+
+    def delete_record(self, record_id: str) -> DeleteOutcome:
+        """Delete a closed record; the open one is refused."""
+        with self._mutex:
+            return self.archive.delete(record_id)
+
+
+# -- argument checks ------------------------------------------------------------------
+
+
+def _kind(raw: object) -> str:
+    if raw is None:
+        return "null"
+    if isinstance(raw, bool):
+        return f"the boolean {str(raw).lower()}"
+    if isinstance(raw, int | float):
+        return f"the number {raw!r}"
+    if isinstance(raw, str):
+        return f"the string {raw[:40]!r}"
+    if isinstance(raw, list):
+        return "an array"
+    if isinstance(raw, dict):
+        return "an object"
+    return f"a {type(raw).__name__}"
+
+
+def _name_arg(args: dict[str, Any], key: str, role: str) -> str:
+    raw = args.get(key)
+    if raw is None:
+        raise _refuse(
+            ErrorCode.INVALID_IDENTIFIER if key in args else ErrorCode.INVALID_ARGS,
+            f'{role} is missing; pass the bare slot name as a string, such as "R1"',
+        )
+    failure = check_name(raw, role)
+    if failure is not None:
+        raise Refusal(failure)
+    name: str = raw
+    return name
+
+
+def _text_arg(args: dict[str, Any], key: str, tool: str, *, required: bool) -> str:
+    raw = args.get(key)
+    if type(raw) is not str or not raw.strip():
+        what = "missing" if raw is None else _kind(raw)
+        raise _refuse(
+            ErrorCode.INVALID_ARGS,
+            f"{tool}'s {key} must be a non-empty string, but it is {what}"
+            + ("" if type(raw) is not str else " (only whitespace)")
+            + "; write a short sentence",
+        )
+    return raw
+
+
+def _no_extra(args: dict[str, Any], tool: str) -> None:
+    allowed = TOOLS[tool]
+    extra = [key for key in args if key not in allowed]
+    if extra:
+        raise _refuse(
+            ErrorCode.INVALID_ARGS,
+            f"{tool} has no argument {str(extra[0])[:40]!r}; its arguments are "
+            f"{', '.join(allowed)}",
+        )
+
+
+def _materialize(slot: Any, name: str) -> Any:
+    try:
+        return slot.materialize()
+    except StoredValueError as error:
+        raise _refuse(
+            ErrorCode.UNKNOWN_ERROR,
+            f"internal error: the stored value of {name} is unreadable: {error}",
+        ) from None

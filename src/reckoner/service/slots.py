@@ -1,0 +1,87 @@
+"""The slot table of the open record (manual 2.3): values with revisions.
+
+A slot keeps the stored form it was written with; the runtime value is built from it on
+first read, so replaying a long record costs dictionary updates, not value parsing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from reckoner.core import Failure, Value, parse_value
+
+
+class StoredValueError(Exception):
+    """A replayed row's stored value no longer parses as a value."""
+
+
+@dataclass(slots=True)
+class Slot:
+    rev: int
+    stored: dict[str, Any]
+    value: Value | None = None
+
+    def materialize(self) -> Value:
+        if self.value is None:
+            parsed = parse_value(self.stored)
+            if isinstance(parsed, Failure):
+                raise StoredValueError(parsed.message)
+            self.value = parsed
+        return self.value
+
+
+class SlotTable:
+    """Name -> slot. Revisions start at 1 and count every write since creation."""
+
+    def __init__(self) -> None:
+        self._slots: dict[str, Slot] = {}
+
+    def write(self, name: str, stored: dict[str, Any], value: Value | None = None) -> int:
+        """Create at revision 1 or overwrite with revision + 1; answer the new revision."""
+        previous = self._slots.get(name)
+        rev = 1 if previous is None else previous.rev + 1
+        self._slots[name] = Slot(rev, stored, value)
+        return rev
+
+    def delete(self, name: str) -> None:
+        """Idempotent: a deleted slot is recreated at revision 1 by its next write."""
+        self._slots.pop(name, None)
+
+    def get(self, name: str) -> Slot | None:
+        return self._slots.get(name)
+
+    def clear(self) -> None:
+        self._slots.clear()
+
+    def names(self) -> list[str]:
+        return list(self._slots)
+
+    def snapshot(self) -> dict[str, tuple[int, dict[str, Any]]]:
+        """Every slot's revision and stored form, for inspection and tests."""
+        return {name: (slot.rev, slot.stored) for name, slot in self._slots.items()}
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+
+class SlotReader(Mapping[str, Value]):
+    """The read-only mapping a formula sees: materializes values on demand."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table: SlotTable) -> None:
+        self._table = table
+
+    def __getitem__(self, name: str) -> Value:
+        slot = self._table.get(name)
+        if slot is None:
+            raise KeyError(name)
+        return slot.materialize()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table.names())
+
+    def __len__(self) -> int:
+        return len(self._table)
