@@ -267,7 +267,8 @@ def create_app(
     return app
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (0 picks a free port), or one clear sentence."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -301,7 +302,7 @@ def run_panel(home: Path, host: str, port: int, open_browser: bool) -> None:
             "machines, and it has no login; use --host 127.0.0.1 unless you mean it.",
             file=sys.stderr,
         )
-    sock = _bind(host, port)
+    sock = bind_socket(host, port)
     bound_port = int(sock.getsockname()[1])
     app = create_app(home, bound_host=host, bound_port=bound_port)
     url = panel_url(host, bound_port)

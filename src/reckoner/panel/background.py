@@ -1,0 +1,60 @@
+"""The panel served from a background thread: for browser tests, benchmarks, screenshots
+and any caller that wants the panel next to its own work in one process."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+
+from reckoner.panel.app import DEFAULT_POLL_MS, bind_socket, create_app, panel_url
+
+
+class BackgroundPanel:
+    """A running panel on a loopback port; a context manager that stops it on exit."""
+
+    def __init__(
+        self,
+        home: Path,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        poll_ms: int = DEFAULT_POLL_MS,
+    ) -> None:
+        import uvicorn
+
+        self._socket = bind_socket(host, port)
+        self.port = int(self._socket.getsockname()[1])
+        self.url = panel_url(host, self.port)
+        self.app = create_app(home, bound_host=host, bound_port=self.port, poll_ms=poll_ms)
+        config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True
+        )
+
+    def start(self, timeout: float = 10.0) -> BackgroundPanel:
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the panel did not start on {self.url} within {timeout} s")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self._socket.close()
+
+    def __enter__(self) -> BackgroundPanel:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

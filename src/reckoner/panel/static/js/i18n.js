@@ -1,0 +1,231 @@
+// English and Simplified Chinese strings; the language follows the browser unless the
+// user picked one with the switch (remembered in localStorage).
+
+const STRINGS = {
+  en: {
+    skip: "Skip to content",
+    tabsLabel: "Panel sections",
+    tabRecords: "Records",
+    tabSettings: "Settings",
+    language: "Language",
+    loading: "Loading…",
+    cancel: "Cancel",
+    delete: "Delete",
+    records: "Records",
+    select: "Select",
+    selectAll: "Select all",
+    deleteSelected: "Delete selected ({n})",
+    done: "Done",
+    noRecords: "No records yet. A record appears here once an agent calls record_start.",
+    openRecord: "Open record",
+    incomplete: "incomplete",
+    opened: "opened {t}",
+    ended: "ended {t}",
+    untitled: "(untitled)",
+    selectRecord: "Select record {name}",
+    openRecordNotSelectable: "The open record cannot be deleted until it ends.",
+    unreadable: "{n} record files cannot be read by this build: {ids}.",
+    deleteUnreadable: "Delete them",
+    confirmDeleteTitle: "Delete {n} records?",
+    confirmDeleteOne: "Delete this record?",
+    confirmDeleteBody: "Their files are removed from the home directory. This cannot be undone.",
+    confirmUnreadableTitle: "Delete {n} unreadable record files?",
+    deletedN: "Deleted {n} records.",
+    deleteFailed: "Could not delete {id}: {error}",
+    loadFailed: "Could not load: {error}",
+    backToList: "← Records",
+    recordLabel: "Record",
+    visibleRows: "{n} rows shown",
+    failedRows: "{n} failed",
+    endedAt: "ended {t}",
+    displayAll: "Display all",
+    displayAllHint: "Also show refused calls and notes hidden from the record view",
+    prefSaveFailed: "Could not save the preference: {error}",
+    writes: "Writes ({n})",
+    reads: "Reads ({n})",
+    failedAttempts: "Failed attempts ({n})",
+    step: "Step",
+    rev: "rev {n}",
+    deleted: "deleted",
+    reads_: "Read",
+    result: "Result",
+    jumpTo: "Jump to where @{name} was written",
+    showAscii: "ASCII",
+    showTypeset: "Typeset",
+    formulaToggle: "Switch between typeset and ASCII formula",
+    recordStart: "Record started",
+    recordEnd: "Record ended",
+    message: "Message",
+    hiddenNote: "note for the writer (hidden)",
+    refusedStart: "Refused record_start",
+    refusedEnd: "Refused record_end",
+    lookup: "Lookup",
+    sources: "Sources ({n})",
+    seq: "seq",
+    tool: "tool",
+    formula: "formula",
+    code: "code",
+    error: "error",
+    items: "{n} items",
+    fields: "{n} fields",
+    showAllItems: "Show all {n} items",
+    plotLabel: "Plot of {name}: {n} values from {min} to {max}",
+    emptyTimeline: "No rows to show yet.",
+    emptyTimelineHidden: "No rows to show; Display all also shows refused calls and hidden notes.",
+    recordGone: "This record no longer exists.",
+    settings: "Settings",
+    panelSection: "Panel",
+    showAllDefault: "Show hidden rows in the record detail by default",
+    saved: "Saved.",
+    restartRequired: "A change is waiting for the engine's next start to take effect.",
+    unit: "unit",
+    notFound: "Not found.",
+  },
+  "zh-CN": {
+    skip: "跳到内容",
+    tabsLabel: "面板分区",
+    tabRecords: "记录",
+    tabSettings: "设置",
+    language: "语言",
+    loading: "加载中…",
+    cancel: "取消",
+    delete: "删除",
+    records: "记录",
+    select: "选择",
+    selectAll: "全选",
+    deleteSelected: "删除所选（{n}）",
+    done: "完成",
+    noRecords: "还没有记录。智能体调用 record_start 后，记录会出现在这里。",
+    openRecord: "进行中的记录",
+    incomplete: "未完成",
+    opened: "开始于 {t}",
+    ended: "结束于 {t}",
+    untitled: "（无标题）",
+    selectRecord: "选择记录 {name}",
+    openRecordNotSelectable: "进行中的记录结束前不能删除。",
+    unreadable: "有 {n} 个记录文件无法被当前版本读取：{ids}。",
+    deleteUnreadable: "删除它们",
+    confirmDeleteTitle: "删除 {n} 条记录？",
+    confirmDeleteOne: "删除这条记录？",
+    confirmDeleteBody: "它们的文件会从主目录中移除，且无法恢复。",
+    confirmUnreadableTitle: "删除 {n} 个无法读取的记录文件？",
+    deletedN: "已删除 {n} 条记录。",
+    deleteFailed: "无法删除 {id}：{error}",
+    loadFailed: "加载失败：{error}",
+    backToList: "← 记录",
+    recordLabel: "记录",
+    visibleRows: "显示 {n} 行",
+    failedRows: "{n} 行失败",
+    endedAt: "结束于 {t}",
+    displayAll: "显示全部",
+    displayAllHint: "同时显示被拒绝的调用和对记录视图隐藏的备注",
+    prefSaveFailed: "无法保存偏好：{error}",
+    writes: "写入（{n}）",
+    reads: "读取（{n}）",
+    failedAttempts: "失败的尝试（{n}）",
+    step: "步骤",
+    rev: "版本 {n}",
+    deleted: "已删除",
+    reads_: "读取",
+    result: "结果",
+    jumpTo: "跳到写入 @{name} 的位置",
+    showAscii: "ASCII",
+    showTypeset: "排版",
+    formulaToggle: "在排版公式与 ASCII 公式之间切换",
+    recordStart: "记录开始",
+    recordEnd: "记录结束",
+    message: "说明",
+    hiddenNote: "写作备注（已隐藏）",
+    refusedStart: "被拒绝的 record_start",
+    refusedEnd: "被拒绝的 record_end",
+    lookup: "查询",
+    sources: "来源（{n}）",
+    seq: "序号",
+    tool: "工具",
+    formula: "公式",
+    code: "代码",
+    error: "错误",
+    items: "{n} 项",
+    fields: "{n} 个字段",
+    showAllItems: "显示全部 {n} 项",
+    plotLabel: "{name} 的曲线：{n} 个值，从 {min} 到 {max}",
+    emptyTimeline: "暂时没有可显示的行。",
+    emptyTimelineHidden: "没有可显示的行；打开“显示全部”可看到被拒绝的调用和隐藏的备注。",
+    recordGone: "这条记录已不存在。",
+    settings: "设置",
+    panelSection: "面板",
+    showAllDefault: "记录详情默认显示隐藏的行",
+    saved: "已保存。",
+    restartRequired: "有一项更改要等引擎下次启动后才会生效。",
+    unit: "单位",
+    notFound: "未找到。",
+  },
+};
+
+export const LANGUAGES = Object.keys(STRINGS);
+const STORAGE_KEY = "reckoner.panel.lang";
+
+function initialLanguage() {
+  let saved = null;
+  try {
+    saved = localStorage.getItem(STORAGE_KEY);
+  } catch {
+    // Storage may be disabled; the browser's language still applies.
+  }
+  if (saved && STRINGS[saved]) return saved;
+  const wanted = navigator.languages?.length ? navigator.languages : [navigator.language];
+  for (const tag of wanted) {
+    if (String(tag).toLowerCase().startsWith("zh")) return "zh-CN";
+    if (String(tag).toLowerCase().startsWith("en")) return "en";
+  }
+  return "en";
+}
+
+let current = initialLanguage();
+
+export function language() {
+  return current;
+}
+
+export function setLanguage(lang) {
+  if (!STRINGS[lang]) return;
+  current = lang;
+  try {
+    localStorage.setItem(STORAGE_KEY, lang);
+  } catch {
+    // Not remembered across visits, still applied now.
+  }
+}
+
+export function t(key, vars) {
+  const table = STRINGS[current] || STRINGS.en;
+  let text = table[key] ?? STRINGS.en[key] ?? key;
+  if (vars) {
+    for (const [name, value] of Object.entries(vars)) {
+      text = text.replaceAll(`{${name}}`, String(value));
+    }
+  }
+  return text;
+}
+
+/** Translate the static parts of the page marked with data-i18n / data-i18n-label. */
+export function translateStatic(root = document) {
+  document.documentElement.lang = current;
+  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of root.querySelectorAll("[data-i18n-label]")) {
+    el.setAttribute("aria-label", t(el.dataset.i18nLabel));
+  }
+}
+
+const formatters = new Map();
+
+/** A millisecond clock reading as a local date and time in the current language. */
+export function formatTime(ms) {
+  if (typeof ms !== "number" || !Number.isFinite(ms)) return "—";
+  let fmt = formatters.get(current);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat(current, { dateStyle: "medium", timeStyle: "medium" });
+    formatters.set(current, fmt);
+  }
+  return fmt.format(new Date(ms));
+}

@@ -1,0 +1,76 @@
+// The record list (manual 11.1): the open record pinned with an incomplete badge, the
+// closed ones newest first, Select mode, and the line of unreadable identifiers.
+
+import { formatTime, t } from "./i18n.js";
+import { esc } from "./util.js";
+
+function recordHref(id) {
+  return `#/records/${encodeURIComponent(id)}`;
+}
+
+function times(entry) {
+  const opened = `<span>${esc(t("opened", { t: formatTime(entry.openedAt) }))}</span>`;
+  const ended = entry.endedAt == null ? "" : ` <span>${esc(t("ended", { t: formatTime(entry.endedAt) }))}</span>`;
+  return `<span class="times">${opened}${ended}</span>`;
+}
+
+function displayName(entry) {
+  return entry.title && entry.title.trim() ? entry.title : entry.id;
+}
+
+function openCard(entry, selecting) {
+  const note = selecting ? `<p class="muted small">${esc(t("openRecordNotSelectable"))}</p>` : "";
+  return (
+    `<section class="open-record" aria-label="${esc(t("openRecord"))}">` +
+    `<a class="record-link" href="${recordHref(entry.id)}" data-id="${esc(entry.id)}">` +
+    `<span class="title">${esc(displayName(entry))}</span> <span class="badge incomplete">${esc(t("incomplete"))}</span>` +
+    `<span class="id">${esc(entry.id)}</span>${times(entry)}</a>${note}</section>`
+  );
+}
+
+function closedItem(entry, selecting, selected) {
+  const name = displayName(entry);
+  const untitled = entry.title && entry.title.trim() ? "" : " untitled";
+  if (selecting) {
+    const checked = selected.has(entry.id) ? " checked" : "";
+    return (
+      `<li class="record-row selecting"><label><input type="checkbox" class="pick" value="${esc(entry.id)}"${checked}` +
+      ` aria-label="${esc(t("selectRecord", { name }))}"> <span class="title${untitled}">${esc(name)}</span>` +
+      `<span class="id">${esc(entry.id)}</span>${times(entry)}</label></li>`
+    );
+  }
+  return (
+    `<li class="record-row"><a class="record-link" href="${recordHref(entry.id)}" data-id="${esc(entry.id)}">` +
+    `<span class="title${untitled}">${esc(name)}</span>${untitled ? "<span></span>" : `<span class="id">${esc(entry.id)}</span>`}` +
+    `${times(entry)}</a></li>`
+  );
+}
+
+/** The whole list view as one HTML string. */
+export function renderList(index, selecting, selected) {
+  const closed = Array.isArray(index.closed) ? index.closed : [];
+  const unreadable = Array.isArray(index.unreadable) ? index.unreadable : [];
+  const tools = selecting
+    ? `<button type="button" id="select-all">${esc(t("selectAll"))}</button>` +
+      `<button type="button" id="delete-selected" class="danger"${selected.size ? "" : " disabled"}>` +
+      `${esc(t("deleteSelected", { n: selected.size }))}</button>` +
+      `<button type="button" id="select-done">${esc(t("done"))}</button>`
+    : `<button type="button" id="select-mode"${closed.length ? "" : " disabled"}>${esc(t("select"))}</button>`;
+  const parts = [
+    `<div class="list-head"><h2 id="list-title">${esc(t("records"))}</h2><div class="list-tools">${tools}</div></div>`,
+  ];
+  if (index.open) parts.push(openCard(index.open, selecting));
+  if (unreadable.length) {
+    parts.push(
+      `<p class="unreadable" role="note">${esc(t("unreadable", { n: unreadable.length, ids: unreadable.join(", ") }))} ` +
+        `<button type="button" id="delete-unreadable" class="link danger">${esc(t("deleteUnreadable"))}</button></p>`,
+    );
+  }
+  if (!closed.length && !index.open) {
+    parts.push(`<p class="empty">${esc(t("noRecords"))}</p>`);
+  } else if (closed.length) {
+    const items = closed.map((entry) => closedItem(entry, selecting, selected));
+    parts.push(`<ul class="records" aria-labelledby="list-title">${items.join("")}</ul>`);
+  }
+  return parts.join("");
+}

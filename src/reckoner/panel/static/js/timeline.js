@@ -1,0 +1,280 @@
+// One record's rows turned into the narrative of manual 11.1: writes, reads and failures
+// grouped, one card per accepted eval, accent cards for the markers. Everything is built
+// as one HTML string in a single pass, so a 10,000-row record renders in one DOM update.
+
+import { formatTime, t } from "./i18n.js";
+import { linePlot } from "./plot.js";
+import { esc } from "./util.js";
+import { inlineValue, realSeries, treeValue, unitName } from "./values.js";
+
+const MARKERS = new Set(["record_start", "record_message", "record_end"]);
+
+function contentOf(row) {
+  return row.content && typeof row.content === "object" ? row.content : {};
+}
+
+/** Whether Display all off keeps the row out of the timeline (refusals and hidden notes). */
+export function isHidden(row) {
+  if (row.ok !== true) return true;
+  return row.tool === "record_message" && contentOf(row).hide === true;
+}
+
+/**
+ * Walk every row once, in order, following the slot rules of manual 2.3: a write creates
+ * a slot at revision 1 or bumps it, a deletion removes it (so the next write is 1 again).
+ * Gives each set row its revision and each eval the row that last wrote every slot it read.
+ */
+function slotHistory(rows) {
+  const rev = new Map();
+  const lastWrite = new Map();
+  const setRev = new Map();
+  const sources = new Map();
+  for (const row of rows) {
+    if (row.ok !== true) continue;
+    const c = contentOf(row);
+    if (row.tool === "set" && typeof c.name === "string") {
+      if (c.value === null) {
+        rev.delete(c.name);
+        setRev.set(row.seq, null);
+      } else {
+        const next = (rev.get(c.name) || 0) + 1;
+        rev.set(c.name, next);
+        setRev.set(row.seq, next);
+      }
+      lastWrite.set(c.name, row.seq);
+    } else if (row.tool === "eval" && typeof c.target === "string") {
+      const read = {};
+      for (const name of Object.keys(c.vars || {})) read[name] = lastWrite.get(name) ?? null;
+      sources.set(row.seq, read);
+      // The eval row carries its own revision; trust it over the count.
+      const next = typeof c.rev === "number" ? c.rev : (rev.get(c.target) || 0) + 1;
+      rev.set(c.target, next);
+      lastWrite.set(c.target, row.seq);
+    } else if (row.tool === "record_end") {
+      rev.clear();
+      lastWrite.clear();
+    }
+  }
+  return { setRev, sources };
+}
+
+/** Split the visible rows into the cards of the timeline. */
+export function groupRows(rows) {
+  const cards = [];
+  let open = null;
+  const push = (kind, row) => {
+    if (open && open.kind === kind) {
+      open.rows.push(row);
+      return;
+    }
+    open = { kind, rows: [row] };
+    cards.push(open);
+  };
+  for (const row of rows) {
+    const accepted = row.ok === true;
+    if (MARKERS.has(row.tool) && (accepted || row.tool !== "record_message")) {
+      open = null;
+      cards.push({ kind: "marker", rows: [row] });
+    } else if (!accepted) push("failed", row);
+    else if (row.tool === "set") push("writes", row);
+    else if (row.tool === "get") push("reads", row);
+    else {
+      open = null;
+      cards.push({ kind: row.tool === "eval" ? "eval" : row.tool === "search" ? "search" : "other", rows: [row] });
+    }
+  }
+  return cards;
+}
+
+function seqLabel(row) {
+  return `<span class="seq" title="${esc(formatTime(row.at))}">#${esc(row.seq)}</span>`;
+}
+
+function writesCard(card, history, anchors) {
+  // One line per slot: the group's last write to it, with that write's revision.
+  const lines = new Map();
+  for (const row of card.rows) {
+    const c = contentOf(row);
+    const line = lines.get(c.name) || { first: row.seq, seqs: [] };
+    line.row = row;
+    line.seqs.push(row.seq);
+    lines.set(c.name, line);
+  }
+  const items = [];
+  for (const [name, line] of lines) {
+    const anchor = `row-${line.first}`;
+    for (const seq of line.seqs) anchors.set(seq, anchor);
+    const c = contentOf(line.row);
+    const rev = history.setRev.get(line.row.seq);
+    const revText = rev == null ? t("deleted") : t("rev", { n: rev });
+    items.push(
+      `<li id="${anchor}" tabindex="-1">${seqLabel(line.row)} <span class="slot">@${esc(name)}</span>` +
+        ` = ${inlineValue(c.value)} <span class="rev">${esc(revText)}</span></li>`,
+    );
+  }
+  return (
+    `<section class="card writes"><h3>${esc(t("writes", { n: card.rows.length }))}</h3>` +
+    `<ul class="lines">${items.join("")}</ul></section>`
+  );
+}
+
+function readsCard(card, anchors) {
+  const items = card.rows.map((row) => {
+    const c = contentOf(row);
+    anchors.set(row.seq, `row-${row.seq}`);
+    return (
+      `<li id="row-${esc(row.seq)}" tabindex="-1">${seqLabel(row)} <span class="slot">@${esc(c.name)}</span>` +
+      ` = ${inlineValue(c.value)}</li>`
+    );
+  });
+  return (
+    `<section class="card reads"><h3>${esc(t("reads", { n: card.rows.length }))}</h3>` +
+    `<ul class="lines">${items.join("")}</ul></section>`
+  );
+}
+
+function failedCard(card, anchors) {
+  const body = card.rows.map((row) => {
+    const c = contentOf(row);
+    anchors.set(row.seq, `row-${row.seq}`);
+    const formula = typeof c.formula === "string" ? `<code>${esc(c.formula)}</code>` : "";
+    return (
+      `<tr id="row-${esc(row.seq)}" tabindex="-1"><td>${seqLabel(row)}</td><td>${esc(row.tool)}</td>` +
+      `<td>${formula}</td><td><code class="code">${esc(c.code ?? "")}</code></td>` +
+      `<td class="error-text">${esc(c.error ?? "")}</td></tr>`
+    );
+  });
+  return (
+    `<section class="card failed"><h3>${esc(t("failedAttempts", { n: card.rows.length }))}</h3>` +
+    `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t("seq"))}</th>` +
+    `<th scope="col">${esc(t("tool"))}</th><th scope="col">${esc(t("formula"))}</th>` +
+    `<th scope="col">${esc(t("code"))}</th><th scope="col">${esc(t("error"))}</th></tr></thead>` +
+    `<tbody>${body.join("")}</tbody></table></div></section>`
+  );
+}
+
+function formulaHtml(formula, latex) {
+  const ascii = `<code class="ascii">${esc(formula)}</code>`;
+  if (!latex) return `<div class="fx" data-mode="ascii">${ascii}</div>`;
+  return (
+    `<div class="fx" data-mode="tex" data-latex="${esc(latex)}">` +
+    `<span class="tex"></span>${ascii}` +
+    `<button type="button" class="fx-toggle" title="${esc(t("formulaToggle"))}" aria-pressed="false">` +
+    `${esc(t("showAscii"))}</button></div>`
+  );
+}
+
+function evalCard(row, history, typeset, anchors) {
+  const c = contentOf(row);
+  const id = `row-${row.seq}`;
+  anchors.set(row.seq, id);
+  const read = history.sources.get(row.seq) || {};
+  const vars = Object.entries(c.vars || {}).map(([name, value]) => {
+    const from = read[name];
+    const chip =
+      from == null
+        ? `<span class="chip" aria-disabled="true">@${esc(name)}</span>`
+        : `<button type="button" class="chip" data-jump="${esc(from)}" title="${esc(t("jumpTo", { name }))}">@${esc(name)}</button>`;
+    return `<li>${chip} = ${inlineValue(value)}</li>`;
+  });
+  const series = realSeries(c.result);
+  const plot = series ? linePlot(series, c.target, unitName(c.result.dim)) : "";
+  return (
+    `<section class="card eval" id="${id}" tabindex="-1"><header><h3>${esc(t("step"))} ${seqLabel(row)}</h3>` +
+    `<span class="target">→ <span class="slot">@${esc(c.target)}</span> ` +
+    `<span class="rev">${esc(t("rev", { n: c.rev ?? "?" }))}</span></span></header>` +
+    formulaHtml(String(c.formula ?? ""), typeset[row.seq]) +
+    (vars.length ? `<ul class="vars" aria-label="${esc(t("reads_"))}">${vars.join("")}</ul>` : "") +
+    `<div class="result-row"><div class="result"><span class="label">${esc(t("result"))}</span> ` +
+    `${treeValue(c.result)}</div>${plot}</div></section>`
+  );
+}
+
+function markerCard(row, anchors) {
+  const c = contentOf(row);
+  anchors.set(row.seq, `row-${row.seq}`);
+  let kind;
+  let title;
+  let body;
+  if (row.ok !== true) {
+    kind = "marker refused";
+    title = row.tool === "record_start" ? t("refusedStart") : t("refusedEnd");
+    body = `<p><code class="code">${esc(c.code ?? "")}</code> <span class="error-text">${esc(c.error ?? "")}</span></p>`;
+  } else if (row.tool === "record_start") {
+    kind = "marker start";
+    title = t("recordStart");
+    body = `<p class="marker-title">${esc(c.title ?? "")}</p>`;
+  } else if (row.tool === "record_end") {
+    kind = "marker end";
+    title = t("recordEnd");
+    body = c.text ? `<p class="prose">${esc(c.text)}</p>` : "";
+  } else {
+    kind = c.hide === true ? "marker message hidden-note" : "marker message";
+    const note = c.hide === true ? ` <span class="badge">${esc(t("hiddenNote"))}</span>` : "";
+    body = `<p class="prose">${esc(c.text ?? "")}</p>`;
+    return (
+      `<section class="card ${kind}" id="row-${esc(row.seq)}" tabindex="-1"><h3>${esc(t("message"))} ${seqLabel(row)}${note}</h3>${body}</section>`
+    );
+  }
+  return `<section class="card ${kind}" id="row-${esc(row.seq)}" tabindex="-1"><h3>${esc(title)} ${seqLabel(row)}</h3>${body}</section>`;
+}
+
+function searchCard(row, anchors) {
+  const c = contentOf(row);
+  anchors.set(row.seq, `row-${row.seq}`);
+  const answer = c.synthesis != null ? (typeof c.synthesis === "string" ? c.synthesis : JSON.stringify(c.synthesis)) : "";
+  const sources = Array.isArray(c.candidates) ? c.candidates : [];
+  const list = sources.map((s) => `<li>${esc(typeof s === "string" ? s : s?.title || s?.url || JSON.stringify(s))}</li>`).join("");
+  return (
+    `<section class="card search" id="row-${esc(row.seq)}" tabindex="-1"><h3>${esc(t("lookup"))} ${seqLabel(row)}</h3>` +
+    `<p class="prose">${esc(c.question ?? "")}</p>` +
+    (answer ? `<p class="prose answer">${esc(answer)}</p>` : "") +
+    (c.error ? `<p class="error-text">${esc(c.error)}</p>` : "") +
+    (sources.length ? `<details><summary>${esc(t("sources", { n: sources.length }))}</summary><ul>${list}</ul></details>` : "") +
+    `</section>`
+  );
+}
+
+function otherCard(row, anchors) {
+  anchors.set(row.seq, `row-${row.seq}`);
+  return (
+    `<section class="card other" id="row-${esc(row.seq)}" tabindex="-1"><h3>${esc(row.tool)} ${seqLabel(row)}</h3>` +
+    `<pre>${esc(JSON.stringify(row.content, null, 2))}</pre></section>`
+  );
+}
+
+/** The header card's figures and the timeline HTML for one record. */
+export function renderTimeline(record, showAll) {
+  const rows = Array.isArray(record.rows) ? record.rows : [];
+  const visible = showAll ? rows : rows.filter((row) => !isHidden(row));
+  const failed = visible.reduce((n, row) => n + (row.ok === true ? 0 : 1), 0);
+  const history = slotHistory(rows);
+  const typeset = record.typeset || {};
+  const anchors = new Map();
+  const parts = [];
+  for (const card of groupRows(visible)) {
+    switch (card.kind) {
+      case "writes":
+        parts.push(writesCard(card, history, anchors));
+        break;
+      case "reads":
+        parts.push(readsCard(card, anchors));
+        break;
+      case "failed":
+        parts.push(failedCard(card, anchors));
+        break;
+      case "eval":
+        parts.push(evalCard(card.rows[0], history, typeset, anchors));
+        break;
+      case "marker":
+        parts.push(markerCard(card.rows[0], anchors));
+        break;
+      case "search":
+        parts.push(searchCard(card.rows[0], anchors));
+        break;
+      default:
+        parts.push(otherCard(card.rows[0], anchors));
+    }
+  }
+  return { html: parts.join(""), visible: visible.length, failed, anchors, hiddenCount: rows.length - visible.length };
+}

@@ -1,0 +1,163 @@
+// Values as the record stores them, rendered for people: numbers cut to a readable width
+// with the full double on hover, and the unit named from the engine's own table (served
+// by the page, never copied here).
+
+import { t } from "./i18n.js";
+import { esc } from "./util.js";
+
+const table = JSON.parse(document.getElementById("name-table").textContent);
+const BASE = table.base;
+const byVector = new Map(table.rows.map((row) => [row.vector.join(","), row]));
+const byName = new Map();
+for (const row of table.rows) for (const name of row.names) byName.set(name, row);
+
+const ZERO_KEY = "0,0,0,0,0,0,0";
+
+/** The unit to show after a value: the row's first name, or base symbols with exponents. */
+export function unitName(dim) {
+  if (dim == null) return "";
+  if (typeof dim === "string") {
+    const row = byName.get(dim);
+    if (row && row.vector.join(",") === ZERO_KEY) return "";
+    return dim;
+  }
+  if (!Array.isArray(dim)) return "";
+  const key = dim.join(",");
+  if (key === ZERO_KEY) return "";
+  const row = byVector.get(key);
+  if (row) return row.names[0];
+  const parts = [];
+  dim.forEach((exp, i) => {
+    if (exp === 1) parts.push(BASE[i]);
+    else if (exp !== 0) parts.push(`${BASE[i]}^${exp}`);
+  });
+  return parts.join("·");
+}
+
+/** The kind label and the 7 integers, for the unit's tooltip. */
+export function unitTitle(dim) {
+  if (dim == null) return "";
+  if (typeof dim === "string") {
+    const row = byName.get(dim);
+    return row ? `${row.kind} [${row.vector.join(",")}]` : dim;
+  }
+  if (!Array.isArray(dim)) return "";
+  const row = byVector.get(dim.join(","));
+  return `${row ? row.kind : "unnamed"} [${dim.join(",")}]`;
+}
+
+/** A short form of a double: 6 significant digits, exponent form when very large or small. */
+export function shortNumber(x) {
+  if (typeof x !== "number") return String(x);
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return "0";
+  const abs = Math.abs(x);
+  if (abs >= 1e6 || abs < 1e-3) {
+    const [mantissa, exponent] = x.toExponential(5).split("e");
+    return `${trimZeros(mantissa)}e${exponent.replace("+", "")}`;
+  }
+  return trimZeros(x.toPrecision(6));
+}
+
+function trimZeros(text) {
+  return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
+}
+
+/** A number in a span whose title carries the exact double as JSON writes it. */
+function numberHtml(x) {
+  return `<span class="num" title="${esc(String(x))}">${esc(shortNumber(x))}</span>`;
+}
+
+function complexHtml(re, im) {
+  const sign = im < 0 || Object.is(im, -0) ? "−" : "+";
+  const full = `${re} ${im < 0 ? "-" : "+"} ${Math.abs(im)}i`;
+  return (
+    `<span class="num" title="${esc(full)}">${esc(shortNumber(re))} ${sign} ` +
+    `${esc(shortNumber(Math.abs(im)))}i</span>`
+  );
+}
+
+function unitHtml(dim) {
+  const name = unitName(dim);
+  if (!name) return "";
+  return ` <span class="unit" title="${esc(unitTitle(dim))}">${esc(name)}</span>`;
+}
+
+/** A bare array element: a number, {re,im}, {mag,ang} or a nested array. */
+function elementHtml(item) {
+  if (typeof item === "number") return numberHtml(item);
+  if (Array.isArray(item)) return `[${item.map(elementHtml).join(", ")}]`;
+  if (item && typeof item === "object") {
+    if ("re" in item) return complexHtml(item.re, item.im);
+    if ("mag" in item) {
+      return `${numberHtml(item.mag)}∠${numberHtml(item.ang)}`;
+    }
+  }
+  return esc(JSON.stringify(item));
+}
+
+/** Whether a value is a flat array of real numbers (worth a plot). */
+export function realSeries(value) {
+  if (!value || !Array.isArray(value.array) || value.array.length < 2) return null;
+  return value.array.every((x) => typeof x === "number" && Number.isFinite(x)) ? value.array : null;
+}
+
+const INLINE_ITEMS = 12;
+const TREE_ITEMS = 100;
+
+/** One line for a value (used in Writes/Reads lines and slot rows). */
+export function inlineValue(value) {
+  if (value === null || value === undefined) return `<span class="muted">${esc(t("deleted"))}</span>`;
+  if (typeof value !== "object") return esc(JSON.stringify(value));
+  if ("num" in value) return numberHtml(value.num) + unitHtml(value.dim);
+  if ("re" in value) return complexHtml(value.re, value.im) + unitHtml(value.dim);
+  if ("mag" in value) return `${numberHtml(value.mag)}∠${numberHtml(value.ang)}${unitHtml(value.dim)}`;
+  if (Array.isArray(value.array)) {
+    const items = value.array;
+    const shown = items.slice(0, INLINE_ITEMS).map(elementHtml).join(", ");
+    const more = items.length > INLINE_ITEMS ? `, … <span class="muted">(${esc(t("items", { n: items.length }))})</span>` : "";
+    return `[${shown}${more}]${unitHtml(value.dim)}`;
+  }
+  if (value.object && typeof value.object === "object") {
+    const fields = Object.entries(value.object);
+    return `{${fields.map(([k, v]) => `<span class="field">${esc(k)}</span>: ${inlineValue(v)}`).join(", ")}}`;
+  }
+  return esc(JSON.stringify(value));
+}
+
+/** A value as a tree: arrays and objects expand, scalars sit on their line. */
+export function treeValue(value) {
+  if (value && typeof value === "object" && Array.isArray(value.array)) {
+    return arrayTree(value.array, value.dim, true);
+  }
+  if (value && typeof value === "object" && value.object && typeof value.object === "object") {
+    const fields = Object.entries(value.object);
+    const rows = fields
+      .map(([k, v]) => `<li><span class="field">${esc(k)}</span>: ${treeValue(v)}</li>`)
+      .join("");
+    return (
+      `<details class="tree" open><summary>${esc(t("fields", { n: fields.length }))}</summary>` +
+      `<ul>${rows}</ul></details>`
+    );
+  }
+  return `<span class="leaf">${inlineValue(value)}</span>`;
+}
+
+function arrayTree(items, dim, top) {
+  const unit = top ? unitHtml(dim) : "";
+  const shown = items.slice(0, TREE_ITEMS);
+  const rows = shown
+    .map((item, i) => {
+      const inner = Array.isArray(item) ? arrayTree(item, dim, false) : elementHtml(item);
+      return `<li><span class="index">${i}</span> ${inner}</li>`;
+    })
+    .join("");
+  const more =
+    items.length > TREE_ITEMS
+      ? `<li class="muted">… ${esc(t("items", { n: items.length - TREE_ITEMS }))}</li>`
+      : "";
+  return (
+    `<details class="tree" ${items.length <= TREE_ITEMS ? "open" : ""}><summary>array · ` +
+    `${esc(t("items", { n: items.length }))}${unit}</summary><ol start="0">${rows}${more}</ol></details>`
+  );
+}
