@@ -8,6 +8,7 @@ which writes numbers the way JavaScript does.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -16,20 +17,34 @@ import orjson
 _LARGEST_PLAIN_WHOLE = 1e21
 
 
+_NEEDS_WALK = (float, dict, list, tuple)
+
+
 def _plain(value: Any) -> Any:
-    if type(value) is float:
+    kind = type(value)
+    if kind is float:
         if value.is_integer() and -_LARGEST_PLAIN_WHOLE < value < _LARGEST_PLAIN_WHOLE:
             return int(value)
         return value
-    if type(value) is dict:
-        return {key: _plain(item) for key, item in value.items()}
-    if type(value) is list or type(value) is tuple:
-        return [_plain(item) for item in value]
+    # Leaves that need nothing (str, int, bool, None) are passed without a call each.
+    if kind is dict:
+        return {k: _plain(v) if type(v) in _NEEDS_WALK else v for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_plain(v) if type(v) in _NEEDS_WALK else v for v in value]
     return value
+
+
+# orjson spells a whole double with a trailing ".0". Most data (rows built from the core's
+# stored forms) has none, so serialise first and walk the value only when the text shows
+# a digit followed by ".0" and a delimiter; the walk is exact even for such text in strings.
+_WHOLE_FLOAT_TEXT = re.compile(rb"[0-9]\.0[,\]}]|[0-9]\.0$")
 
 
 def dumps(value: Any) -> bytes:
     """Compact JSON bytes, whole doubles written as integers."""
+    text = orjson.dumps(value)
+    if _WHOLE_FLOAT_TEXT.search(text) is None:
+        return text
     return orjson.dumps(_plain(value))
 
 

@@ -6,6 +6,7 @@ unexpected fault becomes ENGINE_UNKNOWN_ERROR with `internal error: ...`.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,7 +20,15 @@ from .limits import MAX_NESTING_DEPTH
 from .names import is_name
 from .parser import parse
 from .tagged import RenderOptions, parse_tagged, render, stored_form
-from .values import Obj, Value, check_array_size, element_count, first_non_finite, show_number
+from .values import (
+    Obj,
+    Quantity,
+    Value,
+    check_array_size,
+    element_count,
+    first_non_finite,
+    show_number,
+)
 
 T = TypeVar("T")
 JSON = Any
@@ -98,6 +107,9 @@ def evaluate(formula: JSON, slots: Mapping[str, Value]) -> Evaluated | Failure:
 
 def admit(value: Value, path: str = "the result") -> None:
     """Refuse a value no slot may hold: a fractional vector, a non-finite leaf, too large."""
+    if type(value) is Quantity and type(value.payload) is float:
+        if dims.is_whole(value.vector) and math.isfinite(value.payload):
+            return  # the common case, decided without walking anything
     if isinstance(value, Obj):
         for name, field in value.fields.items():
             admit(field, f"{path}.{name}")

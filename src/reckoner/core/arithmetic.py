@@ -298,6 +298,20 @@ def _leaves(payload: Payload) -> list[Scalar]:
 
 def binary(symbol: str, a: Value, b: Value, pos: int) -> Quantity:
     """Apply one binary operator after refusing objects on either side."""
+    if type(a) is Quantity and type(b) is Quantity:
+        x, y = a.payload, b.payload
+        if type(x) is float and type(y) is float:
+            # Two real scalars, the common case: no broadcasting machinery needed.
+            if symbol == "*":
+                return Quantity(x * y, dims.multiply(a.vector, b.vector))
+            if symbol == "/" and y != 0.0:
+                return Quantity(x / y, dims.divide(a.vector, b.vector))
+            if symbol == "+" and a.vector == b.vector:
+                return Quantity(x + y, a.vector)
+            if symbol == "-" and a.vector == b.vector:
+                return Quantity(x - y, a.vector)
+            if symbol == "^" and b.vector == dims.ZERO:
+                return Quantity(scalar_power(x, y, pos), dims.power(a.vector, y))
     what = f"the {_OP_NAMES[symbol]} '{symbol}'"
     left = require_quantity(a, what, pos)
     right = require_quantity(b, what, pos)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 Exponent = int | Fraction
 Vector = tuple[Exponent, ...]
@@ -45,7 +46,7 @@ class AffineMap:
 IDENTITY = AffineMap(1.0, 0.0)
 
 NAME_TABLE: tuple[TableRow, ...] = (
-    TableRow((0, 0, 0, 0, 0, 0, 0), "dim-less", ("dim-less", "radian", "steradian")),
+    TableRow(ZERO, "dim-less", ("dim-less", "radian", "steradian")),
     TableRow((0, 0, 1, 0, 0, 0, 0), "time", ("second",)),
     TableRow((1, 0, 0, 0, 0, 0, 0), "length", ("metre",)),
     TableRow((0, 1, 0, 0, 0, 0, 0), "mass", ("kilogram",)),
@@ -84,20 +85,28 @@ def affine_map(name: str) -> AffineMap:
     return AFFINE_MAPS.get(name, IDENTITY)
 
 
+# Formulas reuse a handful of vectors, so vector arithmetic is memoised: a hit costs one
+# hash of two 7-tuples instead of building and normalising a new tuple.
+_VECTOR_CACHE = 4096
+
+
+@lru_cache(maxsize=_VECTOR_CACHE)
 def multiply(a: Vector, b: Vector) -> Vector:
-    if a is ZERO:
+    if a == ZERO:
         return b
-    if b is ZERO:
+    if b == ZERO:
         return a
     return _normal(tuple(x + y for x, y in zip(a, b, strict=True)))
 
 
+@lru_cache(maxsize=_VECTOR_CACHE)
 def divide(a: Vector, b: Vector) -> Vector:
-    if b is ZERO:
+    if b == ZERO:
         return a
     return _normal(tuple(x - y for x, y in zip(a, b, strict=True)))
 
 
+@lru_cache(maxsize=_VECTOR_CACHE)
 def power(a: Vector, exponent: float) -> Vector:
     """Scale every component by a real exponent (manual 6.2)."""
     if a is ZERO or a == ZERO:
@@ -116,6 +125,7 @@ def halve(a: Vector) -> Vector:
     return _normal(tuple(Fraction(x, 2) for x in a))
 
 
+@lru_cache(maxsize=_VECTOR_CACHE)
 def is_whole(a: Vector) -> bool:
     return all(type(x) is int for x in a)
 
@@ -140,8 +150,13 @@ def kind(v: Vector) -> str:
 
 
 def integers(v: Vector) -> list[int]:
-    """The 7 integers of a whole vector, as stored and echoed."""
-    return [int(x) for x in v]
+    """The 7 integers of a whole vector, as stored and echoed (a fresh list)."""
+    return list(_integers(v))
+
+
+@lru_cache(maxsize=_VECTOR_CACHE)
+def _integers(v: Vector) -> tuple[int, ...]:
+    return tuple(int(x) for x in v)
 
 
 def spell(v: Vector) -> str:
@@ -152,4 +167,6 @@ def spell(v: Vector) -> str:
 
 
 def from_integers(components: Sequence[int]) -> Vector:
-    return _normal(tuple(int(x) for x in components))
+    vector = _normal(tuple(int(x) for x in components))
+    row = ROW_BY_VECTOR.get(vector)
+    return row.vector if row is not None else vector

@@ -291,6 +291,16 @@ def _object(fields: JSON, where: str, depth: int) -> Obj:
 
 # -- out: the stored form and get's rendering ------------------------------------------
 
+# JavaScript writes a whole double below 1e21 as digits; so do our receipts and rows.
+_LARGEST_PLAIN_WHOLE = 1e21
+
+
+def json_number(x: float) -> float | int:
+    """A double as JSON spells it: a whole value without a fractional part, -0 as 0."""
+    if x.is_integer() and -_LARGEST_PLAIN_WHOLE < x < _LARGEST_PLAIN_WHOLE:
+        return int(x)
+    return x
+
 
 def stored_form(value: Value) -> dict[str, JSON]:
     """The value as `set` echoes it and a row stores it: `dim` as 7 integers."""
@@ -301,23 +311,26 @@ def stored_form(value: Value) -> dict[str, JSON]:
     if is_array_payload(payload):
         return {"array": _bare(payload), "dim": dim}
     if type(payload) is complex:
-        return {"re": payload.real, "im": payload.imag, "dim": dim}
-    return {"num": payload, "dim": dim}
+        return {"re": json_number(payload.real), "im": json_number(payload.imag), "dim": dim}
+    return {"num": json_number(payload), "dim": dim}  # type: ignore[arg-type]
 
 
 def _bare(payload: Payload) -> list[JSON]:
     if isinstance(payload, np.ndarray):
-        listed: list[JSON] = payload.tolist()
-        return listed
+        return _plain_list(payload.tolist())
     return [_bare_element(e) for e in payload]  # type: ignore[union-attr]
+
+
+def _plain_list(items: list[JSON]) -> list[JSON]:
+    return [_plain_list(e) if type(e) is list else json_number(e) for e in items]
 
 
 def _bare_element(e: Element) -> JSON:
     if type(e) is list:
         return [_bare_element(x) for x in e]
     if type(e) is complex:
-        return {"re": e.real, "im": e.imag}
-    return e
+        return {"re": json_number(e.real), "im": json_number(e.imag)}
+    return json_number(e)  # type: ignore[arg-type]
 
 
 class RenderOptions:
@@ -401,8 +414,8 @@ def _render_scalar(x: Scalar, options: RenderOptions) -> JSON:
     return _cut(x, options)  # type: ignore[arg-type]
 
 
-def _cut(x: float, options: RenderOptions) -> float:
+def _cut(x: float, options: RenderOptions) -> float | int:
     x = float(x)
     if options.digits is None or x == 0 or not math.isfinite(x):
-        return x + 0.0  # folds -0.0 into 0.0
-    return float(f"{x:.{min(options.digits, 17) - 1}e}") + 0.0
+        return json_number(x)
+    return json_number(float(f"{x:.{min(options.digits, 17) - 1}e}"))
