@@ -15,8 +15,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from reckoner.core import ErrorCode, Failure, evaluate, render_value, stored
-from reckoner.core.api import check_name, compile_formula, parse_value
+from reckoner.core import ErrorCode, Failure, evaluate, stored
+from reckoner.core.api import check_name, compile_formula, guarded, parse_value
+from reckoner.core.tagged import RenderOptions, render
 from reckoner.storage.home import HomeLayout, resolve_home
 from reckoner.storage.home_lock import acquire_home_lock
 from reckoner.storage.record_store import (
@@ -235,21 +236,26 @@ class Engine:
                 'set needs value: a tagged value such as {"num": 4.7e3, "dim": "ohm"}, '
                 "or null to delete the slot",
             )
-        _no_extra(args, "set")
         raw = args["value"]
-        if raw is None:
+        # The value is an argument, so its own refusal comes before an extra key's (issue 3).
+        value = None if raw is None else _settled(parse_value(raw))
+        _no_extra(args, "set")
+        if value is None:
             self._slots.delete(name)
             return {"ok": True, "name": name, "rev": None, "value": None}, {
                 "name": name,
                 "value": None,
             }
-        value = _settled(parse_value(raw))
         form = stored(value)
         rev = self._slots.write(name, form, value)
         return {"ok": True, "name": name, "rev": rev, "value": form}, {"name": name, "value": form}
 
     def _op_get(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
         name = _name_arg(args, "name", "get's name")
+        # form, digits and dim are arguments: checked in order, before extras and the lookup.
+        options: RenderOptions = _settled(
+            guarded(lambda: RenderOptions(args.get("form"), args.get("digits"), args.get("dim")))
+        )
         _no_extra(args, "get")
         slot = self._slots.get(name)
         if slot is None:
@@ -259,15 +265,13 @@ class Engine:
                 f"the slot {name} does not exist; set or eval it first (slots now: {known})",
             )
         value = _materialize(slot, name)
-        rendered = _settled(
-            render_value(value, args.get("form"), args.get("digits"), args.get("dim"))
-        )
+        rendered = _settled(guarded(lambda: render(value, options)))
         return {"ok": True, "name": name, "value": rendered}, {"name": name, "value": rendered}
 
     def _op_eval(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
         formula = args.get("formula")
-        if type(formula) is not str:
-            _settled(compile_formula(formula))  # refuses with the formula's own sentence
+        # The formula is the first argument: its shape and syntax refuse before the target's.
+        _settled(compile_formula(formula))
         if args.get("target") is None:
             raise _refuse(
                 ErrorCode.INVALID_ARGS,
@@ -428,8 +432,9 @@ def _kind(raw: object) -> str:
 def _name_arg(args: dict[str, Any], key: str, role: str) -> str:
     raw = args.get(key)
     if raw is None:
+        # Missing and null alike are a missing argument; only a non-string is an identifier.
         raise _refuse(
-            ErrorCode.INVALID_IDENTIFIER if key in args else ErrorCode.INVALID_ARGS,
+            ErrorCode.INVALID_ARGS,
             f'{role} is missing; pass the bare slot name as a string, such as "R1"',
         )
     failure = check_name(raw, role)
