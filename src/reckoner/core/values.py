@@ -63,23 +63,29 @@ def as_list(payload: RealArray | list[Element]) -> list[Element]:
     return payload
 
 
+# numpy refuses arrays of more than 64 dimensions; deeper values (allowed up to
+# MAX_VALUE_DEPTH) stay nested lists, which every operation also handles.
+_NUMPY_MAX_DIMENSIONS = 32
+
+
 def make_array(elements: list[Element]) -> RealArray | list[Element]:
     """The canonical payload for these elements: numpy when rectangular and all real."""
-    if elements and _all_real_rectangular(elements):
+    if elements and _all_real_rectangular(elements, 1):
         return np.array(elements, dtype=np.float64)
     return elements
 
 
-def _all_real_rectangular(elements: list[Element]) -> bool:
+def _all_real_rectangular(elements: list[Element], dimensions: int) -> bool:
     first = elements[0]
     if type(first) is float:
         return all(type(e) is float for e in elements)
     if type(first) is list:
-        if not first:
+        if not first or dimensions >= _NUMPY_MAX_DIMENSIONS:
             return False
         width = len(first)
         return all(
-            type(e) is list and len(e) == width and _all_real_rectangular(e) for e in elements
+            type(e) is list and len(e) == width and _all_real_rectangular(e, dimensions + 1)
+            for e in elements
         )
     return False
 
