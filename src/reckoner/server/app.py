@@ -1,0 +1,166 @@
+"""The MCP server: the six tools, the two skills and the persona over one shared engine.
+
+Built on the SDK's low-level ``Server`` because the engine, not the transport, must judge
+every argument: the low-level server hands ``tools/call`` arguments through unvalidated, so
+a missing, extra or wrongly typed argument comes back as the engine's receipt.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Protocol
+
+import anyio.to_thread
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+
+from reckoner import __version__
+from reckoner.server.texts import SKILLS, Skill, persona, skill_text
+from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES, TOOL_NAMES
+from reckoner.wire import dumps_text
+
+SERVER_NAME = "reckoner"
+
+
+class ToolCaller(Protocol):
+    """What the server needs of the engine: one call in, one receipt out, never raising."""
+
+    def call(self, tool: str, args: Any) -> dict[str, Any]: ...
+
+
+class SerialEngine:
+    """Serialises calls from every session onto one engine, so rows never interleave.
+
+    Each call runs in a worker thread and is never abandoned when its caller goes away: a
+    call that has started always finishes and leaves its row, even if the client hung up.
+    """
+
+    def __init__(self, engine: ToolCaller) -> None:
+        self._engine = engine
+        self._lock = threading.Lock()
+
+    def call_now(self, tool: str, args: Any) -> dict[str, Any]:
+        with self._lock:
+            return self._engine.call(tool, args)
+
+    async def call(self, tool: str, args: Any) -> dict[str, Any]:
+        return await anyio.to_thread.run_sync(self.call_now, tool, args)
+
+
+def receipt_result(receipt: dict[str, Any]) -> types.CallToolResult:
+    """A receipt as a tool result: structured, as compact JSON text, isError when refused."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=dumps_text(receipt))],
+        structured_content=receipt,
+        is_error=receipt.get("ok") is not True,
+    )
+
+
+def _tools() -> list[types.Tool]:
+    return [
+        types.Tool(
+            name=name,
+            title=TITLES[name],
+            description=DESCRIPTIONS[name],
+            input_schema=INPUT_SCHEMAS[name],
+            annotations=types.ToolAnnotations(
+                title=TITLES[name],
+                read_only_hint=False,
+                destructive_hint=name == "record_end",
+                idempotent_hint=False,
+                open_world_hint=False,
+            ),
+        )
+        for name in TOOL_NAMES
+    ]
+
+
+def _find_skill(*, name: str | None = None, uri: str | None = None) -> Skill | None:
+    for skill in SKILLS:
+        if skill.name == name or skill.uri == uri:
+            return skill
+    return None
+
+
+def build_server(engine: ToolCaller | SerialEngine, *, preset: str = "reckoner") -> Server[Any]:
+    """The MCP server for one engine; every session of every transport shares it."""
+    serial = engine if isinstance(engine, SerialEngine) else SerialEngine(engine)
+    tools = _tools()
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        # Absent arguments reach the engine as an empty object so it names what is missing.
+        args: Any = {} if params.arguments is None else params.arguments
+        return receipt_result(await serial.call(params.name, args))
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(
+            prompts=[types.Prompt(name=s.name, description=s.description) for s in SKILLS]
+        )
+
+    async def get_prompt(
+        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        skill = _find_skill(name=params.name)
+        if skill is None:
+            known = ", ".join(s.name for s in SKILLS)
+            raise ValueError(f"unknown prompt {params.name!r}; the prompts are: {known}")
+        return types.GetPromptResult(
+            description=skill.description,
+            messages=[
+                types.PromptMessage(
+                    role="user", content=types.TextContent(type="text", text=skill_text(skill))
+                )
+            ],
+        )
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    name=s.name,
+                    uri=s.uri,
+                    description=s.description,
+                    mime_type="text/markdown",
+                )
+                for s in SKILLS
+            ]
+        )
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        skill = _find_skill(uri=str(params.uri))
+        if skill is None:
+            known = ", ".join(s.uri for s in SKILLS)
+            raise ValueError(f"unknown resource {params.uri!r}; the resources are: {known}")
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(
+                    uri=skill.uri, mime_type="text/markdown", text=skill_text(skill)
+                )
+            ]
+        )
+
+    return Server(
+        SERVER_NAME,
+        version=__version__,
+        title="reckoner: dimension-checked calculation engine",
+        instructions=persona(preset),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+    )

@@ -1,0 +1,134 @@
+"""Running the MCP server on a transport: stdio (the default) or streamable HTTP on loopback.
+
+Nothing here writes to stdout: over stdio it carries protocol messages only, and the SDK
+diverts the process's own fd 1 to stderr while it serves.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+
+from reckoner.server.app import SerialEngine, build_server
+from reckoner.service import Engine
+
+DEFAULT_HTTP_PORT = 8766
+"""One above the panel's 8765, so both can run side by side with their defaults."""
+
+MCP_PATH = "/mcp"
+
+_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warn": logging.WARNING,
+    "error": logging.ERROR,
+    "off": logging.CRITICAL + 1,
+}
+
+
+class ServeError(Exception):
+    """A server that cannot start, with the one sentence that says why."""
+
+
+def _configure_stderr_logging() -> None:
+    # The SDK and uvicorn log through `logging`; send all of it to stderr, never stdout.
+    level_name = os.environ.get("RECKONER_LOG_LEVEL", "").strip().lower()
+    level = _LEVELS.get(level_name, logging.WARNING)
+    root = logging.getLogger()
+    if not any(getattr(h, "stream", None) is sys.stderr for h in root.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
+    root.setLevel(level)
+
+
+def check_loopback(host: str) -> None:
+    """Refuse a non-loopback address: the server has no authentication of its own."""
+    if host == "localhost":
+        return
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise ServeError(
+            f"--host {host!r} is not a loopback address; reckoner serves MCP over HTTP on "
+            "loopback only (127.0.0.1, ::1 or localhost), because it has no authentication"
+        )
+
+
+def bind_loopback(host: str, port: int) -> socket.socket:
+    """Bind the listening socket up front so a taken port is one clear sentence."""
+    check_loopback(host)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ServeError(
+            f"cannot listen on {host}:{port} ({exc.strerror}); pick another port with --port"
+        ) from None
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+async def serve_stdio(server: Server[Any]) -> None:
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def serve_http(server: Server[Any], sock: socket.socket) -> None:
+    import uvicorn
+
+    host, port = sock.getsockname()[:2]
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=str(host))
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
+    shown_host = f"[{host}]" if ":" in str(host) else host
+    print(
+        f"reckoner: MCP over streamable HTTP at http://{shown_host}:{port}{MCP_PATH}",
+        file=sys.stderr,
+        flush=True,
+    )
+    await uvicorn.Server(config).serve(sockets=[sock])
+
+
+def serve(
+    home: Path | str | None,
+    *,
+    http: bool = False,
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_HTTP_PORT,
+    preset: str = "reckoner",
+) -> None:
+    """Open the home's engine and serve it until the client (stdio) or a signal (HTTP) ends it.
+
+    Raises ``ServeError`` or the engine's ``OSError`` (home locked or unusable) before serving.
+    """
+    _configure_stderr_logging()
+    sock = bind_loopback(host, port) if http else None
+    try:
+        engine = Engine(home=home)
+    except BaseException:
+        if sock is not None:
+            sock.close()
+        raise
+    try:
+        server = build_server(SerialEngine(engine), preset=preset)
+        if sock is not None:
+            anyio.run(serve_http, server, sock)
+        else:
+            anyio.run(serve_stdio, server)
+    finally:
+        engine.close()

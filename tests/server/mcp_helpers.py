@@ -1,0 +1,170 @@
+"""Starting real `reckoner serve` processes for the MCP tests: stdio via the SDK client or raw
+pipes, and streamable HTTP on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from mcp.client.stdio import StdioServerParameters
+
+from reckoner.storage.home import HomeLayout
+from reckoner.storage.record_store import RecordArchive
+
+HANDSHAKE_VERSION = "2025-06-18"
+
+
+def serve_command(home: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "reckoner", "serve", "--home", str(home), *extra]
+
+
+def stdio_params(home: Path, *extra: str) -> StdioServerParameters:
+    command = serve_command(home, *extra)
+    return StdioServerParameters(command=command[0], args=command[1:])
+
+
+def receipt_of(result: Any) -> dict[str, Any]:
+    """The receipt a tool result carries, checked against its text twin and isError."""
+    from reckoner.wire import dumps_text
+
+    receipt = result.structured_content
+    assert isinstance(receipt, dict)
+    assert len(result.content) == 1
+    assert result.content[0].type == "text"
+    assert result.content[0].text == dumps_text(receipt)
+    assert result.is_error is (receipt.get("ok") is not True)
+    return receipt
+
+
+def record_rows(home: Path) -> list[dict[str, Any]]:
+    """The rows of the home's newest record, open or closed."""
+    archive = RecordArchive(HomeLayout(home))
+    listing = archive.index()
+    record_id = listing.open.id if listing.open else listing.closed[0].id
+    view = archive.read(record_id)
+    assert view is not None
+    return view.rows
+
+
+class RawStdioServer:
+    """A `reckoner serve` child spoken to over raw pipes, byte for byte."""
+
+    def __init__(self, home: Path, env: dict[str, str] | None = None) -> None:
+        self.process = subprocess.Popen(
+            serve_command(home),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
+        )
+        self.stdout_lines: list[bytes] = []
+        self._next_id = 1
+
+    @property
+    def stdin(self) -> IO[bytes]:
+        assert self.process.stdin is not None
+        return self.process.stdin
+
+    def send_bytes(self, data: bytes) -> None:
+        self.stdin.write(data)
+        self.stdin.flush()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_bytes(json.dumps(message).encode() + b"\n")
+
+    def request(self, method: str, params: dict[str, Any]) -> int:
+        request_id = self._next_id
+        self._next_id += 1
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        return request_id
+
+    def read_message(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert line, "the server closed stdout"
+        self.stdout_lines.append(line)
+        message = json.loads(line)
+        assert isinstance(message, dict)
+        return message
+
+    def response(self, request_id: int) -> dict[str, Any]:
+        """Read messages until the response to ``request_id``."""
+        while True:
+            message = self.read_message()
+            if message.get("id") == request_id:
+                return message
+
+    def initialize(self) -> dict[str, Any]:
+        answer = self.response(
+            self.request(
+                "initialize",
+                {
+                    "protocolVersion": HANDSHAKE_VERSION,
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw-test", "version": "0"},
+                },
+            )
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return answer
+
+    def call_tool(self, name: str, arguments: Any) -> dict[str, Any]:
+        answer = self.response(self.request("tools/call", {"name": name, "arguments": arguments}))
+        result = answer["result"]
+        assert isinstance(result, dict)
+        return result
+
+    def close(self, timeout: float = 30) -> tuple[bytes, bytes]:
+        """Close stdin, wait for exit, and return the rest of stdout and all of stderr."""
+        out, err = self.process.communicate(timeout=timeout)
+        self.stdout_lines.extend(out.splitlines(keepends=True))
+        return out, err
+
+
+def assert_only_protocol(lines: list[bytes]) -> None:
+    """Every line the server wrote to stdout is one JSON-RPC 2.0 message."""
+    for line in lines:
+        message = json.loads(line)
+        assert isinstance(message, dict) and message.get("jsonrpc") == "2.0", line[:200]
+
+
+@contextmanager
+def http_server(home: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """`reckoner serve --http --port 0` on loopback; yields the MCP URL it announces."""
+    process = subprocess.Popen(
+        serve_command(home, "--http", "--port", "0"),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        assert process.stderr is not None
+        deadline = time.monotonic() + 60
+        url = None
+        while url is None and time.monotonic() < deadline:
+            line = process.stderr.readline().decode()
+            if not line and process.poll() is not None:
+                raise AssertionError(f"server exited with {process.returncode}")
+            match = re.search(r"(http://\S+/mcp)", line)
+            if match:
+                url = match.group(1)
+        assert url is not None, "the server never announced its URL"
+        # Keep draining stderr so a chatty server can never block on a full pipe.
+        stderr = process.stderr
+        threading.Thread(target=lambda: stderr.read(), daemon=True).start()
+        yield url
+    finally:
+        process.terminate()
+        out, _ = process.communicate(timeout=30)
+        # Over HTTP stdout carries nothing at all: logs go to stderr and the home's logs/.
+        assert out == b"", out[:200]

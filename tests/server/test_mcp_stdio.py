@@ -1,0 +1,397 @@
+"""`reckoner serve` over stdio, driven by the MCP SDK's own client and by raw pipes.
+
+Every test spawns the real server as a subprocess on a fresh home (issue 4).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_helpers import (
+    RawStdioServer,
+    assert_only_protocol,
+    receipt_of,
+    record_rows,
+    serve_command,
+    stdio_params,
+)
+from mcp_types import TextContent
+
+from reckoner.core.errors import ErrorCode
+from reckoner.server.texts import SKILLS, persona, skill_text
+from reckoner.server.tools import TOOL_NAMES
+from reckoner.wire import dumps_text
+
+VOLT = [2, 1, -3, -1, 0, 0, 0]
+OHM = [2, 1, -3, -2, 0, 0, 0]
+
+
+def test_2_whole_record_through_the_six_tools(tmp_path: Path) -> None:
+    """Manual 2.1/2.2 and 7.2 over MCP: a record from start to end, each receipt as the result."""
+    home = tmp_path / "home"
+
+    async def main() -> list[dict[str, Any]]:
+        receipts = []
+        async with Client(stdio_params(home)) as client:
+            listed = await client.list_tools()
+            assert [t.name for t in listed.tools] == list(TOOL_NAMES)
+            calls: list[tuple[str, dict[str, Any]]] = [
+                ("record_start", {"title": "Ohm's law over MCP"}),
+                ("set", {"name": "V", "value": {"num": 12, "dim": "volt"}}),
+                ("set", {"name": "R", "value": {"num": 4, "dim": "ohm"}}),
+                ("record_message", {"text": "Current from Ohm's law."}),
+                ("eval", {"formula": "@V / @R", "target": "I"}),
+                ("eval", {"formula": "@V + @R", "target": "bad"}),
+                ("get", {"name": "I"}),
+                ("record_end", {"text": "I = 3 A."}),
+            ]
+            for tool, args in calls:
+                receipts.append(receipt_of(await client.call_tool(tool, args)))
+        return receipts
+
+    receipts = anyio.run(main)
+    assert receipts[0] == {"ok": True}
+    assert receipts[1] == {"ok": True, "name": "V", "rev": 1, "value": {"num": 12, "dim": VOLT}}
+    assert receipts[2] == {"ok": True, "name": "R", "rev": 1, "value": {"num": 4, "dim": OHM}}
+    assert receipts[3] == {"ok": True}
+    assert receipts[4] == {"ok": True, "target": "I", "rev": 1}
+    assert receipts[5]["ok"] is False
+    assert receipts[5]["code"] == ErrorCode.INCOMPATIBLE_DIMENSION.value
+    assert receipts[6] == {"ok": True, "name": "I", "value": {"num": 3, "dim": "ampere"}}
+    assert receipts[7] == {"ok": True}
+
+    rows = record_rows(home)
+    assert [(r["seq"], r["tool"], r["ok"]) for r in rows] == [
+        (1, "record_start", True),
+        (2, "set", True),
+        (3, "set", True),
+        (4, "record_message", True),
+        (5, "eval", True),
+        (6, "eval", False),
+        (7, "get", True),
+        (8, "record_end", True),
+    ]
+    assert rows[4]["content"]["formula"] == "@V / @R"
+
+
+def test_2_2_unknown_tool_is_an_engine_receipt(tmp_path: Path) -> None:
+    """An unknown tool reaches Engine.call: ENGINE_INVALID_ARGS, never a protocol error."""
+
+    async def main() -> dict[str, Any]:
+        async with Client(stdio_params(tmp_path / "home")) as client:
+            return receipt_of(await client.call_tool("solve", {"equation": "x^2 = 4"}))
+
+    receipt = anyio.run(main)
+    assert receipt["ok"] is False
+    assert receipt["code"] == ErrorCode.INVALID_ARGS.value
+    assert "solve" in receipt["error"]
+
+
+# Every wrong argument type the schemas rule out, sent anyway: the engine judges each one.
+WRONG_ARGUMENTS: list[tuple[str, Any, ErrorCode]] = [
+    ("set", {"value": {"num": 1}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x"}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": 7, "value": {"num": 1}}, ErrorCode.INVALID_IDENTIFIER),
+    ("set", {"name": "@x", "value": {"num": 1}}, ErrorCode.INVALID_IDENTIFIER),
+    ("set", {"name": "x", "value": 12}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": "12 V"}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"num": "12"}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"num": True}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"num": None}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"num": 1, "re": 2}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"re": 1}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"array": "1,2"}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"object": [1]}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"num": 1, "dim": 5}}, ErrorCode.INVALID_DIMENSION),
+    ("set", {"name": "x", "value": {"num": 1, "dim": [1, 2]}}, ErrorCode.INVALID_DIMENSION),
+    ("set", {"name": "x", "value": {"num": 1, "dim": "kOhm"}}, ErrorCode.INVALID_DIMENSION),
+    ("set", {"name": "x", "value": {"num": 1}, "unit": "V"}, ErrorCode.INVALID_ARGS),
+    ("get", {}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": ["R"]}, ErrorCode.INVALID_IDENTIFIER),
+    ("get", {"name": "R", "form": 1}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": "R", "form": "cartesian"}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": "R", "digits": "4"}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": "R", "digits": 0}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": "R", "digits": 2.5}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": "R", "dim": {"ohm": 1}}, ErrorCode.INVALID_DIMENSION),
+    ("eval", {"target": "y"}, ErrorCode.INVALID_ARGS),
+    ("eval", {"formula": 42, "target": "y"}, ErrorCode.INVALID_ARGS),
+    ("eval", {"formula": "1+1"}, ErrorCode.INVALID_ARGS),
+    ("eval", {"formula": "1+1", "target": None}, ErrorCode.INVALID_ARGS),
+    ("eval", {"formula": "1+1", "target": 3}, ErrorCode.INVALID_IDENTIFIER),
+    ("eval", {"formula": "1+1", "target": "2y"}, ErrorCode.INVALID_IDENTIFIER),
+    ("record_start", {"title": "again"}, ErrorCode.OPEN_RECORD_FOUND),
+    ("record_message", {}, ErrorCode.INVALID_ARGS),
+    ("record_message", {"text": 5}, ErrorCode.INVALID_ARGS),
+    ("record_message", {"text": ""}, ErrorCode.INVALID_ARGS),
+    ("record_message", {"text": "ok", "hide": "yes"}, ErrorCode.INVALID_ARGS),
+    ("record_end", {"text": 5}, ErrorCode.INVALID_ARGS),
+]
+
+
+def test_8_2_every_wrong_argument_reaches_the_engine(tmp_path: Path) -> None:
+    """Missing, extra and wrongly typed arguments come back as the engine's receipt with
+    isError set, and change nothing (manual 8.1)."""
+    home = tmp_path / "home"
+
+    async def main() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+        async with Client(stdio_params(home)) as client:
+            receipt_of(await client.call_tool("record_start", {"title": "wrong arguments"}))
+            before = receipt_of(
+                await client.call_tool("set", {"name": "R", "value": {"num": 4, "dim": "ohm"}})
+            )
+            answers = [
+                receipt_of(await client.call_tool(tool, args)) for tool, args, _ in WRONG_ARGUMENTS
+            ]
+            after = receipt_of(await client.call_tool("get", {"name": "R"}))
+        return answers, before, after
+
+    answers, before, after = anyio.run(main)
+    for (tool, args, code), receipt in zip(WRONG_ARGUMENTS, answers, strict=True):
+        assert receipt["ok"] is False, (tool, args, receipt)
+        assert receipt["code"] == code.value, (tool, args, receipt)
+        assert isinstance(receipt["error"], str) and receipt["error"].strip()
+    assert before["rev"] == 1
+    assert after == {"ok": True, "name": "R", "value": {"num": 4, "dim": "ohm"}}
+    rows = record_rows(home)
+    # Every refusal left its own row and no slot write (manual 7.2).
+    assert [r["ok"] for r in rows[2:]] == [False] * len(WRONG_ARGUMENTS) + [True]
+
+
+def test_2_2_a_call_with_no_arguments_object_reaches_the_engine(tmp_path: Path) -> None:
+    """A tools/call without an arguments member is judged by the engine, not the transport."""
+    server = RawStdioServer(tmp_path / "home")
+    try:
+        server.initialize()
+        request_id = server.request("tools/call", {"name": "record_start"})
+        result = server.response(request_id)["result"]
+        assert result["isError"] is True
+        assert result["structuredContent"]["code"] == ErrorCode.INVALID_ARGS.value
+        # A non-object arguments member is the one shape the protocol itself rejects.
+        request_id = server.request("tools/call", {"name": "record_start", "arguments": [1]})
+        assert "error" in server.response(request_id)
+        ok = server.call_tool("record_start", {"title": "still serving"})
+        assert ok["structuredContent"] == {"ok": True}
+    finally:
+        server.close()
+    assert_only_protocol(server.stdout_lines)
+
+
+def test_4_1_a_20_mb_formula_is_refused_and_the_server_survives(tmp_path: Path) -> None:
+    """A formula 2,000 times over the 10,000-character limit is one short refusal."""
+    huge = "1+" * (10 * 1024 * 1024) + "1"
+
+    async def main() -> tuple[Any, dict[str, Any], dict[str, Any]]:
+        async with Client(stdio_params(tmp_path / "home")) as client:
+            receipt_of(await client.call_tool("record_start", {"title": "a huge formula"}))
+            refused = await client.call_tool("eval", {"formula": huge, "target": "x"})
+            after = receipt_of(await client.call_tool("eval", {"formula": "1+1", "target": "x"}))
+            value = receipt_of(await client.call_tool("get", {"name": "x"}))
+        return refused, after, value
+
+    refused, after, value = anyio.run(main)
+    receipt = receipt_of(refused)
+    assert receipt["ok"] is False
+    assert receipt["code"] == ErrorCode.INVALID_FORMULA.value
+    assert "10,000" in receipt["error"] or "10000" in receipt["error"]
+    assert len(dumps_text(receipt)) < 2_000
+    assert after == {"ok": True, "target": "x", "rev": 1}
+    assert value["value"]["num"] == 2
+
+
+def test_invalid_utf8_on_stdin_never_stops_the_server(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8, alone or inside a formula, are survived; stdout stays protocol."""
+    server = RawStdioServer(tmp_path / "home")
+    try:
+        server.initialize()
+        assert server.call_tool("record_start", {"title": "bad bytes"})["isError"] is False
+        server.send_bytes(b"\xff\xfe\x80 not even json \xc3\x28\n")
+        bad = (
+            b'{"jsonrpc":"2.0","id":900,"method":"tools/call","params":{"name":"eval",'
+            b'"arguments":{"formula":"1+\xff","target":"x"}}}\n'
+        )
+        server.send_bytes(bad)
+        result = server.response(900)["result"]
+        assert result["isError"] is True
+        assert result["structuredContent"]["code"] == ErrorCode.INVALID_FORMULA.value
+        ok = server.call_tool("eval", {"formula": "2*3", "target": "x"})
+        assert ok["structuredContent"] == {"ok": True, "target": "x", "rev": 1}
+    finally:
+        _, err = server.close()
+    assert server.process.returncode == 0
+    assert b"Traceback" not in err
+    assert_only_protocol(server.stdout_lines)
+
+
+def test_stdout_carries_only_protocol_even_at_debug_level(tmp_path: Path) -> None:
+    """With every log switched on, stdout still holds JSON-RPC messages only (issue 4)."""
+    home = tmp_path / "home"
+    server = RawStdioServer(home, env={"RECKONER_LOG_LEVEL": "debug"})
+    try:
+        server.initialize()
+        server.response(server.request("tools/list", {}))
+        server.response(server.request("prompts/list", {}))
+        server.response(server.request("resources/read", {"uri": "reckoner://skills/template"}))
+        for tool, args in [
+            ("record_start", {"title": "protocol only"}),
+            ("set", {"name": "a", "value": {"num": 2}}),
+            ("eval", {"formula": "@a^10", "target": "b"}),
+            ("eval", {"formula": "@nope", "target": "b"}),
+            ("get", {"name": "b"}),
+            ("record_end", {}),
+        ]:
+            server.call_tool(tool, args)
+        server.send_bytes(b"{broken json\n")
+        server.response(server.request("ping", {}))
+    finally:
+        server.close()
+    assert server.process.returncode == 0
+    assert len(server.stdout_lines) >= 11
+    assert_only_protocol(server.stdout_lines)
+
+
+def test_7_4_client_disconnecting_mid_call_leaves_a_recoverable_record(tmp_path: Path) -> None:
+    """The client hangs up while a long eval runs: the record stays whole, and the next
+    server start replays it (manual 7.3, 7.4)."""
+    home = tmp_path / "home"
+    server = RawStdioServer(home)
+    server.initialize()
+    server.call_tool("record_start", {"title": "hang up mid-call"})
+    server.call_tool("set", {"name": "n", "value": {"num": 400000}})
+    server.call_tool("eval", {"formula": "@n * 2", "target": "m"})
+    # A slow step (a 400,000-step sum), and the client is gone before its answer.
+    server.request(
+        "tools/call",
+        {"name": "eval", "arguments": {"formula": "$sum_{k=1}^{400000}(k)", "target": "s"}},
+    )
+    server.stdin.close()
+    assert server.process.stdout is not None
+    server.process.stdout.close()
+    assert server.process.wait(timeout=120) == 0
+
+    rows = record_rows(home)
+    assert [r["seq"] for r in rows] == list(range(1, len(rows) + 1))
+    assert [r["tool"] for r in rows[:3]] == ["record_start", "set", "eval"]
+    sum_finished = len(rows) == 4
+    if sum_finished:
+        assert rows[3]["content"]["target"] == "s"
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with Client(stdio_params(home)) as client:
+            m = receipt_of(await client.call_tool("get", {"name": "m"}))
+            s = receipt_of(await client.call_tool("get", {"name": "s"}))
+        return m, s
+
+    m, s = anyio.run(main)
+    assert m == {"ok": True, "name": "m", "value": {"num": 800000, "dim": "dim-less"}}
+    if sum_finished:
+        assert s["value"]["num"] == 400000 * 400001 / 2
+    else:
+        assert s["code"] == ErrorCode.SLOT_NOT_FOUND.value
+
+
+def test_skills_are_served_as_prompts_and_resources_and_the_persona_as_instructions(
+    tmp_path: Path,
+) -> None:
+    """reckoner-interface and reckoner-template as prompts and reckoner://skills/*; the
+    pure preset's rules as the server instructions."""
+
+    async def main() -> None:
+        async with Client(stdio_params(tmp_path / "home", "--preset", "reckoner")) as client:
+            assert client.instructions == persona("reckoner")
+            prompts = await client.list_prompts()
+            assert sorted(p.name for p in prompts.prompts) == [
+                "reckoner-interface",
+                "reckoner-template",
+            ]
+            resources = await client.list_resources()
+            assert sorted(str(r.uri) for r in resources.resources) == [
+                "reckoner://skills/interface",
+                "reckoner://skills/template",
+            ]
+            for skill in SKILLS:
+                prompt = await client.get_prompt(skill.name)
+                content = prompt.messages[0].content
+                assert isinstance(content, TextContent)
+                assert content.text == skill_text(skill)
+                read = await client.read_resource(skill.uri)
+                assert read.contents[0].mime_type == "text/markdown"
+                assert getattr(read.contents[0], "text", None) == skill_text(skill)
+
+    anyio.run(main)
+
+
+def test_tool_schemas_document_every_argument(tmp_path: Path) -> None:
+    """Each tool's input schema describes every argument; each description names what the
+    tool answers and its most common mistake."""
+
+    async def main() -> None:
+        async with Client(stdio_params(tmp_path / "home")) as client:
+            for tool in (await client.list_tools()).tools:
+                schema = tool.input_schema
+                assert schema["type"] == "object"
+                for name, prop in schema["properties"].items():
+                    assert prop.get("description"), (tool.name, name)
+                assert "Answers" in (tool.description or "")
+                assert "Most common mistake" in (tool.description or "")
+                if tool.name == "set":
+                    shapes = schema["$defs"]["value"]["anyOf"]
+                    assert {s["title"] for s in shapes} == {
+                        "real",
+                        "complex, rectangular",
+                        "complex, polar (radians)",
+                        "array",
+                        "object",
+                    }
+
+    anyio.run(main)
+
+
+def test_9_a_second_server_on_a_held_home_says_one_sentence(tmp_path: Path) -> None:
+    """One engine per home: a second `reckoner serve` exits 2 naming the holder, no traceback,
+    nothing on stdout."""
+    home = tmp_path / "home"
+    first = RawStdioServer(home)
+    try:
+        first.initialize()
+        second = subprocess.run(
+            serve_command(home), input=b"", capture_output=True, timeout=60, env=os.environ.copy()
+        )
+    finally:
+        first.close()
+    assert second.returncode == 2
+    assert second.stdout == b""
+    err = second.stderr.decode()
+    assert "Traceback" not in err
+    assert err.startswith("reckoner: ")
+    assert len(err.strip().splitlines()) == 1
+    assert str(first.process.pid) in err
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.1"])
+def test_http_refuses_a_non_loopback_host(tmp_path: Path, host: str) -> None:
+    """The server has no authentication, so --http binds loopback only; one sentence, exit 2."""
+    done = subprocess.run(
+        [*serve_command(tmp_path / "home"), "--http", "--host", host, "--port", "0"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert b"loopback" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_python_dash_m_reckoner_serve_is_the_console_script(tmp_path: Path) -> None:
+    """`python -m reckoner` runs the same CLI as the `reckoner` script."""
+    done = subprocess.run(
+        [sys.executable, "-m", "reckoner", "serve", "--help"], capture_output=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert b"--http" in done.stdout and b"--preset" in done.stdout

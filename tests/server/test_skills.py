@@ -1,0 +1,180 @@
+"""The two skills cannot drift: their vocabulary comes from the core, their examples run.
+
+Every ```reckoner block in a skill is a list of calls (`> tool {json}`) and the receipts
+the engine answers (`< {json}`); the test replays each block against a real Engine in a
+fresh home and compares receipt by receipt.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reckoner.core.dimensions import NAME_TABLE
+from reckoner.core.errors import ErrorCode
+from reckoner.core.notation import NOTATIONS
+from reckoner.server.texts import SKILLS, persona, skill_text
+from reckoner.service import Engine
+
+INTERFACE = next(s for s in SKILLS if s.name == "reckoner-interface")
+TEMPLATE = next(s for s in SKILLS if s.name == "reckoner-template")
+
+ANY_SENTENCE = "…"
+
+
+@dataclass
+class Step:
+    tool: str
+    args: Any
+    expected: Any
+    line: str
+
+
+@dataclass
+class Example:
+    skill: str
+    number: int
+    steps: list[Step]
+
+    @property
+    def id(self) -> str:
+        return f"{self.skill}#{self.number}"
+
+
+def parse_examples(skill_name: str, text: str) -> list[Example]:
+    """Every ```reckoner fence of a skill, as calls paired with their expected receipts."""
+    examples: list[Example] = []
+    for number, block in enumerate(re.findall(r"```reckoner\n(.*?)```", text, re.S), start=1):
+        steps: list[Step] = []
+        pending: tuple[str, Any, str] | None = None
+        for raw in block.splitlines():
+            line = raw.strip()
+            if not line:
+                continue
+            if line.startswith("> "):
+                assert pending is None, f"call without a receipt before: {line}"
+                tool, _, args = line[2:].partition(" ")
+                pending = (tool, json.loads(args), line)
+            elif line.startswith("< "):
+                assert pending is not None, f"receipt without a call: {line}"
+                steps.append(Step(pending[0], pending[1], json.loads(line[2:]), pending[2]))
+                pending = None
+            else:
+                raise AssertionError(f"unparseable example line in {skill_name}: {line}")
+        assert pending is None, f"the last call of {skill_name} block {number} has no receipt"
+        examples.append(Example(skill_name, number, steps))
+    return examples
+
+
+ALL_EXAMPLES = [
+    example for skill in SKILLS for example in parse_examples(skill.name, skill_text(skill))
+]
+
+
+def same(expected: Any, actual: Any) -> bool:
+    """Receipts match exactly, except that an error sentence shown as … matches any sentence."""
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict) or expected.keys() != actual.keys():
+            return False
+        for key, value in expected.items():
+            if key == "error" and value == ANY_SENTENCE:
+                if not (isinstance(actual[key], str) and actual[key].strip()):
+                    return False
+            elif not same(value, actual[key]):
+                return False
+        return True
+    if isinstance(expected, list):
+        return (
+            isinstance(actual, list)
+            and len(expected) == len(actual)
+            and all(same(e, a) for e, a in zip(expected, actual, strict=True))
+        )
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return expected is actual
+    if isinstance(expected, int | float) and isinstance(actual, int | float):
+        return float(expected) == float(actual) and not math.isnan(float(actual))
+    return bool(expected == actual)
+
+
+def test_skills_have_examples_in_both_documents() -> None:
+    """The template's worked example and the interface's examples are all parsed."""
+    skills = {e.skill for e in ALL_EXAMPLES}
+    assert skills == {"reckoner-interface", "reckoner-template"}
+    assert sum(len(e.steps) for e in ALL_EXAMPLES) >= 100
+
+
+@pytest.mark.parametrize("example", ALL_EXAMPLES, ids=lambda e: e.id)
+def test_every_skill_example_evaluates_as_shown(example: Example, tmp_path: Path) -> None:
+    """Manual 2-8 as taught by the skills: each call answers the receipt the skill shows."""
+    with Engine(home=tmp_path / "home", clock=lambda: 1_700_000_000_000) as engine:
+        if example.steps[0].tool != "record_start":
+            opened = engine.call("record_start", {"title": f"skill example {example.id}"})
+            assert opened == {"ok": True}
+        for step in example.steps:
+            receipt = engine.call(step.tool, step.args)
+            assert same(step.expected, receipt), (
+                f"{example.id}: {step.line}\n  shown:   {json.dumps(step.expected)}"
+                f"\n  engine:  {json.dumps(receipt)}"
+            )
+
+
+def test_8_2_interface_skill_names_every_code_and_what_to_do() -> None:
+    """All 19 codes of manual 8.2 appear in the interface skill's code table."""
+    text = skill_text(INTERFACE)
+    table_rows = {
+        line.split("|")[1].strip(" `")
+        for line in text.splitlines()
+        if line.startswith("| `ENGINE_")
+    }
+    assert table_rows == {code.value for code in ErrorCode}
+
+
+def test_5_interface_skill_lists_every_notation_in_its_written_form() -> None:
+    """All 35 notations of manual 5, each in the written form the core's table gives."""
+    text = skill_text(INTERFACE)
+    assert len(NOTATIONS) == 35
+    for notation in NOTATIONS:
+        for form in notation.written.split(" or "):
+            assert f"`{form}`" in text, f"{notation.name}: written form {form!r} missing"
+
+
+def test_6_1_interface_skill_carries_the_whole_name_table() -> None:
+    """All 24 rows of manual 6.1: every name with its vector, in the table's order."""
+    text = skill_text(INTERFACE)
+    rows = [line for line in text.splitlines() if re.match(r"\| `\[[-0-9,]+\]` \|", line)]
+    assert len(rows) == len(NAME_TABLE) == 24
+    for row, line in zip(NAME_TABLE, rows, strict=True):
+        assert f"`[{','.join(str(x) for x in row.vector)}]`" in line
+        assert f"| {row.kind} |" in line
+        for name in row.names:
+            assert f"`{name}`" in line
+
+
+def test_issue_2_decisions_are_taught() -> None:
+    """$atan2 argument order, $mod's sign, doubles, non-finite refusal and the four limits."""
+    text = skill_text(INTERFACE)
+    assert "`$atan2(1, 0)` is 0" in text
+    assert "with the sign of a" in text
+    assert "IEEE doubles" in text
+    assert "not finite" in text
+    for limit in ("10,000 characters", "200 levels", "1,000,000 steps", "1,000,000 elements"):
+        assert limit in text
+
+
+def test_persona_states_the_pure_preset_rules() -> None:
+    """The server instructions: set/eval as the only number sources, no prose arithmetic,
+    stop on a missing quantity, every question in a record."""
+    text = persona("reckoner")
+    assert "Every question is carried by a record" in text
+    assert "Every number in your answer comes from the engine" in text
+    assert "converting it to SI yourself" in text
+    assert "Never compute in prose" in text
+    assert "A missing quantity means stop" in text
+    with pytest.raises(ValueError, match="presets are: reckoner"):
+        persona("reckoner-with-search")

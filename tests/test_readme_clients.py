@@ -1,0 +1,176 @@
+"""The README's "Connect an agent" snippets start a working server exactly as they say.
+
+The section is read from README.md when it is there, else from docs/clients.md. Each stdio
+snippet is launched with the command and arguments it gives (the `reckoner` script resolved on
+a PATH that holds this environment's scripts, the home moved to a temp dir via
+RECKONER_HOME); each HTTP snippet is started on a free port in place of the one it names.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTION = "## Connect an agent"
+CLIENTS = ("Claude Desktop", "Claude Code", "Cursor", "Any other MCP client")
+
+
+def section_text() -> str:
+    for path in (ROOT / "README.md", ROOT / "docs" / "clients.md"):
+        if path.exists():
+            text = path.read_text("utf-8")
+            start = text.find(SECTION)
+            if start >= 0:
+                rest = text[start + len(SECTION) :]
+                end = re.search(r"^## ", rest, re.M)
+                return rest if end is None else rest[: end.start()]
+    raise AssertionError("no 'Connect an agent' section in README.md or docs/clients.md")
+
+
+@dataclass
+class Snippet:
+    client: str
+    kind: str  # "stdio" or "http"
+    command: list[str]
+    url: str | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.client}: {' '.join(self.command) or self.url}"
+
+
+def _subsections(text: str) -> dict[str, str]:
+    parts = re.split(r"^### (.+)$", text, flags=re.M)
+    return {parts[i].strip(): parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def parse_snippets() -> list[Snippet]:
+    snippets: list[Snippet] = []
+    for client, body in _subsections(section_text()).items():
+        http_command: list[str] | None = None
+        for language, code in re.findall(r"```(\w+)\n(.*?)```", body, re.S):
+            if language == "sh":
+                for line in code.strip().splitlines():
+                    words = shlex.split(line)
+                    if words[:3] == ["claude", "mcp", "add"]:
+                        snippets.append(Snippet(client, "stdio", words[words.index("--") + 1 :]))
+                    elif words[:2] == ["reckoner", "serve"] and "--http" in words:
+                        http_command = words
+                    elif words[:2] == ["reckoner", "serve"]:
+                        snippets.append(Snippet(client, "stdio", words))
+            elif language == "json":
+                config: dict[str, Any] = json.loads(code)
+                for entry in config["mcpServers"].values():
+                    if "url" in entry:
+                        assert http_command is not None, "an HTTP URL without its serve command"
+                        snippets.append(Snippet(client, "http", http_command, entry["url"]))
+                    else:
+                        snippets.append(
+                            Snippet(client, "stdio", [entry["command"], *entry.get("args", [])])
+                        )
+    return snippets
+
+
+SNIPPETS = parse_snippets()
+
+
+def test_every_client_has_a_section_with_a_snippet() -> None:
+    """Claude Desktop, Claude Code, Cursor and generic MCP each get a configuration to paste."""
+    assert {s.client for s in SNIPPETS} == set(CLIENTS)
+    assert any(s.kind == "http" for s in SNIPPETS)
+
+
+def _scripts_path() -> str:
+    # The `reckoner` console script of this environment, as `uv tool install` puts it on PATH.
+    scripts = str(Path(sys.executable).parent)
+    return scripts + os.pathsep + os.environ.get("PATH", "")
+
+
+async def _handshake(client: Client) -> None:
+    tools = await client.list_tools()
+    assert len(tools.tools) == 6
+    started = await client.call_tool("record_start", {"title": "snippet check"})
+    assert started.structured_content == {"ok": True}
+    ended = await client.call_tool("record_end", {})
+    assert ended.structured_content == {"ok": True}
+
+
+@pytest.mark.parametrize("snippet", [s for s in SNIPPETS if s.kind == "stdio"], ids=lambda s: s.id)
+def test_stdio_snippet_starts_the_server_as_written(snippet: Snippet, tmp_path: Path) -> None:
+    path = _scripts_path()
+    command = shutil.which(snippet.command[0], path=path)
+    assert command is not None, f"{snippet.command[0]} is not on PATH"
+    params = StdioServerParameters(
+        command=command,
+        args=snippet.command[1:],
+        env={"PATH": path, "RECKONER_HOME": str(tmp_path / "home")},
+    )
+
+    async def main() -> None:
+        async with Client(params) as client:
+            await _handshake(client)
+
+    anyio.run(main)
+    assert (tmp_path / "home" / "records").is_dir()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.mark.parametrize("snippet", [s for s in SNIPPETS if s.kind == "http"], ids=lambda s: s.id)
+def test_http_snippet_serves_at_the_url_it_names(snippet: Snippet, tmp_path: Path) -> None:
+    assert snippet.url is not None
+    port = _free_port()
+    named = str(snippet.command[snippet.command.index("--port") + 1])
+    assert f":{named}/" in snippet.url
+    command = [port_word if port_word != named else str(port) for port_word in snippet.command]
+    url = snippet.url.replace(f":{named}/", f":{port}/")
+    path = _scripts_path()
+    executable = shutil.which(command[0], path=path)
+    assert executable is not None
+    process = subprocess.Popen(
+        [executable, *command[1:]],
+        env={**os.environ, "PATH": path, "RECKONER_HOME": str(tmp_path / "home")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None, "the server exited"
+                assert time.monotonic() < deadline, "the server never listened"
+                time.sleep(0.1)
+
+        async def main() -> None:
+            async with Client(url) as client:
+                await _handshake(client)
+
+        anyio.run(main)
+    finally:
+        process.terminate()
+        out, _ = process.communicate(timeout=30)
+    assert out == b""
