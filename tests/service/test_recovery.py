@@ -1,0 +1,244 @@
+"""Manual 7.4: recovery by replay, and one engine per home (issue 3)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from service_helpers import StepClock, as_wire, file_lines, file_rows, open_file, replay
+
+from reckoner import Engine, wire
+from reckoner.storage.home import HomeError
+from reckoner.storage.home_lock import HomeLockedError
+
+
+def _busy_session(engine: Engine) -> None:
+    engine.call("record_start", {"title": "Resumable"})
+    engine.call("set", {"name": "V", "value": {"num": 12, "dim": "volt"}})
+    engine.call("set", {"name": "R", "value": {"num": 4.7e3, "dim": "ohm"}})
+    engine.call("set", {"name": "R", "value": {"num": 1e3, "dim": "ohm"}})
+    engine.call("eval", {"formula": "(@V)^2/@R", "target": "P"})
+    engine.call("eval", {"formula": "@P*2", "target": "P"})
+    engine.call("set", {"name": "gone", "value": {"num": 1}})
+    engine.call("set", {"name": "gone", "value": None})
+    engine.call("set", {"name": "twice", "value": {"num": 1}})
+    engine.call("set", {"name": "twice", "value": None})
+    engine.call("set", {"name": "twice", "value": {"array": [1, 2]}})
+    engine.call("get", {"name": "P"})
+    engine.call("eval", {"formula": "@V/0", "target": "V"})  # refused: V keeps rev 1
+    engine.call("set", {"name": "Z", "value": {"re": 3, "im": 4, "dim": "ohm"}})
+    engine.call("record_message", {"text": "before the crash"})
+
+
+def test_7_4_reopen_without_record_end_resumes_slots_revisions_and_seq(
+    home: Path, clock: StepClock
+) -> None:
+    with Engine(home, clock=clock) as engine:
+        _busy_session(engine)
+        record = engine.open_record_id
+        slots = engine.slot_snapshot()
+    last_seq = file_rows(open_file(home))[-1]["seq"]
+    with Engine(home, clock=clock) as again:
+        assert again.open_record_id == record
+        assert as_wire(again.slot_snapshot()) == as_wire(slots)
+        assert slots["P"][0] == 2 and slots["R"][0] == 2 and slots["twice"][0] == 1
+        assert "gone" not in again.slot_snapshot()
+        # Revisions continue where they were.
+        assert again.call("set", {"name": "R", "value": {"num": 2e3, "dim": "ohm"}})["rev"] == 3
+        assert again.call("eval", {"formula": "@P", "target": "P"})["rev"] == 3
+        assert again.call("set", {"name": "gone", "value": {"num": 5}})["rev"] == 1
+        # The trace continues in the same file with the next seq.
+        rows = file_rows(open_file(home))
+        assert [row["seq"] for row in rows[-3:]] == [last_seq + 1, last_seq + 2, last_seq + 3]
+        assert again.call("record_start", {"title": "x"})["code"] == "ENGINE_OPEN_RECORD_FOUND"
+        assert again.call("record_end", {}) == {"ok": True}
+    closed = home / "records" / f"{record}.jsonl"
+    seqs = [row["seq"] for row in file_rows(closed)]
+    assert seqs == list(range(1, len(seqs) + 1))
+
+
+def test_7_4_resumed_table_equals_a_replay_of_the_rows(home: Path) -> None:
+    with Engine(home) as engine:
+        _busy_session(engine)
+    expected = replay(file_rows(open_file(home)))
+    with Engine(home) as again:
+        assert as_wire(again.slot_snapshot()) == as_wire(expected)
+        value = again.call("get", {"name": "P"})["value"]
+        assert value["dim"] == "watt"
+        assert value["num"] == pytest.approx(2 * 144 / 1000)
+
+
+def test_7_4_nothing_is_recomputed_an_edited_result_is_taken_as_fact(home: Path) -> None:
+    with Engine(home) as engine:
+        engine.call("record_start", {"title": "Facts"})
+        engine.call("set", {"name": "V", "value": {"num": 12, "dim": "volt"}})
+        engine.call("set", {"name": "R", "value": {"num": 4.7e3, "dim": "ohm"}})
+        engine.call("eval", {"formula": "(@V)^2/@R", "target": "P"})
+    path = open_file(home)
+    lines = file_lines(path)
+    row = wire.loads(lines[-1])
+    assert row["tool"] == "eval"
+    row["content"]["result"]["num"] = 42.5
+    lines[-1] = wire.dumps(row)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    with Engine(home) as again:
+        assert again.call("get", {"name": "P"})["value"] == {"num": 42.5, "dim": "watt"}
+        assert again.slot_snapshot()["P"][0] == 1
+
+
+def test_7_4_replay_skips_refused_get_unknown_and_broken_rows(home: Path) -> None:
+    with Engine(home) as engine:
+        engine.call("record_start", {"title": "Mixed"})
+        engine.call("set", {"name": "V", "value": {"num": 12, "dim": "volt"}})
+    path = open_file(home)
+    extra = [
+        # a refused set must not write, whatever its content claims
+        {"seq": 3, "at": 3, "tool": "set", "ok": False, "content": {"name": "V", "value": None}},
+        # a search row and an unknown tool are skipped
+        {"seq": 4, "at": 4, "tool": "search", "ok": True, "content": {"question": "q"}},
+        {"seq": 5, "at": 5, "tool": "teleport", "ok": True, "content": {"name": "V"}},
+        # a get row is a fact about a reading, not a write
+        {"seq": 6, "at": 6, "tool": "get", "ok": True, "content": {"name": "X", "value": {}}},
+        # rows whose content has the wrong shape are skipped, not fatal
+        {"seq": 7, "at": 7, "tool": "set", "ok": True, "content": "oops"},
+        {"seq": 8, "at": 8, "tool": "set", "ok": True, "content": {"name": 5, "value": None}},
+        {"seq": 9, "at": 9, "tool": "eval", "ok": True, "content": {"target": "Y"}},
+    ]
+    with open(path, "ab") as handle:
+        for row in extra:
+            handle.write(wire.dumps(row) + b"\n")
+        handle.write(b"this line is not json\n[1,2,3]\n")
+        handle.write(
+            wire.dumps(
+                {
+                    "seq": 10,
+                    "at": 10,
+                    "tool": "set",
+                    "ok": True,
+                    "content": {"name": "W", "value": {"num": 2, "dim": [0] * 7}},
+                }
+            )
+        )
+        handle.write(b"\n")
+    with Engine(home) as again:
+        assert set(again.slot_snapshot()) == {"V", "W"}
+        assert again.slot_snapshot()["V"][0] == 1
+        again.call("record_message", {"text": "next"})
+        assert file_rows(path)[-1]["seq"] == 11
+
+
+def test_7_4_a_hand_edited_unparseable_value_is_an_internal_error_not_a_crash(
+    home: Path,
+) -> None:
+    with Engine(home) as engine:
+        engine.call("record_start", {"title": "Edited"})
+        engine.call("set", {"name": "V", "value": {"num": 12, "dim": "volt"}})
+    path = open_file(home)
+    data = path.read_bytes().replace(b'"num":12', b'"num":"twelve"')
+    path.write_bytes(data)
+    with Engine(home) as again:
+        receipt = again.call("get", {"name": "V"})
+        assert receipt["code"] == "ENGINE_UNKNOWN_ERROR"
+        assert receipt["error"].startswith("internal error: ")
+        assert again.call("eval", {"formula": "@V", "target": "W"})["ok"] is False
+        assert again.call("set", {"name": "V", "value": {"num": 1}})["rev"] == 2
+
+
+# -- one engine per home ------------------------------------------------------------------
+
+
+def test_9_1_second_engine_in_the_same_process_is_refused(home: Path) -> None:
+    with Engine(home) as first:
+        first.call("record_start", {"title": "Held"})
+        before = open_file(home).read_bytes()
+        with pytest.raises(HomeLockedError) as refused:
+            Engine(home)
+        message = str(refused.value)
+        assert str(os.getpid()) in message
+        assert str(home) in message
+        assert "\n" not in message and "Traceback" not in message
+        assert refused.value.holder_pid == os.getpid()
+        assert open_file(home).read_bytes() == before
+        assert first.call("record_message", {"text": "still mine"}) == {"ok": True}
+    with Engine(home) as later:
+        assert later.open_record_id is not None
+
+
+HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from reckoner import Engine
+    engine = Engine(sys.argv[1])
+    engine.call("record_start", {"title": "held by a child"})
+    print("ready", flush=True)
+    time.sleep(60)
+    """
+)
+
+CONTENDER = textwrap.dedent(
+    """
+    import sys
+    from reckoner import Engine
+    from reckoner.storage.home import HomeError
+    try:
+        Engine(sys.argv[1])
+    except HomeError as error:
+        print(f"refused: {error}", flush=True)
+    else:
+        print("opened", flush=True)
+    """
+)
+
+
+def _python(script: str, home: Path, **kwargs: object) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", script, str(home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,  # type: ignore[call-overload]
+    )
+
+
+def test_9_1_another_process_is_refused_naming_the_holder_and_the_lock_dies_with_it(
+    home: Path,
+) -> None:
+    holder = _python(HOLDER, home)
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "ready"
+        with pytest.raises(HomeLockedError) as refused:
+            Engine(home)
+        assert f"pid {holder.pid}" in str(refused.value)
+        assert refused.value.holder_pid == holder.pid
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    # SIGKILL leaves no stale lock: the home opens and resumes the child's record.
+    with Engine(home) as engine:
+        view = engine.read_record(engine.open_record_id or "")
+        assert view is not None and view.title == "held by a child"
+
+
+def test_9_1_a_child_is_refused_while_this_process_holds_the_home(home: Path) -> None:
+    with Engine(home):
+        contender = _python(CONTENDER, home)
+        out, err = contender.communicate(timeout=60)
+    assert contender.returncode == 0, err
+    assert out.startswith("refused: ")
+    assert f"pid {os.getpid()}" in out
+    assert out.count("\n") == 1
+
+
+def test_9_1_home_error_is_one_sentence_for_a_file_home(tmp_path: Path) -> None:
+    path = tmp_path / "not-a-dir"
+    path.write_text("x")
+    with pytest.raises(HomeError) as refused:
+        Engine(path)
+    assert "\n" not in str(refused.value)
+    assert "is a file" in str(refused.value)
