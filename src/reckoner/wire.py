@@ -13,8 +13,9 @@ from typing import Any
 
 import orjson
 
-# JavaScript switches to exponent notation at 1e21; below that a whole double prints as digits.
-_LARGEST_PLAIN_WHOLE = 1e21
+# JavaScript prints a whole double below 1e21 as digits, but orjson writes integers only
+# within 64 bits; a larger whole double stays a double (the same number when read back).
+_LARGEST_JSON_INT = 2.0**63
 
 
 _NEEDS_WALK = (float, dict, list, tuple)
@@ -23,7 +24,7 @@ _NEEDS_WALK = (float, dict, list, tuple)
 def _plain(value: Any) -> Any:
     kind = type(value)
     if kind is float:
-        if value.is_integer() and -_LARGEST_PLAIN_WHOLE < value < _LARGEST_PLAIN_WHOLE:
+        if value.is_integer() and -_LARGEST_JSON_INT < value < _LARGEST_JSON_INT:
             return int(value)
         return value
     # Leaves that need nothing (str, int, bool, None) are passed without a call each.

@@ -462,3 +462,39 @@ def test_7_3_started_file_begins_with_the_header(recording: Engine) -> None:
 def test_2_2_eval_result_dims_follow_the_formula(recording: Engine) -> None:
     recording.call("eval", {"formula": "(@V)^2/@R", "target": "P"})
     assert recording.slot_snapshot()["P"][1]["dim"] == WATT
+
+
+@pytest.mark.parametrize("number", [1e19, -1e20, 2.0**64, 9.007199254740993e15, 1e300, 5e-324])
+def test_7_3_any_finite_number_is_stored_written_and_replayed(home: Path, number: float) -> None:
+    """7.3: every finite double survives the trip set -> row -> replay (no internal error)."""
+    with Engine(home) as engine:
+        engine.call("record_start", {"title": "Big"})
+        receipt = engine.call("set", {"name": "x", "value": {"num": number}})
+        assert receipt["ok"] is True, receipt
+        assert receipt["value"]["num"] == number
+        grown = engine.call("eval", {"formula": "@x*2", "target": "y"})
+        assert grown["ok"] is True, grown
+        row = wire.loads(file_lines(open_file(engine))[-1])
+        assert row["ok"] is True and row["content"]["result"]["num"] == number * 2
+        before = engine.slot_snapshot()
+    with Engine(home) as again:
+        assert again.slot_snapshot() == before
+        assert again.call("get", {"name": "x"})["value"]["num"] == number
+
+
+def test_7_2_an_unwritable_row_leaves_the_call_ok_and_no_seq_gap(recording: Engine) -> None:
+    """7.2: a trace append that fails is dropped; the call keeps its result."""
+    journal = recording._journal
+    real_append = journal.append
+
+    def failing(row: dict[str, Any]) -> None:
+        raise OSError("disk full")
+
+    journal.append = failing  # type: ignore[method-assign]
+    receipt = recording.call("set", {"name": "lost", "value": {"num": 1}})
+    journal.append = real_append  # type: ignore[method-assign]
+    assert receipt == {"ok": True, "name": "lost", "rev": 1, "value": {"num": 1, "dim": [0] * 7}}
+    assert recording.slot_snapshot()["lost"][0] == 1
+    recording.call("record_message", {"text": "after"})
+    seqs = [wire.loads(line)["seq"] for line in file_lines(open_file(recording))[1:]]
+    assert seqs == list(range(1, len(seqs) + 1))

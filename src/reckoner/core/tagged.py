@@ -11,7 +11,7 @@ import numpy as np
 
 from . import dimensions as dims
 from .errors import ErrorCode, fail
-from .limits import MAX_ARRAY_ELEMENTS, MAX_VALUE_DEPTH
+from .limits import MAX_ARRAY_ELEMENTS, MAX_DIMENSION_EXPONENT, MAX_VALUE_DEPTH
 from .names import is_name
 from .values import (
     Element,
@@ -101,9 +101,9 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
         components: list[int] = []
         for i, c in enumerate(raw):
             if type(c) is int:
-                components.append(c)
+                whole = c
             elif type(c) is float and math.isfinite(c) and c.is_integer() and abs(c) < 2**53:
-                components.append(int(c))
+                whole = int(c)
             else:
                 raise fail(
                     ErrorCode.INVALID_DIMENSION,
@@ -111,6 +111,14 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
                     f"{_describe_json(c) if not isinstance(c, int | float) else repr(c)}, "
                     f"not an integer; a vector holds 7 integers",
                 )
+            if not dims.exponent_in_range(whole):
+                raise fail(
+                    ErrorCode.INVALID_DIMENSION,
+                    f"component {i} ({dims.BASE_SYMBOLS[i]}) of {where} is {float(whole):.3g}, "
+                    f"beyond the limit of {MAX_DIMENSION_EXPONENT} (MAX_DIMENSION_EXPONENT); "
+                    f"a vector holds small integer exponents",
+                )
+            components.append(whole)
         return dims.from_integers(components), dims.IDENTITY, None
     raise fail(
         ErrorCode.INVALID_DIMENSION,
@@ -291,13 +299,15 @@ def _object(fields: JSON, where: str, depth: int) -> Obj:
 
 # -- out: the stored form and get's rendering ------------------------------------------
 
-# JavaScript writes a whole double below 1e21 as digits; so do our receipts and rows.
-_LARGEST_PLAIN_WHOLE = 1e21
+# JavaScript writes a whole double below 1e21 as digits; so do our receipts and rows, up to
+# the 64 bits orjson can write as an integer.
+_LARGEST_JSON_INT = 2.0**63
 
 
 def json_number(x: float) -> float | int:
     """A double as JSON spells it: a whole value without a fractional part, -0 as 0."""
-    if x.is_integer() and -_LARGEST_PLAIN_WHOLE < x < _LARGEST_PLAIN_WHOLE:
+    # orjson writes integers only within 64 bits; a larger whole double stays a double.
+    if x.is_integer() and -_LARGEST_JSON_INT < x < _LARGEST_JSON_INT:
         return int(x)
     return x
 

@@ -374,15 +374,17 @@ class Engine:
     def _append(self, tool: str, ok: bool, content: dict[str, Any]) -> None:
         record = self._record
         assert record is not None
-        record.seq += 1
-        row = {"seq": record.seq, "at": self._clock(), "tool": tool, "ok": ok, "content": content}
+        seq = record.seq + 1
+        row = {"seq": seq, "at": self._clock(), "tool": tool, "ok": ok, "content": content}
         try:
             self._journal.append(row)
-        except OSError as error:
-            # A trace that cannot be written does not turn a call into a failure (7.2).
-            self.log.error(
-                "trace row not written", record=record.record_id, seq=record.seq, error=error
-            )
+        except (OSError, TypeError, ValueError) as error:
+            # A trace that cannot be written does not turn a call into a failure (7.2). Its
+            # seq is not spent: a resumed record continues from the last whole row, and so
+            # does this process, so seq never skips a number.
+            self.log.error("trace row not written", record=record.record_id, seq=seq, error=error)
+            return
+        record.seq = seq
 
     # -- read side for the panel, the CLI and the article writer ----------------------
 
