@@ -1,5 +1,420 @@
-"""The `reckoner` command line."""
+"""The `reckoner` command line: one entry point for calls, records, the servers and the demo.
+
+Every failure a user can cause ends in one sentence on stderr and exit code 2, never a
+traceback; `call` exits 1 when the engine refused the call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from reckoner import __version__
+
+EXIT_REFUSED = 1
+EXIT_USAGE = 2
+
+PANEL_PORT = 8765
 
 
-def main() -> None:
-    raise SystemExit("reckoner: not built yet")
+class CliError(Exception):
+    """A failure the user can fix; the message is the one sentence printed."""
+
+
+# ---------------------------------------------------------------------------------------
+# The parser
+
+
+def _add_home(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--home",
+        metavar="DIR",
+        help="the engine's home directory (default: $RECKONER_HOME, else ~/.reckoner)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line; `reckoner --help` lists every command."""
+    from reckoner.server.defaults import DEFAULT_HTTP_PORT
+    from reckoner.server.texts import PRESETS
+
+    parser = argparse.ArgumentParser(
+        prog="reckoner",
+        description=(
+            "A deterministic, dimension-checked calculation engine for LLM agents, "
+            "with a crash-safe record of every call."
+        ),
+        epilog="Run 'reckoner COMMAND --help' for the options of one command.",
+    )
+    parser.add_argument("--version", action="version", version=f"reckoner {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    call = commands.add_parser(
+        "call",
+        help="make one engine call on the home and print its receipt as JSON",
+        description=(
+            "Make one call (set, get, eval, record_start, record_message, record_end) on the "
+            "home's engine and print the receipt as JSON. Exit code 1 when the engine refused."
+        ),
+    )
+    call.add_argument("tool", help="set, get, eval, record_start, record_message or record_end")
+    call.add_argument(
+        "args", metavar="JSON", help="the arguments as one JSON object ('-' reads stdin)"
+    )
+    _add_home(call)
+
+    records = commands.add_parser("records", help="list the records of the home")
+    records.add_argument("--json", action="store_true", help="print the list as JSON")
+    _add_home(records)
+
+    show = commands.add_parser("show", help="render one record's timeline in the terminal")
+    show.add_argument("id", help="the record identifier (see 'reckoner records')")
+    show.add_argument("--json", action="store_true", help="print the record as JSON instead")
+    _add_home(show)
+
+    serve = commands.add_parser(
+        "serve",
+        help="run the MCP server (stdio, or streamable HTTP on loopback)",
+        description=(
+            "Run the MCP server with the six tools, the two skills and the persona. "
+            "Speaks MCP over stdio unless --http is given. Logs go to stderr and the home's "
+            "logs/, never to stdout."
+        ),
+    )
+    serve.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="loopback address for --http (default 127.0.0.1)"
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_HTTP_PORT,
+        help=f"port for --http (default {DEFAULT_HTTP_PORT}; 0 picks a free one)",
+    )
+    serve.add_argument(
+        "--preset",
+        choices=PRESETS,
+        default="reckoner",
+        help="the persona rules given to the model (default: reckoner)",
+    )
+    _add_home(serve)
+
+    demo = commands.add_parser(
+        "demo",
+        help="run a worked calculation through the real MCP server, as an agent would",
+        description=(
+            "Start 'reckoner serve' over stdio, drive a worked calculation through it (a loaded "
+            "voltage divider, then a series RLC impedance) and show every call and receipt. "
+            "Uses a fresh home under the temp directory unless --home is given."
+        ),
+    )
+    _add_home(demo)
+
+    panel = commands.add_parser("panel", help="run the local web panel over the home's records")
+    panel.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    panel.add_argument("--port", type=int, default=PANEL_PORT, help=f"port (default {PANEL_PORT})")
+    panel.add_argument("--open", action="store_true", help="open the panel in the browser")
+    _add_home(panel)
+    return parser
+
+
+# ---------------------------------------------------------------------------------------
+# Rendering values and rows for the terminal
+
+
+def _number(x: Any) -> str:
+    if isinstance(x, float) and x.is_integer() and abs(x) < 1e21:
+        return str(int(x))
+    return str(x)
+
+
+def _dim_text(dim: Any) -> str:
+    from reckoner.core.dimensions import first_name, from_integers
+
+    if dim is None:
+        return ""
+    if isinstance(dim, str):
+        return "" if dim == "dim-less" else f" {dim}"
+    if isinstance(dim, list) and len(dim) == 7 and all(type(x) is int for x in dim):
+        name = first_name(from_integers(dim))
+        if name == "dim-less":
+            return ""
+        return f" {name}" if name else " [" + ",".join(str(x) for x in dim) + "]"
+    return f" {dim}"
+
+
+def _bare(element: Any) -> str:
+    if isinstance(element, list):
+        return "[" + ", ".join(_bare(e) for e in element) + "]"
+    if isinstance(element, dict):
+        return _scalar(element)
+    return _number(element)
+
+
+def _scalar(value: dict[str, Any]) -> str:
+    if "num" in value:
+        return _number(value["num"])
+    if "re" in value and "im" in value:
+        im = value["im"]
+        sign = "-" if isinstance(im, int | float) and im < 0 else "+"
+        size = -im if sign == "-" else im
+        return f"{_number(value['re'])} {sign} {_number(size)}j"
+    if "mag" in value and "ang" in value:
+        return f"{_number(value['mag'])} ∠ {_number(value['ang'])} rad"
+    return str(value)
+
+
+def format_value(value: Any) -> str:
+    """A tagged value (as in receipts and rows) in one readable line: ``4700 ohm``."""
+    if value is None:
+        return "(deleted)"
+    if not isinstance(value, dict):
+        return str(value)
+    if "object" in value and isinstance(value["object"], dict):
+        fields = ", ".join(f"{k}: {format_value(v)}" for k, v in value["object"].items())
+        return "{" + fields + "}"
+    if "array" in value:
+        return _bare(value["array"]) + _dim_text(value.get("dim"))
+    if "mag" in value and "ang" in value:
+        unit = _dim_text(value.get("dim"))
+        return f"{_number(value['mag'])}{unit} ∠ {_number(value['ang'])} rad"
+    return _scalar(value) + _dim_text(value.get("dim"))
+
+
+def _time(at: Any) -> str:
+    if not isinstance(at, int | float):
+        return "-"
+    return datetime.fromtimestamp(at / 1000).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
+    """The tool label and the body of one trace row, as Rich markup."""
+    from rich.markup import escape
+
+    tool = str(row.get("tool", "?"))
+    content = row.get("content")
+    body: dict[str, Any] = content if isinstance(content, dict) else {}
+    if row.get("ok") is not True:
+        code = escape(str(body.get("code", "")))
+        error = escape(str(body.get("error", "")))
+        return f"[dim]{escape(tool)} ✗[/dim]", f"[dim]{code}: {error}[/dim]"
+    if tool == "record_start":
+        return "[bold]record_start[/bold]", f"[bold]{escape(str(body.get('title', '')))}[/bold]"
+    if tool == "record_message":
+        hidden = " [dim](note for the article)[/dim]" if body.get("hide") else ""
+        return "message", f"[italic]{escape(str(body.get('text', '')))}[/italic]{hidden}"
+    if tool == "record_end":
+        text = body.get("text")
+        return "[bold]record_end[/bold]", escape(
+            str(text)
+        ) if text else "[dim](no closing text)[/dim]"
+    if tool == "set":
+        return "set", f"{escape(str(body.get('name')))} = {escape(format_value(body.get('value')))}"
+    if tool == "get":
+        return "get", f"{escape(str(body.get('name')))} → {escape(format_value(body.get('value')))}"
+    if tool == "eval":
+        lines = [
+            f"[cyan]{escape(str(body.get('formula', '')))}[/cyan]",
+            f"  → {escape(str(body.get('target')))} (rev {escape(str(body.get('rev')))}) = "
+            f"[green]{escape(format_value(body.get('result')))}[/green]",
+        ]
+        variables = body.get("vars")
+        if isinstance(variables, dict):
+            for name, held in variables.items():
+                lines.append(f"  [dim]@{escape(str(name))} = {escape(format_value(held))}[/dim]")
+        return "eval", "\n".join(lines)
+    from reckoner.wire import dumps_text
+
+    return escape(tool), escape(dumps_text(body))
+
+
+# ---------------------------------------------------------------------------------------
+# The commands
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def _read_json_argument(text: str) -> Any:
+    from reckoner.wire import loads
+
+    if text == "-":
+        text = sys.stdin.read()
+    try:
+        return loads(text)
+    except ValueError as exc:
+        raise CliError(
+            f"the arguments are not valid JSON ({exc}); pass one JSON object, "
+            """for example '{"title": "Ohm's law"}'"""
+        ) from None
+
+
+def _open_engine(home: str | None) -> Any:
+    from reckoner.service import Engine
+
+    return Engine(home=home)
+
+
+def cmd_call(options: argparse.Namespace) -> int:
+    from reckoner.wire import dumps_text
+
+    args = _read_json_argument(options.args)
+    with _open_engine(options.home) as engine:
+        receipt: dict[str, Any] = engine.call(options.tool, args)
+    print(dumps_text(receipt))
+    return 0 if receipt.get("ok") is True else EXIT_REFUSED
+
+
+def _archive(home: str | None) -> Any:
+    from reckoner.storage.home import HomeLayout, resolve_home
+    from reckoner.storage.record_store import RecordArchive
+
+    root = resolve_home(home)
+    if not root.is_dir():
+        raise CliError(
+            f"no reckoner home at {root}; run 'reckoner demo' or 'reckoner serve' first, "
+            "or pass --home"
+        )
+    return RecordArchive(HomeLayout(root))
+
+
+def cmd_records(options: argparse.Namespace) -> int:
+    from reckoner.wire import dumps_text
+
+    listing: dict[str, Any] = _archive(options.home).index_json()
+    if options.json:
+        print(dumps_text(listing))
+        return 0
+    from rich.table import Table
+
+    console = _console()
+    table = Table(title="records", title_justify="left")
+    table.add_column("id", style="bold")
+    table.add_column("state")
+    table.add_column("opened")
+    table.add_column("ended")
+    table.add_column("title")
+    opened = listing.get("open")
+    if opened:
+        table.add_row(
+            opened["id"],
+            "[yellow]open[/yellow]",
+            _time(opened.get("openedAt")),
+            "",
+            str(opened.get("title") or ""),
+        )
+    for entry in listing.get("closed", []):
+        table.add_row(
+            entry["id"],
+            "closed",
+            _time(entry.get("openedAt")),
+            _time(entry.get("endedAt")),
+            str(entry.get("title") or ""),
+        )
+    for record_id in listing.get("unreadable", []):
+        table.add_row(record_id, "[red]unreadable[/red]", "", "", "")
+    if table.row_count == 0:
+        console.print("No records yet. Run 'reckoner demo' to make one.")
+    else:
+        console.print(table)
+    return 0
+
+
+def cmd_show(options: argparse.Namespace) -> int:
+    from reckoner.wire import dumps_text
+
+    record: dict[str, Any] | None = _archive(options.home).read_json(options.id)
+    if record is None:
+        raise CliError(
+            f"no readable record {options.id!r} in this home; 'reckoner records' lists the ids"
+        )
+    if options.json:
+        print(dumps_text(record))
+        return 0
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = _console()
+    state = "open" if record.get("open") else f"closed {_time(record.get('endedAt'))}"
+    console.print(
+        f"[bold]{escape(str(record.get('title') or '(untitled)'))}[/bold]\n"
+        f"[dim]record {escape(str(record['id']))} · opened {_time(record.get('openedAt'))} · "
+        f"{state}[/dim]"
+    )
+    table = Table(show_header=True, box=None, padding=(0, 1))
+    table.add_column("#", justify="right", style="dim")
+    table.add_column("tool")
+    table.add_column("")
+    for row in record.get("rows", []):
+        label, body = _row_lines(row)
+        table.add_row(str(row.get("seq", "")), label, body)
+    console.print(table)
+    return 0
+
+
+def cmd_serve(options: argparse.Namespace) -> int:
+    from reckoner.server.run import ServeError, serve
+
+    try:
+        serve(
+            options.home,
+            http=options.http,
+            host=options.host,
+            port=options.port,
+            preset=options.preset,
+        )
+    except ServeError as exc:
+        raise CliError(str(exc)) from None
+    return 0
+
+
+def cmd_demo(options: argparse.Namespace) -> int:
+    from reckoner.demo import run_demo
+
+    return run_demo(Path(options.home) if options.home else None)
+
+
+def cmd_panel(options: argparse.Namespace) -> int:
+    from reckoner.panel.app import run_panel
+    from reckoner.storage.home import resolve_home
+
+    run_panel(resolve_home(options.home), options.host, options.port, options.open)
+    return 0
+
+
+COMMANDS = {
+    "call": cmd_call,
+    "records": cmd_records,
+    "show": cmd_show,
+    "serve": cmd_serve,
+    "demo": cmd_demo,
+    "panel": cmd_panel,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the `reckoner` script and of `python -m reckoner`."""
+    parser = build_parser()
+    options = parser.parse_args(argv)
+    if options.command is None:
+        parser.print_help()
+        raise SystemExit(EXIT_USAGE)
+    try:
+        code = COMMANDS[options.command](options)
+    except KeyboardInterrupt:
+        code = 130
+    except (CliError, OSError) as exc:
+        # HomeLockedError, HomeError and ServeError carry one sentence each.
+        message = str(exc) or exc.__class__.__name__
+        print(f"reckoner: {message}", file=sys.stderr)
+        code = EXIT_USAGE
+    raise SystemExit(code)

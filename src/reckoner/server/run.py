@@ -19,12 +19,8 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
 from reckoner.server.app import SerialEngine, build_server
+from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
 from reckoner.service import Engine
-
-DEFAULT_HTTP_PORT = 8766
-"""One above the panel's 8765, so both can run side by side with their defaults."""
-
-MCP_PATH = "/mcp"
 
 _LEVELS = {
     "debug": logging.DEBUG,

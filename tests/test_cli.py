@@ -1,0 +1,226 @@
+"""The `reckoner` command line, run as a real subprocess on temp homes (issue 4)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reckoner import __version__
+
+COMMANDS = ("call", "records", "show", "serve", "demo", "panel")
+
+
+def reckoner(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "reckoner", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+    )
+
+
+def assert_one_sentence(done: subprocess.CompletedProcess[str]) -> None:
+    """A user error: exit 2, one line on stderr, nothing on stdout, no traceback."""
+    assert done.returncode == 2, done
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("reckoner: "), done.stderr
+
+
+def call(home: Path, tool: str, args: Any) -> tuple[int, dict[str, Any]]:
+    done = reckoner("call", tool, json.dumps(args), "--home", str(home))
+    assert done.stderr == ""
+    receipt = json.loads(done.stdout)
+    assert isinstance(receipt, dict)
+    return done.returncode, receipt
+
+
+def test_help_lists_every_command_and_version_prints() -> None:
+    done = reckoner("--help")
+    assert done.returncode == 0
+    for command in COMMANDS:
+        assert command in done.stdout
+    version = reckoner("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"reckoner {__version__}"
+    bare = reckoner()
+    assert bare.returncode == 2 and "COMMAND" in bare.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(command: str) -> None:
+    done = reckoner(command, "--help")
+    assert done.returncode == 0
+    assert "usage: reckoner " + command in done.stdout
+
+
+def test_2_2_call_prints_the_receipt_and_exits_1_when_refused(tmp_path: Path) -> None:
+    """One call per process on the same home: the record and the slots persist between them
+    (manual 7.4 replay), and a refusal is exit code 1."""
+    home = tmp_path / "home"
+    assert call(home, "record_start", {"title": "from the shell"}) == (0, {"ok": True})
+    code, receipt = call(home, "set", {"name": "R", "value": {"num": 4700, "dim": "ohm"}})
+    assert code == 0 and receipt["rev"] == 1
+    assert call(home, "eval", {"formula": "@R * 2", "target": "R2"}) == (
+        0,
+        {"ok": True, "target": "R2", "rev": 1},
+    )
+    code, receipt = call(home, "get", {"name": "R2"})
+    assert (code, receipt["value"]) == (0, {"num": 9400, "dim": "ohm"})
+    code, receipt = call(home, "eval", {"formula": "@R + 1", "target": "x"})
+    assert code == 1 and receipt["code"] == "ENGINE_INCOMPATIBLE_DIMENSION"
+    code, receipt = call(home, "solve", {})
+    assert code == 1 and receipt["code"] == "ENGINE_INVALID_ARGS"
+    code, receipt = call(home, "set", ["R", 1])
+    assert code == 1 and receipt["code"] == "ENGINE_INVALID_ARGS"
+    stdin = reckoner("call", "record_end", "-", "--home", str(home), stdin='{"text": "done"}')
+    assert stdin.returncode == 0 and json.loads(stdin.stdout) == {"ok": True}
+
+
+def test_call_with_bad_json_is_one_sentence(tmp_path: Path) -> None:
+    assert_one_sentence(reckoner("call", "get", "{name: R}", "--home", str(tmp_path / "h")))
+
+
+def test_9_a_held_home_is_one_sentence_naming_the_holder(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    holder = subprocess.Popen(
+        [sys.executable, "-m", "reckoner", "serve", "--home", str(home)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        # The server holds the home once it answers the handshake.
+        assert holder.stdin is not None and holder.stdout is not None
+        holder.stdin.write(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "0"},
+                    },
+                }
+            ).encode()
+            + b"\n"
+        )
+        holder.stdin.flush()
+        assert json.loads(holder.stdout.readline())["id"] == 1
+        done = reckoner("call", "record_start", '{"title": "x"}', "--home", str(home))
+        assert_one_sentence(done)
+        assert str(holder.pid) in done.stderr
+    finally:
+        holder.communicate(timeout=60)
+
+
+def test_an_unusable_home_is_one_sentence(tmp_path: Path) -> None:
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("x")
+    assert_one_sentence(reckoner("call", "get", '{"name": "x"}', "--home", str(not_a_dir)))
+    assert_one_sentence(reckoner("serve", "--home", str(not_a_dir)))
+
+
+def _demo_home(tmp_path: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    home = tmp_path / "demo-home"
+    return home, reckoner("demo", "--home", str(home), timeout=300)
+
+
+def test_demo_drives_the_worked_example_through_mcp(tmp_path: Path) -> None:
+    """`reckoner demo` runs the divider and the RLC impedance through `reckoner serve` over
+    stdio, shows each call and receipt, and prints where the closed record is filed."""
+    home, done = _demo_home(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Connected to reckoner" in done.stdout
+    assert "MCP tool calls and their receipts" in done.stdout
+    records = list((home / "records").glob("*.jsonl"))
+    assert len(records) == 1
+    assert str(records[0]) in done.stdout.replace("\n", "")
+    rows = [json.loads(line) for line in records[0].read_text().splitlines()[1:]]
+    tools = [row["tool"] for row in rows]
+    assert tools[0] == "record_start" and tools[-1] == "record_end"
+    assert tools.count("eval") == 6
+    evals = {
+        row["content"]["target"]: row["content"]
+        for row in rows
+        if row["tool"] == "eval" and row["ok"]
+    }
+    assert evals["Vout"]["result"]["dim"] == [2, 1, -3, -1, 0, 0, 0]
+    impedance = evals["Z"]["result"]
+    assert impedance["re"] == 100 and impedance["im"] < 0
+    assert impedance["dim"] == [2, 1, -3, -2, 0, 0, 0]
+    # The closing text quotes the get receipts, as the persona asks.
+    assert "7.127 volt" in rows[-1]["content"]["text"]
+
+
+def test_demo_on_a_home_with_an_open_record_stops_with_the_reason(tmp_path: Path) -> None:
+    home = tmp_path / "busy"
+    assert call(home, "record_start", {"title": "left open"})[0] == 0
+    done = reckoner("demo", "--home", str(home), timeout=300)
+    assert done.returncode == 1
+    assert "ENGINE_OPEN_RECORD_FOUND" in done.stdout or "open" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_7_5_records_lists_closed_and_open_records(tmp_path: Path) -> None:
+    home, _ = _demo_home(tmp_path)
+    assert call(home, "record_start", {"title": "still open"})[0] == 0
+    listing = reckoner("records", "--json", "--home", str(home))
+    assert listing.returncode == 0
+    data = json.loads(listing.stdout)
+    assert data["open"]["title"] == "still open"
+    assert len(data["closed"]) == 1 and data["closed"][0]["title"].startswith("Worked example")
+    table = reckoner("records", "--home", str(home))
+    assert table.returncode == 0
+    assert "still open" in table.stdout and "Worked example" in table.stdout
+    assert data["open"]["id"] in table.stdout and data["closed"][0]["id"] in table.stdout
+
+
+def test_records_without_a_home_is_one_sentence(tmp_path: Path) -> None:
+    assert_one_sentence(reckoner("records", "--home", str(tmp_path / "nowhere")))
+
+
+def test_7_2_show_renders_steps_inputs_results_messages_and_dims_failures(
+    tmp_path: Path,
+) -> None:
+    """The timeline: each eval with its formula, the slots it read and its result; messages;
+    refused calls dimmed."""
+    home, _ = _demo_home(tmp_path)
+    record_id = next((home / "records").glob("*.jsonl")).stem
+    done = reckoner("show", record_id, "--home", str(home))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Worked example" in out
+    assert "@R2 * @RL / (@R2 + @RL)" in out
+    assert "Rp (rev 1) = 6875 ohm" in out
+    assert "@RL = 22000 ohm" in out
+    assert "The bottom leg is R2 in parallel with RL." in out
+    assert "Vout → 7.127 volt" in out
+    assert "ENGINE_INCOMPATIBLE_DIMENSION" in out
+    colored = reckoner("show", record_id, "--home", str(home), env={"FORCE_COLOR": "1"})
+    failure_line = next(
+        line for line in colored.stdout.splitlines() if "ENGINE_INCOMPATIBLE_DIMENSION" in line
+    )
+    assert "\x1b[2m" in failure_line  # dim
+    as_json = json.loads(reckoner("show", record_id, "--json", "--home", str(home)).stdout)
+    assert as_json["id"] == record_id and as_json["open"] is False
+    assert len(as_json["rows"]) == 28
+
+
+def test_show_an_unknown_record_is_one_sentence(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert call(home, "record_start", {"title": "x"})[0] == 0
+    assert_one_sentence(reckoner("show", "123", "--home", str(home)))
+    assert_one_sentence(reckoner("show", "../../etc/passwd", "--home", str(home)))
