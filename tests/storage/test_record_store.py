@@ -478,3 +478,16 @@ def test_7_5_deleted_record_leaves_the_list(layout: HomeLayout) -> None:
     assert len(archive.index().closed) == 2
     archive.delete("100")
     assert [e.id for e in archive.index().closed] == ["200"]
+
+
+def test_7_4_a_start_cut_short_by_a_crash_is_moved_aside(layout: HomeLayout) -> None:
+    # A kill between writing the temp file and renaming it leaves the temp file behind.
+    leftover = layout.root / ".open-record.4242.1700000000000000000.tmp"
+    leftover.write_bytes(lines(start_row("1700")))
+    journal = OpenRecordJournal(layout)
+    assert journal.recover() is None
+    assert not leftover.exists()
+    [moved] = discarded_files(layout)
+    assert moved.name.endswith("-unfinished-start.jsonl")
+    assert moved.read_bytes() == lines(start_row("1700"))
+    assert any("unfinished record start" in note for note in journal.notes)

@@ -43,6 +43,9 @@ _TAIL_CHUNK = 16 * 1024
 # this close to "now" is not trusted (the "racy" rule git uses for its index).
 _RACY_WINDOW_NS = 100_000_000
 
+# The temp file ``start()`` writes before renaming it into place.
+_START_TEMP_PREFIX = ".open-record."
+
 
 # ---------------------------------------------------------------------------------------
 # Value types shared with the engine and the panel
@@ -163,6 +166,7 @@ class OpenRecordJournal:
 
         Never raises: recovery can never keep the engine from opening (manual 7.4).
         """
+        self._sweep_unfinished_starts()
         path = self.layout.open_record
         try:
             data = _read_bytes(path)
@@ -217,17 +221,32 @@ class OpenRecordJournal:
         self.notes.append(f"the open record was refused because {why}; moved to {target}")
         return None
 
-    def _move_aside(self) -> Path:
-        """Rename the open file into ``discarded/`` under a timestamped, unused name."""
+    def _sweep_unfinished_starts(self) -> None:
+        """Move aside the temp file of a ``start()`` a crash cut short (its call never answered)."""
+        try:
+            leftovers = sorted(self.layout.root.glob(f"{_START_TEMP_PREFIX}*.tmp"))
+        except OSError:
+            return
+        for leftover in leftovers:
+            try:
+                target = self._move_aside(leftover, "unfinished-start")
+            except OSError as error:
+                self.notes.append(f"the unfinished start {leftover} could not be moved ({error})")
+                continue
+            self.notes.append(f"an unfinished record start was moved to {target}")
+
+    def _move_aside(self, source: Path | None = None, label: str = "open-record") -> Path:
+        """Rename a file (the open one by default) into ``discarded/`` under an unused name."""
+        source = source or self.layout.open_record
         discarded = self.layout.discarded_dir
         discarded.mkdir(exist_ok=True)
         stamp = _utc_stamp()
-        target = discarded / f"{stamp}-open-record.jsonl"
+        target = discarded / f"{stamp}-{label}.jsonl"
         counter = 2
         while target.exists():
-            target = discarded / f"{stamp}-{counter}-open-record.jsonl"
+            target = discarded / f"{stamp}-{counter}-{label}.jsonl"
             counter += 1
-        os.rename(self.layout.open_record, target)
+        os.rename(source, target)
         if self.fsync:
             _fsync_directory(discarded)
             _fsync_directory(self.layout.root)
@@ -245,7 +264,7 @@ class OpenRecordJournal:
                 # A file we did not recover (unreadable at start): keep it, never overwrite it.
                 target = self._move_aside()
                 self.notes.append(f"an unrecovered open record was moved to {target}")
-            temp = self.layout.root / f".open-record.{os.getpid()}.{time.time_ns()}.tmp"
+            temp = self.layout.root / f"{_START_TEMP_PREFIX}{os.getpid()}.{time.time_ns()}.tmp"
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
             handle = open(fd, "ab", buffering=0)  # noqa: SIM115 - held open across appends
             try:
