@@ -51,10 +51,10 @@ def _real_only(name: str, fn: Callable[[float], float]) -> ScalarFn:
 
 def _guarded_float(fn: Callable[[float], float]) -> Callable[[float], float]:
     def apply(x: float) -> float:
-        try:
-            return float(fn(x))
-        except OverflowError:
-            return math.inf if x > 0 else -math.inf
+        # math.floor and math.ceil return ints, so they raise on inf and NaN: those stay put.
+        if not math.isfinite(x):
+            return x
+        return float(fn(x))
 
     return apply
 
@@ -111,12 +111,16 @@ def _inverse_unit(real_fn: Callable[[float], float], complex_fn: ScalarFn, name:
 
 
 def _sign(x: float) -> float:
+    if math.isnan(x):
+        return x  # NaN has no sign; the result check refuses it by name
     return 0.0 if x == 0 else math.copysign(1.0, x)
 
 
 def _arg(x: Scalar) -> float:
     if type(x) is complex:
         return cmath.phase(x)
+    if math.isnan(x):  # type: ignore[arg-type]
+        return x  # type: ignore[return-value]
     return math.pi if x < 0 else 0.0  # type: ignore[operator]
 
 
