@@ -275,7 +275,16 @@ def power(a: Quantity, b: Quantity, pos: int) -> Quantity:
                 f"exponents, which would give the elements different vectors; an array "
                 f"shares one vector, so use one exponent",
             )
-        vector = dims.power(vector, distinct.pop()) if distinct else vector
+        if distinct:
+            exponent = distinct.pop()
+            if not math.isfinite(exponent):
+                raise fail(
+                    ErrorCode.UNDEFINED_RESULT,
+                    f"'^' at {at(pos)} raises {dims.spell(vector)} to the power "
+                    f"{show_number(exponent)}, which gives no dimension vector; only a "
+                    f"dimensionless base takes a non-finite exponent",
+                )
+            vector = dims.power(vector, exponent)
     base = a.payload
     if isinstance(base, np.ndarray) and type(b.payload) is float:
         p = b.payload
@@ -310,7 +319,11 @@ def binary(symbol: str, a: Value, b: Value, pos: int) -> Quantity:
                 return Quantity(x + y, a.vector)
             if symbol == "-" and a.vector == b.vector:
                 return Quantity(x - y, a.vector)
-            if symbol == "^" and b.vector == dims.ZERO:
+            if (
+                symbol == "^"
+                and b.vector == dims.ZERO
+                and (math.isfinite(y) or a.vector == dims.ZERO)
+            ):
                 return Quantity(scalar_power(x, y, pos), dims.power(a.vector, y))
     what = f"the {_OP_NAMES[symbol]} '{symbol}'"
     left = require_quantity(a, what, pos)
