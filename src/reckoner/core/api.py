@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from . import dimensions as dims
 from .errors import EngineError, ErrorCode, Failure, fail
 from .evaluator import Program, compile_tree
-from .limits import MAX_NESTING_DEPTH
+from .limits import MAX_DIMENSION_EXPONENT, MAX_NESTING_DEPTH
 from .names import is_name
 from .parser import parse
 from .tagged import RenderOptions, parse_tagged, render, stored_form
@@ -107,9 +107,13 @@ def evaluate(formula: JSON, slots: Mapping[str, Value]) -> Evaluated | Failure:
 
 def admit(value: Value, path: str = "the result") -> None:
     """Refuse a value no slot may hold: a fractional vector, a non-finite leaf, too large."""
-    if type(value) is Quantity and type(value.payload) is float:
-        if dims.is_whole(value.vector) and math.isfinite(value.payload):
-            return  # the common case, decided without walking anything
+    if (
+        type(value) is Quantity
+        and type(value.payload) is float
+        and dims.is_storable(value.vector)
+        and math.isfinite(value.payload)
+    ):
+        return  # the common case, decided without walking anything
     if isinstance(value, Obj):
         for name, field in value.fields.items():
             admit(field, f"{path}.{name}")
@@ -120,6 +124,13 @@ def admit(value: Value, path: str = "the result") -> None:
             f"{path} carries the fractional vector {dims.spell(value.vector)}, and only whole "
             f"vectors reach a slot; square or otherwise complete the expression before storing",
         )
+    if not dims.is_storable(value.vector):
+        raise fail(
+            ErrorCode.INCOMPATIBLE_DIMENSION,
+            f"{path} carries the vector {_short_vector(value.vector)}, whose exponents exceed "
+            f"the limit of {MAX_DIMENSION_EXPONENT} (MAX_DIMENSION_EXPONENT); check the "
+            f"exponent of the power that produced it",
+        )
     if value.is_array:
         check_array_size(element_count(value.payload))
     bad = first_non_finite(value)
@@ -129,6 +140,11 @@ def admit(value: Value, path: str = "the result") -> None:
             f"{path} is {show_number(bad)}, which is not a finite number and cannot be stored; "
             f"check for an overflow or a division that blows up",
         )
+
+
+def _short_vector(v: dims.Vector) -> str:
+    shown = [str(x) if len(str(x)) <= 12 else f"{float(x):.3g}" for x in v]
+    return "[" + ",".join(shown) + "]"
 
 
 def parse_value(raw: JSON) -> Value | Failure:

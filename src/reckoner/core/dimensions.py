@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
+from .limits import MAX_DIMENSION_EXPONENT
+
 Exponent = int | Fraction
 Vector = tuple[Exponent, ...]
 
@@ -128,6 +130,16 @@ def halve(a: Vector) -> Vector:
 @lru_cache(maxsize=_VECTOR_CACHE)
 def is_whole(a: Vector) -> bool:
     return all(type(x) is int for x in a)
+
+
+@lru_cache(maxsize=_VECTOR_CACHE)
+def is_storable(a: Vector) -> bool:
+    """Whole, and every exponent within MAX_DIMENSION_EXPONENT, so it fits any JSON reader."""
+    return all(type(x) is int and -MAX_DIMENSION_EXPONENT <= x <= MAX_DIMENSION_EXPONENT for x in a)
+
+
+def exponent_in_range(x: int) -> bool:
+    return -MAX_DIMENSION_EXPONENT <= x <= MAX_DIMENSION_EXPONENT
 
 
 def _normal(v: tuple[Exponent, ...]) -> Vector:

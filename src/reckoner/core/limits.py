@@ -17,3 +17,6 @@ MAX_ARRAY_ELEMENTS = 1_000_000
 
 MAX_VALUE_DEPTH = 200
 """Levels of nesting (arrays in arrays, objects in objects) in one tagged value."""
+
+MAX_DIMENSION_EXPONENT = 1_000_000
+"""Largest magnitude of one exponent of a stored vector (`@m^1e300` has no storable vector)."""

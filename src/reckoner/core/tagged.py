@@ -114,7 +114,7 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
             if not dims.exponent_in_range(whole):
                 raise fail(
                     ErrorCode.INVALID_DIMENSION,
-                    f"component {i} ({dims.BASE_SYMBOLS[i]}) of {where} is {float(whole):.3g}, "
+                    f"component {i} ({dims.BASE_SYMBOLS[i]}) of {where} is {_big(whole)}, "
                     f"beyond the limit of {MAX_DIMENSION_EXPONENT} (MAX_DIMENSION_EXPONENT); "
                     f"a vector holds small integer exponents",
                 )
@@ -125,6 +125,13 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
         f"{where} is {_describe_json(raw)}; write a table name such as 'ohm' or 7 integers "
         f"in the order m,kg,s,A,K,mol,cd",
     )
+
+
+def _big(x: int) -> str:
+    """An integer for a message; a huge one by its size (str() of it may even refuse)."""
+    if abs(x) < 10**15:
+        return str(x)
+    return f"{'-' if x < 0 else ''}an integer of about {x.bit_length() * 0.30103:.0f} digits"
 
 
 # -- set's tagged value --------------------------------------------------------------------
