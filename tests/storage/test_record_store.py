@@ -491,3 +491,19 @@ def test_7_4_a_start_cut_short_by_a_crash_is_moved_aside(layout: HomeLayout) -> 
     assert moved.name.endswith("-unfinished-start.jsonl")
     assert moved.read_bytes() == lines(start_row("1700"))
     assert any("unfinished record start" in note for note in journal.notes)
+
+
+def test_7_3_read_follows_a_record_closed_after_the_list_was_taken(
+    layout: HomeLayout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    journal = OpenRecordJournal(layout)
+    journal.start("200", start_row("200", at=200))
+    archive = RecordArchive(layout)
+    stale = archive.open_entry()
+    assert stale is not None and stale.id == "200"
+    journal.append(end_row(2, 210, "200"))
+    journal.close_into("200")
+    # The race: the archive saw 200 open just before the engine renamed it.
+    monkeypatch.setattr(archive, "open_entry", lambda: stale)
+    view = archive.read("200")
+    assert view is not None and not view.is_open and view.ended_at == 210

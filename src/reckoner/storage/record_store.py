@@ -488,8 +488,15 @@ class RecordArchive:
         if not is_valid_record_id(record_id):
             return None
         open_entry = self.open_entry()
-        is_open = open_entry is not None and open_entry.id == record_id
-        path = self.layout.open_record if is_open else self.layout.record_file(record_id)
+        if open_entry is not None and open_entry.id == record_id:
+            view = self._read_file(self.layout.open_record, record_id, is_open=True)
+            if view is not None:
+                return view
+            # Closed between the stat and the read: it is now under records/.
+        return self._read_file(self.layout.record_file(record_id), record_id, is_open=False)
+
+    @staticmethod
+    def _read_file(path: Path, record_id: str, *, is_open: bool) -> RecordView | None:
         try:
             data = _read_bytes(path)
         except OSError:
@@ -499,7 +506,7 @@ class RecordArchive:
             return None
         summary = summarize(parsed.rows, is_open=is_open)
         if is_open and summary.record_id != record_id:
-            return None  # the open record changed between the stat and the read
+            return None  # the open file now holds another record
         return RecordView(
             id=record_id,
             title=summary.title,
