@@ -17,6 +17,7 @@ from typing import IO, Any
 
 from mcp.client.stdio import StdioServerParameters
 
+from reckoner.core.errors import ErrorCode
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_store import RecordArchive
 
@@ -168,3 +169,45 @@ def http_server(home: Path, env: dict[str, str] | None = None) -> Iterator[str]:
         out, _ = process.communicate(timeout=30)
         # Over HTTP stdout carries nothing at all: logs go to stderr and the home's logs/.
         assert out == b"", out[:200]
+
+
+# Every wrong argument type the schemas rule out, sent anyway: the engine judges each one.
+WRONG_ARGUMENTS: list[tuple[str, Any, ErrorCode]] = [
+    ("set", {"value": {"num": 1}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x"}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": 7, "value": {"num": 1}}, ErrorCode.INVALID_IDENTIFIER),
+    ("set", {"name": "@x", "value": {"num": 1}}, ErrorCode.INVALID_IDENTIFIER),
+    ("set", {"name": "x", "value": 12}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": "12 V"}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"num": "12"}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"num": True}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"num": None}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"num": 1, "re": 2}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"re": 1}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"array": "1,2"}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"object": [1]}}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "x", "value": {"num": 1, "dim": 5}}, ErrorCode.INVALID_DIMENSION),
+    ("set", {"name": "x", "value": {"num": 1, "dim": [1, 2]}}, ErrorCode.INVALID_DIMENSION),
+    ("set", {"name": "x", "value": {"num": 1, "dim": "kOhm"}}, ErrorCode.INVALID_DIMENSION),
+    ("set", {"name": "x", "value": {"num": 1}, "unit": "V"}, ErrorCode.INVALID_ARGS),
+    ("get", {}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": ["R"]}, ErrorCode.INVALID_IDENTIFIER),
+    ("get", {"name": "R", "form": 1}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": "R", "form": "cartesian"}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": "R", "digits": "4"}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": "R", "digits": 0}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": "R", "digits": 2.5}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": "R", "dim": {"ohm": 1}}, ErrorCode.INVALID_DIMENSION),
+    ("eval", {"target": "y"}, ErrorCode.INVALID_ARGS),
+    ("eval", {"formula": 42, "target": "y"}, ErrorCode.INVALID_ARGS),
+    ("eval", {"formula": "1+1"}, ErrorCode.INVALID_ARGS),
+    ("eval", {"formula": "1+1", "target": None}, ErrorCode.INVALID_ARGS),
+    ("eval", {"formula": "1+1", "target": 3}, ErrorCode.INVALID_IDENTIFIER),
+    ("eval", {"formula": "1+1", "target": "2y"}, ErrorCode.INVALID_IDENTIFIER),
+    ("record_start", {"title": "again"}, ErrorCode.OPEN_RECORD_FOUND),
+    ("record_message", {}, ErrorCode.INVALID_ARGS),
+    ("record_message", {"text": 5}, ErrorCode.INVALID_ARGS),
+    ("record_message", {"text": ""}, ErrorCode.INVALID_ARGS),
+    ("record_message", {"text": "ok", "hide": "yes"}, ErrorCode.INVALID_ARGS),
+    ("record_end", {"text": 5}, ErrorCode.INVALID_ARGS),
+]

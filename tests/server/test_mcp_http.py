@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import httpx
 from mcp import Client
-from mcp_helpers import http_server, receipt_of, record_rows
+from mcp_helpers import WRONG_ARGUMENTS, http_server, receipt_of, record_rows
 
 from reckoner.core.errors import ErrorCode
 
@@ -136,3 +136,76 @@ def test_http_body_over_the_transport_limit_is_refused_and_the_server_survives(
                 return receipt_of(await client.call_tool("eval", {"formula": "1+1", "target": "x"}))
 
         assert anyio.run(main) == {"ok": True, "target": "x", "rev": 1}
+
+
+def test_8_2_every_wrong_argument_reaches_the_engine_over_http(tmp_path: Path) -> None:
+    """Over HTTP too, the engine, not the transport, judges every argument (manual 8.1)."""
+    home = tmp_path / "home"
+    with http_server(home) as url:
+
+        async def main() -> list[dict[str, Any]]:
+            async with Client(url) as client:
+                receipt_of(await client.call_tool("record_start", {"title": "wrong over HTTP"}))
+                await client.call_tool("set", {"name": "R", "value": {"num": 4, "dim": "ohm"}})
+                return [
+                    receipt_of(await client.call_tool(tool, args))
+                    for tool, args, _ in WRONG_ARGUMENTS
+                ]
+
+        answers = anyio.run(main)
+    for (tool, args, code), receipt in zip(WRONG_ARGUMENTS, answers, strict=True):
+        assert receipt["ok"] is False and receipt["code"] == code.value, (tool, args, receipt)
+
+
+def test_invalid_utf8_body_over_http_is_refused_and_the_server_survives(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 get a JSON-RPC parse error or a 4xx, never a dead server."""
+    home = tmp_path / "home"
+    with http_server(home) as url:
+        response = httpx.post(
+            url,
+            content=b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":\xff\xfe}',
+            headers={
+                "content-type": "application/json",
+                "accept": "application/json, text/event-stream",
+            },
+            timeout=60,
+        )
+        assert 400 <= response.status_code < 500
+
+        async def main() -> dict[str, Any]:
+            async with Client(url) as client:
+                return receipt_of(await client.call_tool("record_start", {"title": "still up"}))
+
+        assert anyio.run(main) == {"ok": True}
+
+
+def test_7_4_http_client_leaving_mid_call_leaves_the_record_whole(tmp_path: Path) -> None:
+    """A session that gives up on a long eval and disconnects: the server finishes the call or
+    never starts it, the record stays whole, and the next session continues it."""
+    home = tmp_path / "home"
+    with http_server(home) as url:
+
+        async def impatient() -> None:
+            async with Client(url) as client:
+                receipt_of(await client.call_tool("record_start", {"title": "impatient"}))
+                with anyio.move_on_after(0.5):
+                    await client.call_tool(
+                        "eval", {"formula": "$sum_{k=1}^{400000}(k)", "target": "s"}
+                    )
+
+        async def next_session() -> dict[str, Any]:
+            async with Client(url) as client:
+                receipt_of(await client.call_tool("set", {"name": "after", "value": {"num": 1}}))
+                return receipt_of(await client.call_tool("get", {"name": "s"}))
+
+        anyio.run(impatient)
+        s = anyio.run(next_session)
+    rows = record_rows(home)
+    assert [r["seq"] for r in rows] == list(range(1, len(rows) + 1))
+    tools = [r["tool"] for r in rows]
+    if "eval" in tools:
+        assert tools == ["record_start", "eval", "set", "get"]
+        assert s["value"]["num"] == 400000 * 400001 / 2
+    else:
+        assert tools == ["record_start", "set", "get"]
+        assert s["code"] == ErrorCode.SLOT_NOT_FOUND.value

@@ -15,6 +15,7 @@ import anyio
 import pytest
 from mcp import Client
 from mcp_helpers import (
+    WRONG_ARGUMENTS,
     RawStdioServer,
     assert_only_protocol,
     receipt_of,
@@ -92,48 +93,6 @@ def test_2_2_unknown_tool_is_an_engine_receipt(tmp_path: Path) -> None:
     assert receipt["ok"] is False
     assert receipt["code"] == ErrorCode.INVALID_ARGS.value
     assert "solve" in receipt["error"]
-
-
-# Every wrong argument type the schemas rule out, sent anyway: the engine judges each one.
-WRONG_ARGUMENTS: list[tuple[str, Any, ErrorCode]] = [
-    ("set", {"value": {"num": 1}}, ErrorCode.INVALID_ARGS),
-    ("set", {"name": "x"}, ErrorCode.INVALID_ARGS),
-    ("set", {"name": 7, "value": {"num": 1}}, ErrorCode.INVALID_IDENTIFIER),
-    ("set", {"name": "@x", "value": {"num": 1}}, ErrorCode.INVALID_IDENTIFIER),
-    ("set", {"name": "x", "value": 12}, ErrorCode.INVALID_ARGS),
-    ("set", {"name": "x", "value": "12 V"}, ErrorCode.INVALID_ARGS),
-    ("set", {"name": "x", "value": {"num": "12"}}, ErrorCode.INVALID_ARGS),
-    ("set", {"name": "x", "value": {"num": True}}, ErrorCode.INVALID_ARGS),
-    ("set", {"name": "x", "value": {"num": None}}, ErrorCode.INVALID_ARGS),
-    ("set", {"name": "x", "value": {"num": 1, "re": 2}}, ErrorCode.INVALID_ARGS),
-    ("set", {"name": "x", "value": {"re": 1}}, ErrorCode.INVALID_ARGS),
-    ("set", {"name": "x", "value": {"array": "1,2"}}, ErrorCode.INVALID_ARGS),
-    ("set", {"name": "x", "value": {"object": [1]}}, ErrorCode.INVALID_ARGS),
-    ("set", {"name": "x", "value": {"num": 1, "dim": 5}}, ErrorCode.INVALID_DIMENSION),
-    ("set", {"name": "x", "value": {"num": 1, "dim": [1, 2]}}, ErrorCode.INVALID_DIMENSION),
-    ("set", {"name": "x", "value": {"num": 1, "dim": "kOhm"}}, ErrorCode.INVALID_DIMENSION),
-    ("set", {"name": "x", "value": {"num": 1}, "unit": "V"}, ErrorCode.INVALID_ARGS),
-    ("get", {}, ErrorCode.INVALID_ARGS),
-    ("get", {"name": ["R"]}, ErrorCode.INVALID_IDENTIFIER),
-    ("get", {"name": "R", "form": 1}, ErrorCode.INVALID_ARGS),
-    ("get", {"name": "R", "form": "cartesian"}, ErrorCode.INVALID_ARGS),
-    ("get", {"name": "R", "digits": "4"}, ErrorCode.INVALID_ARGS),
-    ("get", {"name": "R", "digits": 0}, ErrorCode.INVALID_ARGS),
-    ("get", {"name": "R", "digits": 2.5}, ErrorCode.INVALID_ARGS),
-    ("get", {"name": "R", "dim": {"ohm": 1}}, ErrorCode.INVALID_DIMENSION),
-    ("eval", {"target": "y"}, ErrorCode.INVALID_ARGS),
-    ("eval", {"formula": 42, "target": "y"}, ErrorCode.INVALID_ARGS),
-    ("eval", {"formula": "1+1"}, ErrorCode.INVALID_ARGS),
-    ("eval", {"formula": "1+1", "target": None}, ErrorCode.INVALID_ARGS),
-    ("eval", {"formula": "1+1", "target": 3}, ErrorCode.INVALID_IDENTIFIER),
-    ("eval", {"formula": "1+1", "target": "2y"}, ErrorCode.INVALID_IDENTIFIER),
-    ("record_start", {"title": "again"}, ErrorCode.OPEN_RECORD_FOUND),
-    ("record_message", {}, ErrorCode.INVALID_ARGS),
-    ("record_message", {"text": 5}, ErrorCode.INVALID_ARGS),
-    ("record_message", {"text": ""}, ErrorCode.INVALID_ARGS),
-    ("record_message", {"text": "ok", "hide": "yes"}, ErrorCode.INVALID_ARGS),
-    ("record_end", {"text": 5}, ErrorCode.INVALID_ARGS),
-]
 
 
 def test_8_2_every_wrong_argument_reaches_the_engine(tmp_path: Path) -> None:
