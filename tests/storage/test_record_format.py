@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from storage_helpers import end_row, lines, set_row, start_row
 
 from reckoner.storage.record_format import (
@@ -123,3 +125,34 @@ def test_7_5_end_falls_back_to_last_row_time() -> None:
 def test_7_5_open_record_has_no_end() -> None:
     summary = summarize([start_row("100", at=11), set_row(2, 15)], is_open=True)
     assert summary.ended_at is None and summary.title == "Divider"
+
+
+_json_scalars = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=20)
+_rows = st.lists(
+    st.dictionaries(
+        st.text(min_size=1, max_size=8),
+        st.recursive(_json_scalars, lambda inner: st.lists(inner, max_size=3), max_leaves=6),
+        max_size=4,
+    ),
+    max_size=8,
+)
+
+
+@given(rows=_rows, cut=st.integers(min_value=1, max_value=10_000))
+def test_7_3_any_torn_tail_costs_only_the_last_row(rows: list[dict[str, object]], cut: int) -> None:
+    """7.3: whatever a crash leaves of the last row, every earlier row is read back intact."""
+    extra = encode_row({"seq": 99, "content": {"text": "the row being written"}})
+    # Cut inside the JSON text: a row missing only its newline is whole and is kept.
+    torn = extra[: min(cut, len(extra) - 2)]
+    data = header_line() + b"".join(encode_row(row) for row in rows) + torn
+    parsed = parse_lines(data)
+    assert parsed.header_version == 1
+    assert parsed.rows == rows
+    assert parsed.dropped == 1 and not parsed.ends_cleanly
+
+
+def test_7_3_a_row_missing_only_its_newline_is_kept() -> None:
+    data = lines(start_row("1")) + encode_row(set_row(2, 5))[:-1]
+    parsed = parse_lines(data)
+    assert [row["seq"] for row in parsed.rows] == [1, 2]
+    assert parsed.dropped == 0 and not parsed.ends_cleanly
