@@ -105,7 +105,7 @@ def test_11_3_index_etag_changes_when_a_record_is_added(home: Path, client: Test
 # 11.3: one record
 
 
-def test_11_3_record_body_has_identity_rows_and_typeset(home: Path, client: TestClient) -> None:
+def test_11_3_record_body_has_identity_and_rows(home: Path, client: TestClient) -> None:
     builder = divider_record()
     write_closed(home, builder)
 
@@ -115,12 +115,30 @@ def test_11_3_record_body_has_identity_rows_and_typeset(home: Path, client: Test
     body = response.json()
     assert body["id"] == builder.record_id
     assert body["title"] == "Voltage divider power"
+    assert body["version"] == 1
     assert body["open"] is False
+    assert body["openedAt"] == builder.rows[0]["at"]
     assert body["endedAt"] == builder.rows[-1]["at"]
     assert body["rows"] == builder.rows
+
+
+def test_11_1_typeset_map_covers_accepted_evals_and_polls_with_304(
+    home: Path, client: TestClient
+) -> None:
+    builder = divider_record()
+    write_closed(home, builder)
+    url = f"{API}/record-typeset/{builder.record_id}"
+
+    response = client.get(url)
+
+    assert response.status_code == 200
     eval_seqs = [str(r["seq"]) for r in builder.rows if r["tool"] == "eval" and r["ok"]]
-    assert sorted(body["typeset"]) == sorted(eval_seqs)
-    assert body["typeset"][eval_seqs[0]] == r"\frac{{V}^{2}}{R}"
+    assert sorted(response.json()) == sorted(eval_seqs)
+    assert response.json()[eval_seqs[0]] == r"\frac{{V}^{2}}{R}"
+    again = client.get(url, headers={"If-None-Match": response.headers["etag"]})
+    assert again.status_code == 304
+    assert client.get(f"{API}/record-typeset/..%2Fx").status_code == 400
+    assert client.get(f"{API}/record-typeset/1800000000000").status_code == 404
 
 
 def test_11_3_open_record_is_served_with_ended_at_null(home: Path, client: TestClient) -> None:

@@ -141,8 +141,29 @@ class PanelApi:
         body = self.archive.read_json(record_id)
         if body is None:
             return self._missing(record_id)
-        body["typeset"] = typeset_rows(body["rows"])
         return WireJSONResponse(body, headers=headers)
+
+    async def record_typeset(self, request: Request) -> Response:
+        """``{seq: latex}`` for a record's accepted evals, validated like the record itself.
+
+        A resource of its own so the rows arrive without waiting for thousands of formulas
+        to be parsed; the page typesets them when this answer lands.
+        """
+        record_id = str(request.scope["path"]).removeprefix(f"{API}/record-typeset/")
+        invalid = self._invalid_id(record_id)
+        if invalid is not None:
+            return invalid
+        fingerprint = self.archive.fingerprint(record_id)
+        if fingerprint is None:
+            return self._missing(record_id)
+        etag = _quoted(f"{fingerprint}-tex")
+        headers = {"etag": etag, "cache-control": "no-cache"}
+        if _etag_matches(request, etag):
+            return Response(status_code=304, headers=headers)
+        view = self.archive.read(record_id)
+        if view is None:
+            return self._missing(record_id)
+        return WireJSONResponse(typeset_rows(view.rows), headers=headers)
 
     def _invalid_id(self, record_id: str) -> Response | None:
         # Checked before the id comes anywhere near a path.
@@ -206,7 +227,8 @@ class PanelApi:
         return _error(
             404,
             f"There is no panel endpoint {request.url.path!r}; the endpoints are "
-            f"{API}/records-index, {API}/records/<id> and {API}/settings.",
+            f"{API}/records-index, {API}/records/<id>, {API}/record-typeset/<id> and "
+            f"{API}/settings.",
         )
 
 
@@ -246,6 +268,7 @@ def create_app(
         # ``path`` so an id with an encoded slash still reaches the validator (400), rather
         # than falling through the router.
         Route(f"{API}/records/{{record_id:path}}", api.record, methods=["GET", "DELETE"]),
+        Route(f"{API}/record-typeset/{{record_id:path}}", api.record_typeset, methods=["GET"]),
         Route(
             f"{API}/settings",
             api.settings,

@@ -9,9 +9,9 @@ function recordHref(id) {
 }
 
 function times(entry) {
-  const opened = `<span>${esc(t("opened", { t: formatTime(entry.openedAt) }))}</span>`;
-  const ended = entry.endedAt == null ? "" : ` <span>${esc(t("ended", { t: formatTime(entry.endedAt) }))}</span>`;
-  return `<span class="times">${opened}${ended}</span>`;
+  const opened = t("opened", { t: formatTime(entry.openedAt) });
+  const ended = entry.endedAt == null ? "" : ` · ${t("ended", { t: formatTime(entry.endedAt) })}`;
+  return `<span class="times">${esc(opened + ended)}</span>`;
 }
 
 function displayName(entry) {

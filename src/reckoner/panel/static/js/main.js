@@ -4,8 +4,10 @@
 import { Conditional, POLL_MS, deleteRecord, getSettings, putSettings } from "./api.js";
 import { LANGUAGES, formatTime, language, setLanguage, t, translateStatic } from "./i18n.js";
 import { renderList } from "./list.js";
-import { renderTimeline } from "./timeline.js";
+import { renderTimeline, upgradeFormula } from "./timeline.js";
 import { announce, esc } from "./util.js";
+import { drawPlot } from "./plot.js";
+import { fillLazyTree, unitTitleFor } from "./values.js";
 
 const main = document.getElementById("main");
 const dialog = document.getElementById("confirm-dialog");
@@ -20,6 +22,8 @@ const state = {
   record: null,
   recordError: null,
   recordRes: null,
+  typesetRes: null,
+  typeset: {},
   showAll: false,
   settings: null,
   settingsError: null,
@@ -49,6 +53,8 @@ async function onRoute() {
     state.record = null;
     state.recordError = null;
     state.recordRes = new Conditional(`/records/${encodeURIComponent(state.route.id)}`);
+    state.typesetRes = new Conditional(`/record-typeset/${encodeURIComponent(state.route.id)}`);
+    state.typeset = {};
     main.innerHTML = `<p class="loading">${esc(t("loading"))}</p>`;
     await refreshRecord(true);
   } else if (state.route.view === "settings") {
@@ -85,7 +91,9 @@ document.addEventListener("visibilitychange", () => {
 
 async function refreshList(force) {
   try {
+    performance.mark("list:fetch");
     const body = await state.indexRes.get();
+    performance.measure("list:fetch", "list:fetch");
     state.indexError = null;
     if (body === null && !force) return;
     if (body !== null) state.index = body;
@@ -105,7 +113,9 @@ function renderListView() {
   const error = state.indexError
     ? `<p class="error-line" role="alert">${esc(t("loadFailed", { error: state.indexError }))}</p>`
     : "";
+  performance.mark("list:render");
   main.innerHTML = error + (state.index ? renderList(state.index, state.selecting, state.selected) : "");
+  performance.measure("list:render", "list:render");
   document.title = `${t("records")} · Reckoner`;
   restoreFocus(focus);
 }
@@ -193,7 +203,9 @@ async function refreshRecord(force) {
   const res = state.recordRes;
   if (!res) return;
   try {
+    performance.mark("record:fetch");
     const body = await res.get();
+    performance.measure("record:fetch", "record:fetch");
     if (res !== state.recordRes) return; // the user moved on while this was in flight
     state.recordError = null;
     if (body === null && !force) return;
@@ -203,7 +215,33 @@ async function refreshRecord(force) {
     state.recordError = error;
     res.reset();
   }
-  if (state.route.view === "record") renderRecordView();
+  if (state.route.view === "record") {
+    renderRecordView();
+    refreshTypeset(res);
+  }
+}
+
+// The LaTeX of the formulas is a resource of its own: the timeline shows first with ASCII
+// formulas, and they turn into typeset mathematics when the map lands.
+async function refreshTypeset(recordRes) {
+  const res = state.typesetRes;
+  if (!res) return;
+  let map;
+  try {
+    map = await res.get();
+  } catch {
+    res.reset();
+    return; // no typesetting this time; the ASCII formulas stand
+  }
+  if (map === null || recordRes !== state.recordRes) return;
+  state.typeset = map;
+  for (const fx of main.querySelectorAll(".fx[data-seq]")) {
+    const latex = map[fx.dataset.seq];
+    if (latex && upgradeFormula(fx, latex)) {
+      if (texObserver) texObserver.observe(fx);
+      else typeset(fx);
+    }
+  }
 }
 
 function headerCard(record, figures) {
@@ -238,7 +276,9 @@ function renderRecordView() {
   const atBottom = scroller.scrollTop > 0 && scroller.scrollTop + innerHeight >= scroller.scrollHeight - 40;
   const keepTop = scroller.scrollTop;
   const focus = focusKey();
-  const figures = renderTimeline(record, state.showAll);
+  performance.mark("record:render");
+  const figures = renderTimeline(record, state.showAll, state.typeset);
+  performance.measure("record:build", "record:render");
   state.anchors = figures.anchors;
   const empty = figures.visible
     ? ""
@@ -246,7 +286,9 @@ function renderRecordView() {
   main.innerHTML =
     back + headerCard(record, figures) + `<div id="timeline" class="timeline">${figures.html}</div>` + empty;
   document.title = `${record.title || record.id} · Reckoner`;
+  performance.measure("record:render", "record:render");
   observeFormulas();
+  observePlots();
   // A live record grows at the bottom: keep following it when the reader was there.
   scroller.scrollTop = atBottom ? scroller.scrollHeight : keepTop;
   restoreFocus(focus);
@@ -279,6 +321,28 @@ const texObserver =
         { rootMargin: "800px 0px" },
       )
     : null;
+
+// Plots are drawn, like formulas, only near the viewport.
+const plotObserver =
+  "IntersectionObserver" in window
+    ? new IntersectionObserver(
+        (entries) => {
+          for (const entry of entries) {
+            if (!entry.isIntersecting) continue;
+            plotObserver.unobserve(entry.target);
+            drawPlot(entry.target);
+          }
+        },
+        { rootMargin: "800px 0px" },
+      )
+    : null;
+
+function observePlots() {
+  for (const slot of main.querySelectorAll(".plot-slot")) {
+    if (plotObserver) plotObserver.observe(slot);
+    else drawPlot(slot);
+  }
+}
 
 function typeset(fx) {
   const katex = window.katex;
@@ -412,6 +476,25 @@ main.addEventListener("change", (event) => {
     }
   }
 });
+
+// A row's time is formatted only when someone looks at it.
+function fillRowTime(event) {
+  const seq = event.target.closest?.(".seq[data-at]");
+  if (seq && !seq.title) seq.title = formatTime(Number(seq.dataset.at));
+  const unit = event.target.closest?.(".unit:not([title])");
+  if (unit) unit.title = unitTitleFor(unit.textContent);
+}
+main.addEventListener("mouseover", fillRowTime);
+main.addEventListener("focusin", fillRowTime);
+
+// toggle does not bubble, so listen in the capture phase.
+main.addEventListener(
+  "toggle",
+  (event) => {
+    if (event.target.matches?.("details[data-tree]")) fillLazyTree(event.target);
+  },
+  true,
+);
 
 const langSelect = document.getElementById("lang-select");
 langSelect.value = language();

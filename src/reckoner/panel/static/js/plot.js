@@ -8,6 +8,30 @@ const W = 360;
 const H = 140;
 const PAD = { left: 52, right: 10, top: 10, bottom: 22 };
 
+// A record of thousands of sweeps would carry thousands of SVGs; a plot is drawn when
+// its card comes near the viewport, into a placeholder of the same size.
+const pending = new Map();
+let nextPlot = 0;
+
+export function resetPlots() {
+  pending.clear();
+}
+
+/** A placeholder the size of the plot, filled by drawPlot when it nears the viewport. */
+export function plotSlot(ys, name, unit) {
+  const key = String(nextPlot++);
+  pending.set(key, [ys, name, unit]);
+  return `<div class="plot-slot" data-plot="${key}"></div>`;
+}
+
+/** Replace a placeholder with its plot (once). */
+export function drawPlot(slot) {
+  const args = pending.get(slot.dataset.plot);
+  if (!args) return;
+  pending.delete(slot.dataset.plot);
+  slot.outerHTML = linePlot(...args);
+}
+
 /** An SVG line plot of `ys` against their index; `name` labels it for screen readers. */
 export function linePlot(ys, name, unit) {
   const n = ys.length;
@@ -30,7 +54,7 @@ export function linePlot(ys, name, unit) {
   for (let i = 0; i < n; i += step) points.push(`${x(i).toFixed(1)},${y(ys[i]).toFixed(1)}`);
   if ((n - 1) % step !== 0) points.push(`${x(n - 1).toFixed(1)},${y(ys[n - 1]).toFixed(1)}`);
   const dots =
-    n <= 40
+    n <= 24
       ? ys
           .map(
             (v, i) =>

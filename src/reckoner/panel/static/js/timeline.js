@@ -2,10 +2,10 @@
 // grouped, one card per accepted eval, accent cards for the markers. Everything is built
 // as one HTML string in a single pass, so a 10,000-row record renders in one DOM update.
 
-import { formatTime, t } from "./i18n.js";
-import { linePlot } from "./plot.js";
+import { t } from "./i18n.js";
+import { plotSlot, resetPlots } from "./plot.js";
 import { esc } from "./util.js";
-import { inlineValue, realSeries, treeValue, unitName } from "./values.js";
+import { inlineValue, realSeries, resetLazyTrees, treeValue, unitName } from "./values.js";
 
 const MARKERS = new Set(["record_start", "record_message", "record_end"]);
 
@@ -86,8 +86,10 @@ export function groupRows(rows) {
   return cards;
 }
 
+// The time of a row is shown on hover: main.js fills the title from data-at on demand,
+// which keeps thousands of date formats out of the first render.
 function seqLabel(row) {
-  return `<span class="seq" title="${esc(formatTime(row.at))}">#${esc(row.seq)}</span>`;
+  return `<span class="seq" data-at="${esc(row.at)}">#${esc(row.seq)}</span>`;
 }
 
 function writesCard(card, history, anchors) {
@@ -153,15 +155,28 @@ function failedCard(card, anchors) {
   );
 }
 
-function formulaHtml(formula, latex) {
+function formulaHtml(seq, formula, latex) {
   const ascii = `<code class="ascii">${esc(formula)}</code>`;
-  if (!latex) return `<div class="fx" data-mode="ascii">${ascii}</div>`;
+  if (!latex) return `<div class="fx" data-mode="ascii" data-seq="${esc(seq)}">${ascii}</div>`;
+  return `<div class="fx" data-mode="tex" data-seq="${esc(seq)}" data-latex="${esc(latex)}">${texParts()}${ascii}</div>`;
+}
+
+function texParts() {
   return (
-    `<div class="fx" data-mode="tex" data-latex="${esc(latex)}">` +
-    `<span class="tex"></span>${ascii}` +
-    `<button type="button" class="fx-toggle" title="${esc(t("formulaToggle"))}" aria-pressed="false">` +
-    `${esc(t("showAscii"))}</button></div>`
+    `<span class="tex"></span><button type="button" class="fx-toggle" title="${esc(t("formulaToggle"))}"` +
+    ` aria-pressed="false">${esc(t("showAscii"))}</button>`
   );
+}
+
+/** Give an ASCII-only formula its LaTeX once the typeset map arrives. */
+export function upgradeFormula(fx, latex) {
+  if (fx.dataset.latex) return false;
+  fx.dataset.latex = latex;
+  fx.dataset.mode = "tex";
+  fx.insertAdjacentHTML("afterbegin", texParts());
+  // The ASCII code stays last, as the toggle's alternative.
+  fx.append(fx.querySelector(".ascii"));
+  return true;
 }
 
 function evalCard(row, history, typeset, anchors) {
@@ -178,12 +193,12 @@ function evalCard(row, history, typeset, anchors) {
     return `<li>${chip} = ${inlineValue(value)}</li>`;
   });
   const series = realSeries(c.result);
-  const plot = series ? linePlot(series, c.target, unitName(c.result.dim)) : "";
+  const plot = series ? plotSlot(series, c.target, unitName(c.result.dim)) : "";
   return (
     `<section class="card eval" id="${id}" tabindex="-1"><header><h3>${esc(t("step"))} ${seqLabel(row)}</h3>` +
     `<span class="target">→ <span class="slot">@${esc(c.target)}</span> ` +
     `<span class="rev">${esc(t("rev", { n: c.rev ?? "?" }))}</span></span></header>` +
-    formulaHtml(String(c.formula ?? ""), typeset[row.seq]) +
+    formulaHtml(row.seq, String(c.formula ?? ""), typeset[row.seq]) +
     (vars.length ? `<ul class="vars" aria-label="${esc(t("reads_"))}">${vars.join("")}</ul>` : "") +
     `<div class="result-row"><div class="result"><span class="label">${esc(t("result"))}</span> ` +
     `${treeValue(c.result)}</div>${plot}</div></section>`
@@ -244,13 +259,14 @@ function otherCard(row, anchors) {
 }
 
 /** The header card's figures and the timeline HTML for one record. */
-export function renderTimeline(record, showAll) {
+export function renderTimeline(record, showAll, typeset) {
   const rows = Array.isArray(record.rows) ? record.rows : [];
   const visible = showAll ? rows : rows.filter((row) => !isHidden(row));
   const failed = visible.reduce((n, row) => n + (row.ok === true ? 0 : 1), 0);
   const history = slotHistory(rows);
-  const typeset = record.typeset || {};
   const anchors = new Map();
+  resetLazyTrees();
+  resetPlots();
   const parts = [];
   for (const card of groupRows(visible)) {
     switch (card.kind) {

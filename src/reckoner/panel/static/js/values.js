@@ -63,9 +63,12 @@ function trimZeros(text) {
   return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
 }
 
-/** A number in a span whose title carries the exact double as JSON writes it. */
+/** A number in a span; when the short form cuts digits, the title carries the exact double. */
 function numberHtml(x) {
-  return `<span class="num" title="${esc(String(x))}">${esc(shortNumber(x))}</span>`;
+  const full = String(x);
+  const short = shortNumber(x);
+  if (short === full) return `<span class="num">${short}</span>`;
+  return `<span class="num" title="${full}">${short}</span>`;
 }
 
 function complexHtml(re, im) {
@@ -80,7 +83,15 @@ function complexHtml(re, im) {
 function unitHtml(dim) {
   const name = unitName(dim);
   if (!name) return "";
+  // A table name's kind and vector are looked up on hover (see unitTitleFor); only a
+  // vector the table does not name carries its integers here.
+  if (byName.has(name)) return ` <span class="unit">${esc(name)}</span>`;
   return ` <span class="unit" title="${esc(unitTitle(dim))}">${esc(name)}</span>`;
+}
+
+/** The tooltip of a unit shown by its table name: its kind and its 7 integers. */
+export function unitTitleFor(name) {
+  return byName.has(name) ? unitTitle(name) : "";
 }
 
 /** A bare array element: a number, {re,im}, {mag,ang} or a nested array. */
@@ -143,8 +154,28 @@ export function treeValue(value) {
   return `<span class="leaf">${inlineValue(value)}</span>`;
 }
 
-function arrayTree(items, dim, top) {
-  const unit = top ? unitHtml(dim) : "";
+// Large arrays start closed and build their items when first opened: a record of
+// thousands of sweeps would otherwise put every element in the DOM up front.
+const lazyTrees = new Map();
+let nextTree = 0;
+
+/** Forget the arrays of the previous render (called before each timeline render). */
+export function resetLazyTrees() {
+  lazyTrees.clear();
+}
+
+/** Fill a closed array tree the first time it opens (wired to the toggle event). */
+export function fillLazyTree(details) {
+  const key = details.dataset.tree;
+  if (key === undefined || !details.open) return;
+  const entry = lazyTrees.get(key);
+  if (!entry) return;
+  lazyTrees.delete(key);
+  delete details.dataset.tree;
+  details.insertAdjacentHTML("beforeend", arrayItems(entry.items, entry.dim));
+}
+
+function arrayItems(items, dim) {
   const shown = items.slice(0, TREE_ITEMS);
   const rows = shown
     .map((item, i) => {
@@ -156,8 +187,16 @@ function arrayTree(items, dim, top) {
     items.length > TREE_ITEMS
       ? `<li class="muted">… ${esc(t("items", { n: items.length - TREE_ITEMS }))}</li>`
       : "";
-  return (
-    `<details class="tree" ${items.length <= TREE_ITEMS ? "open" : ""}><summary>array · ` +
-    `${esc(t("items", { n: items.length }))}${unit}</summary><ol start="0">${rows}${more}</ol></details>`
-  );
+  return `<ol start="0">${rows}${more}</ol>`;
+}
+
+function arrayTree(items, dim, top) {
+  const unit = top ? unitHtml(dim) : "";
+  const summary = `<summary>array · ${esc(t("items", { n: items.length }))}${unit}</summary>`;
+  if (items.length <= INLINE_ITEMS) {
+    return `<details class="tree" open>${summary}${arrayItems(items, dim)}</details>`;
+  }
+  const key = String(nextTree++);
+  lazyTrees.set(key, { items, dim });
+  return `<details class="tree" data-tree="${key}">${summary}</details>`;
 }
