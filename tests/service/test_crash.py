@@ -71,15 +71,24 @@ class _Launcher:
         self.process.stdin.write(f"{home}\t{seed}\t{CALLS_PER_CHILD}\n".encode())
         self.process.stdin.flush()
         seen: list[dict[str, Any]] = []
-        pid = self._next()["pid"]
-        if rng.random() < 0.1:
+        pid: int | None = None
+        early = rng.random() < 0.1
+        try:
+            # The child may report before the launcher names it: take both in any order.
+            ready = False
+            while pid is None or not (early or ready):
+                message = self._next()
+                if "pid" in message:
+                    pid = message["pid"]
+                elif "ready" in message:
+                    ready = True
+                else:
+                    seen.append(message)
             # Now and then the kill lands while the child is still opening the home.
-            time.sleep(rng.uniform(0.0, 0.01))
-        else:
-            while "ready" not in (message := self._next()):
-                seen.append(message)
-            time.sleep(rng.uniform(0.0, 0.25))
-        os.kill(pid, signal.SIGKILL)
+            time.sleep(rng.uniform(0.0, 0.01) if early else rng.uniform(0.0, 0.25))
+        finally:
+            if pid is not None:
+                os.kill(pid, signal.SIGKILL)
         while "exit" not in (message := self._next()):
             seen.append(message)
         assert message == {"exit": pid, "signal": signal.SIGKILL}
@@ -88,7 +97,11 @@ class _Launcher:
     def close(self) -> None:
         assert self.process.stdin is not None
         self.process.stdin.close()
-        self.process.wait(30)
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
         self.reader.join(30)
 
 

@@ -28,6 +28,7 @@ from reckoner.storage.record_store import (
     RecordView,
 )
 from reckoner.storage.run_log import open_run_log
+from reckoner.storage.state_file import StateFile
 
 from .slots import SlotReader, SlotTable, StoredValueError
 
@@ -100,6 +101,7 @@ class Engine:
         self._journal = OpenRecordJournal(layout, fsync=fsync)
         self._slots = SlotTable()
         self._record: _OpenRecord | None = None
+        self._settle_state(layout)
         self._recover()
         self.log.info(
             "engine opened",
@@ -132,6 +134,21 @@ class Engine:
         trace: TracebackType | None,
     ) -> None:
         self.close()
+
+    # -- state.json at mount (manual 9.1) -----------------------------------------------
+
+    def _settle_state(self, layout: HomeLayout) -> None:
+        """A new host run: fold an older build's flat keys in, and clear restartRequired."""
+        state = StateFile(layout)
+        try:
+            if state.migrate_legacy():
+                self.log.info("state.json migrated from an older build's flat keys")
+            if state.restart_required():
+                # The restart it asked for is this start; the marker is a fact about one run.
+                state.set_restart_required(False)
+                self.log.info("restartRequired cleared: this start is the restart")
+        except OSError as error:
+            self.log.warn("state.json not updated at start", error=error)
 
     # -- recovery (manual 7.4) -----------------------------------------------------------
 
