@@ -468,3 +468,66 @@ def test_7_2_fixture_rows_follow_the_trace_row_shape() -> None:
     """The helper's rows carry exactly the 7.2 fields, so these tests read real shapes."""
     for row in divider_record().rows:
         assert set(row) == {"seq", "at", "tool", "ok", "content"}
+
+
+# ---------------------------------------------------------------------------------------
+# `reckoner panel`'s runner, in a real subprocess
+
+
+def test_run_panel_prints_its_url_serves_and_warns_off_loopback(home: Path) -> None:
+    import subprocess
+    import sys
+
+    import httpx
+
+    script = (
+        "import sys; from pathlib import Path; from reckoner.panel.app import run_panel; "
+        "run_panel(Path(sys.argv[1]), '0.0.0.0', 0, False)"
+    )
+    _closed(home, "1700000000000", "served", 1_700_000_000_000)
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, str(home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("reckoner panel: serving"), line
+        url = line.split(" at ")[1].split()[0]
+        assert url.startswith("http://127.0.0.1:")
+        body = httpx.get(f"{url}api/reckoner/records-index", timeout=10).json()
+        assert body["closed"][0]["title"] == "served"
+        port = url.rstrip("/").rsplit(":", 1)[1]
+        refused = httpx.get(
+            f"{url}api/reckoner/records-index", headers={"Host": f"rebound.test:{port}"}
+        )
+        assert refused.status_code == 421
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=10)
+    assert "warning: binding 0.0.0.0" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_run_panel_port_in_use_is_one_sentence(home: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        script = (
+            "import sys; from pathlib import Path; from reckoner.panel.app import run_panel; "
+            f"run_panel(Path(sys.argv[1]), '127.0.0.1', {port}, False)"
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", script, str(home)], capture_output=True, text=True, timeout=30
+        )
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "--port" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -136,20 +136,24 @@ function readsCard(card, anchors) {
 }
 
 function failedCard(card, anchors) {
+  // A refused eval keeps no formula in its row; the column shows only when one has one.
+  const withFormula = card.rows.some((row) => typeof contentOf(row).formula === "string");
   const body = card.rows.map((row) => {
     const c = contentOf(row);
     anchors.set(row.seq, `row-${row.seq}`);
     const formula = typeof c.formula === "string" ? `<code>${esc(c.formula)}</code>` : "";
     return (
       `<tr id="row-${esc(row.seq)}" tabindex="-1"><td>${seqLabel(row)}</td><td>${esc(row.tool)}</td>` +
-      `<td>${formula}</td><td><code class="code">${esc(c.code ?? "")}</code></td>` +
+      (withFormula ? `<td>${formula}</td>` : "") +
+      `<td><code class="code">${esc(c.code ?? "")}</code></td>` +
       `<td class="error-text">${esc(c.error ?? "")}</td></tr>`
     );
   });
+  const formulaHead = withFormula ? `<th scope="col">${esc(t("formula"))}</th>` : "";
   return (
     `<section class="card failed"><h3>${esc(t("failedAttempts", { n: card.rows.length }))}</h3>` +
     `<div class="table-wrap"><table><thead><tr><th scope="col">${esc(t("seq"))}</th>` +
-    `<th scope="col">${esc(t("tool"))}</th><th scope="col">${esc(t("formula"))}</th>` +
+    `<th scope="col">${esc(t("tool"))}</th>${formulaHead}` +
     `<th scope="col">${esc(t("code"))}</th><th scope="col">${esc(t("error"))}</th></tr></thead>` +
     `<tbody>${body.join("")}</tbody></table></div></section>`
   );
