@@ -2,8 +2,9 @@
 
 The floor is a minimal MCPServer of the same SDK, over the same stdio transport, with one
 tool that returns a small dict: what any MCP tool costs before it does any work. Both are
-driven by the SDK's own client in this one run, alternating rounds, and the best round of
-each is kept. Target (issue 4): reckoner within 1.2x of the floor.
+driven by the SDK's own client in this one run, both servers up at once and the calls
+alternating between them, so whatever else loads the machine weighs on both sides alike;
+the best round of each is kept. Target (issue 4): reckoner within 1.2x of the floor.
 
     uv run python bench/bench_mcp.py [--calls 2000] [--rounds 3]
 """
@@ -37,22 +38,31 @@ def run_floor_server() -> None:
     server.run("stdio")
 
 
-async def _drive(params: StdioServerParameters, calls: int, prepare: bool) -> float:
-    async with Client(params) as client:
-        if prepare:
-            await client.call_tool("record_start", {"title": "bench_mcp"})
-            for name, num in (("V", 12), ("R1", 4700), ("R2", 10000)):
-                unit = "volt" if name == "V" else "ohm"
-                await client.call_tool("set", {"name": name, "value": {"num": num, "dim": unit}})
-        args = {"formula": FORMULA, "target": "Vout"}
-        for _ in range(50):  # warm-up: imports, caches, the JIT-free steady state
-            await client.call_tool("eval", args)
-        started = time.perf_counter()
+async def _prepare(client: Client) -> None:
+    await client.call_tool("record_start", {"title": "bench_mcp"})
+    for name, num, unit in (("V", 12, "volt"), ("R1", 4700, "ohm"), ("R2", 10000, "ohm")):
+        await client.call_tool("set", {"name": name, "value": {"num": num, "dim": unit}})
+
+
+async def _race(
+    floor: StdioServerParameters, reckoner: StdioServerParameters, calls: int
+) -> tuple[float, float]:
+    """Both servers up at once, calls alternating between them, so load from anything else
+    on the machine falls on both sides alike. Returns calls per second of each."""
+    args = {"formula": FORMULA, "target": "Vout"}
+    async with Client(floor) as floor_client, Client(reckoner) as reckoner_client:
+        await _prepare(reckoner_client)
+        for _ in range(50):  # warm-up: imports, caches, the listed tool schemas
+            await floor_client.call_tool("eval", args)
+            await reckoner_client.call_tool("eval", args)
+        spent = {"floor": 0.0, "reckoner": 0.0}
         for _ in range(calls):
-            result = await client.call_tool("eval", args)
-            assert not result.is_error, result
-        elapsed = time.perf_counter() - started
-    return calls / elapsed
+            for side, client in (("floor", floor_client), ("reckoner", reckoner_client)):
+                started = time.perf_counter()
+                result = await client.call_tool("eval", args)
+                spent[side] += time.perf_counter() - started
+                assert not result.is_error, result
+    return calls / spent["floor"], calls / spent["reckoner"]
 
 
 def main() -> None:
@@ -75,13 +85,13 @@ def main() -> None:
             reckoner = StdioServerParameters(
                 command=sys.executable, args=["-m", "reckoner", "serve", "--home", home]
             )
-            floor_rate = anyio.run(_drive, floor, options.calls, False)
-            reckoner_rate = anyio.run(_drive, reckoner, options.calls, True)
+            floor_rate, reckoner_rate = anyio.run(_race, floor, reckoner, options.calls)
         best_floor = max(best_floor, floor_rate)
         best_reckoner = max(best_reckoner, reckoner_rate)
         print(
             f"round {round_number}: floor {floor_rate:8.0f} calls/s   "
-            f"reckoner eval {reckoner_rate:8.0f} calls/s"
+            f"reckoner eval {reckoner_rate:8.0f} calls/s   "
+            f"ratio {floor_rate / reckoner_rate:.2f}x"
         )
     ratio = best_floor / best_reckoner
     print(f"best: floor {best_floor:.0f} calls/s, reckoner eval {best_reckoner:.0f} calls/s")
