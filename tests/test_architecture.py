@@ -1,0 +1,147 @@
+"""Issue 2's architecture rule: the pure core imports no I/O and nothing else of reckoner.
+
+Two independent guards: an allowlist walked over every core file's AST (so a new I/O
+module fails here even if import-linter's forbidden list misses it), and import-linter's
+own contracts from pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "src" / "reckoner" / "core"
+ALLOWED = frozenset(
+    {
+        "math",
+        "cmath",
+        "re",
+        "enum",
+        "dataclasses",
+        "typing",
+        "fractions",
+        "functools",
+        "collections",
+        "sys",
+        "__future__",
+        "numpy",
+    }
+)
+DYNAMIC_IMPORTERS = frozenset({"__import__", "importlib", "exec", "eval", "open"})
+
+
+def violations(source: str, filename: str) -> list[str]:
+    """Every import in `source` outside the allowlist or outside the core package."""
+    found: list[str] = []
+    tree = ast.parse(source, filename)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                _check_absolute(alias.name, node.lineno, filename, found)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                _check_absolute(node.module or "", node.lineno, filename, found)
+            elif node.level > 1:
+                # `from .. import x` leaves reckoner.core for the rest of the project.
+                found.append(f"{filename}:{node.lineno} relative import above the core")
+        elif isinstance(node, ast.Name) and node.id in DYNAMIC_IMPORTERS:
+            found.append(f"{filename}:{node.lineno} uses {node.id}")
+    return found
+
+
+def _check_absolute(module: str, line: int, filename: str, found: list[str]) -> None:
+    top = module.split(".")[0]
+    if module == "reckoner.core" or module.startswith("reckoner.core."):
+        return
+    if top not in ALLOWED:
+        found.append(f"{filename}:{line} imports {module}")
+
+
+def core_files() -> list[Path]:
+    files = sorted(CORE.rglob("*.py"))
+    assert len(files) >= 10, "the core package moved"
+    return files
+
+
+@pytest.mark.parametrize("path", core_files(), ids=lambda p: p.name)
+def test_the_core_imports_only_the_allowlist(path: Path) -> None:
+    assert violations(path.read_text(encoding="utf-8"), path.name) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os",
+        "import logging.handlers",
+        "from pathlib import Path",
+        "from time import time",
+        "from .. import wire",
+        "from reckoner.storage import home",
+        "from reckoner import service",
+        "import json",
+        "import random",
+        "def f():\n    import socket",
+        "x = __import__('os')",
+        "import importlib",
+        "open('f')",
+        "from datetime import datetime",
+    ],
+)
+def test_the_allowlist_check_catches_a_forbidden_import(source: str) -> None:
+    assert violations(source, "new_module.py") != []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import math",
+        "from collections.abc import Mapping",
+        "from . import dimensions",
+        "from .errors import fail",
+        "import numpy as np",
+        "from reckoner.core.limits import X",
+        "from __future__ import annotations",
+    ],
+)
+def test_the_allowlist_check_passes_what_the_core_may_use(source: str) -> None:
+    assert violations(source, "new_module.py") == []
+
+
+def test_import_linter_contracts_name_the_core_and_the_layers() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    forbidden = next(c for c in contracts if c["type"] == "forbidden")
+    assert forbidden["source_modules"] == ["reckoner.core"]
+    for module in (
+        "os",
+        "io",
+        "pathlib",
+        "time",
+        "datetime",
+        "socket",
+        "subprocess",
+        "logging",
+        "threading",
+        "asyncio",
+        "reckoner.wire",
+        "reckoner.service",
+        "reckoner.storage",
+    ):
+        assert module in forbidden["forbidden_modules"], module
+    layers = next(c for c in contracts if c["type"] == "layers")["layers"]
+    assert layers[-1] == "reckoner.core" and layers[0] == "reckoner.cli"
+
+
+def test_import_linter_contracts_are_kept() -> None:
+    linter = Path(sys.executable).parent / "lint-imports"
+    completed = subprocess.run(
+        [str(linter), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=240
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "0 broken" in completed.stdout
