@@ -224,3 +224,29 @@ def test_show_an_unknown_record_is_one_sentence(tmp_path: Path) -> None:
     assert call(home, "record_start", {"title": "x"})[0] == 0
     assert_one_sentence(reckoner("show", "123", "--home", str(home)))
     assert_one_sentence(reckoner("show", "../../etc/passwd", "--home", str(home)))
+
+
+def test_11_panel_command_serves_the_home_on_loopback(tmp_path: Path) -> None:
+    """`reckoner panel --port 0` starts the panel on the home and answers its list endpoint."""
+    import re
+
+    import httpx
+
+    home, _ = _demo_home(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "reckoner", "panel", "--port", "0", "--home", str(home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        match = re.search(r"(http://\S+?)/?(\s|$)", line)
+        assert match, line
+        listing = httpx.get(match.group(1) + "/api/reckoner/records-index", timeout=30)
+        assert listing.status_code == 200
+        assert listing.json()["closed"][0]["title"].startswith("Worked example")
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
