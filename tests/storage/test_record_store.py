@@ -253,6 +253,7 @@ def test_7_5_list_closed_newest_first_open_and_unreadable(layout: HomeLayout) ->
     newer_stat = newer.stat()
     (layout.records_dir / "500.jsonl").write_bytes(lines(start_row("500"), header=None))
     (layout.records_dir / "50.jsonl").write_bytes(b'{"seq":0,"version":0}\n')
+    (layout.records_dir / "700.jsonl").mkdir()  # cannot be read as a file
     (layout.records_dir / "notes.txt").write_text("ignored")
     (layout.records_dir / "stray.jsonl").write_text("ignored: not an id")
     journal = OpenRecordJournal(layout)
@@ -266,7 +267,7 @@ def test_7_5_list_closed_newest_first_open_and_unreadable(layout: HomeLayout) ->
     assert all(entry.version == 1 for entry in listing.closed)
     assert listing.open is not None
     assert (listing.open.id, listing.open.title, listing.open.opened_at) == ("600", "Running", 600)
-    assert listing.unreadable == ["50", "400", "500"]
+    assert listing.unreadable == ["50", "400", "500", "700"]
     # A newer build's file is listed, never touched.
     after = newer.stat()
     assert (after.st_mtime_ns, after.st_size, after.st_ino) == (
