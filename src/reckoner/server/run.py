@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -120,6 +121,8 @@ def serve(
         if sock is not None:
             sock.close()
         raise
+    # A terminated server still closes its engine (log line, lock, file handle) on the way out.
+    previous = signal.signal(signal.SIGTERM, _exit_on_signal)
     try:
         server = build_server(SerialEngine(engine), preset=preset)
         if sock is not None:
@@ -128,3 +131,8 @@ def serve(
             anyio.run(serve_stdio, server)
     finally:
         engine.close()
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
