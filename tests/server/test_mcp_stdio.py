@@ -354,3 +354,42 @@ def test_python_dash_m_reckoner_serve_is_the_console_script(tmp_path: Path) -> N
     )
     assert done.returncode == 0
     assert b"--http" in done.stdout and b"--preset" in done.stdout
+
+
+@pytest.mark.parametrize("transport", [[], ["--http", "--port", "0"]])
+def test_sigterm_stops_the_server_and_frees_the_home(tmp_path: Path, transport: list[str]) -> None:
+    """A terminated server leaves even while its client keeps stdin open, closes its engine,
+    and the home opens again at once (manual 7.4: the open record is resumed)."""
+    import signal
+
+    home = tmp_path / "home"
+    server = RawStdioServer(home) if not transport else None
+    if server is not None:
+        server.initialize()
+        server.call_tool("record_start", {"title": "terminated"})
+        server.call_tool("set", {"name": "x", "value": {"num": 3}})
+        process = server.process
+    else:
+        process = subprocess.Popen(
+            [*serve_command(home), *transport],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert process.stderr is not None
+        assert b"/mcp" in process.stderr.readline()
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)  # stdin is still open: the signal alone ends it
+    assert process.returncode == 128 + signal.SIGTERM
+    assert b"Traceback" not in err
+    assert "engine closed" in "".join(p.read_text() for p in (home / "logs").glob("*.log"))
+
+    async def main() -> dict[str, Any]:
+        async with Client(stdio_params(home)) as client:
+            return receipt_of(await client.call_tool("get", {"name": "x"}))
+
+    answer = anyio.run(main)
+    if server is not None:
+        assert answer["value"]["num"] == 3
+    else:
+        assert answer["code"] == ErrorCode.OPEN_RECORD_NOT_FOUND.value

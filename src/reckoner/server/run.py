@@ -129,6 +129,14 @@ def serve(
             anyio.run(serve_http, server, sock)
         else:
             anyio.run(serve_stdio, server)
+    except SystemExit as stop:
+        engine.close()
+        if sock is None:
+            # The stdio transport's reader thread stays blocked on stdin, which would keep a
+            # terminated process alive until its client hangs up: leave at once instead.
+            sys.stderr.flush()
+            os._exit(stop.code if isinstance(stop.code, int) else 1)
+        raise
     finally:
         engine.close()
         signal.signal(signal.SIGTERM, previous)
