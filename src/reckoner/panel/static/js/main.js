@@ -43,9 +43,8 @@ function parseRoute() {
 
 async function onRoute() {
   state.route = parseRoute();
-  for (const tab of document.querySelectorAll('[role="tab"]')) {
+  for (const tab of document.querySelectorAll(".tabs .tab")) {
     const active = (tab.id === "tab-settings") === (state.route.view === "settings");
-    tab.setAttribute("aria-selected", String(active));
     if (active) tab.setAttribute("aria-current", "page");
     else tab.removeAttribute("aria-current");
   }

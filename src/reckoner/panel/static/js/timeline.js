@@ -204,8 +204,10 @@ function evalCard(row, history, typeset, anchors) {
     `<span class="rev">${esc(t("rev", { n: c.rev ?? "?" }))}</span></span></header>` +
     formulaHtml(row.seq, String(c.formula ?? ""), typeset[row.seq]) +
     (vars.length ? `<ul class="vars" aria-label="${esc(t("reads_"))}">${vars.join("")}</ul>` : "") +
-    `<div class="result-row"><div class="result"><span class="label">${esc(t("result"))}</span> ` +
-    `${treeValue(c.result)}</div>${plot}</div></section>`
+    (plot ? `<div class="result-row">` : "") +
+    `<div class="result"><span class="label">${esc(t("result"))}</span> ${treeValue(c.result)}</div>` +
+    (plot ? `${plot}</div>` : "") +
+    `</section>`
   );
 }
 

@@ -151,7 +151,7 @@ export function treeValue(value) {
       `<ul>${rows}</ul></details>`
     );
   }
-  return `<span class="leaf">${inlineValue(value)}</span>`;
+  return inlineValue(value);
 }
 
 // Large arrays start closed and build their items when first opened: a record of
