@@ -250,3 +250,10 @@ def test_11_panel_command_serves_the_home_on_loopback(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.communicate(timeout=30)
+
+
+@pytest.mark.parametrize("command", ["serve", "panel"])
+def test_a_port_out_of_range_is_a_usage_error(command: str, tmp_path: Path) -> None:
+    done = reckoner(command, "--port", "70000", "--home", str(tmp_path / "h"))
+    assert done.returncode == 2
+    assert "is not a port" in done.stderr and "Traceback" not in done.stderr

@@ -29,6 +29,19 @@ class CliError(Exception):
 # The parser
 
 
+def _port(text: str) -> int:
+    """A TCP port for argparse: 0 (pick a free one) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a port; give a number from 1 to 65535, or 0 for a free one"
+        )
+    return port
+
+
 def _add_home(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--home",
@@ -91,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--port",
-        type=int,
+        type=_port,
         default=DEFAULT_HTTP_PORT,
         help=f"port for --http (default {DEFAULT_HTTP_PORT}; 0 picks a free one)",
     )
@@ -118,7 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     panel.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
     )
-    panel.add_argument("--port", type=int, default=PANEL_PORT, help=f"port (default {PANEL_PORT})")
+    panel.add_argument(
+        "--port", type=_port, default=PANEL_PORT, help=f"port (default {PANEL_PORT})"
+    )
     panel.add_argument("--open", action="store_true", help="open the panel in the browser")
     _add_home(panel)
     return parser
