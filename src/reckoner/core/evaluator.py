@@ -15,11 +15,11 @@ import numpy as np
 
 from . import dimensions as dims
 from .arithmetic import add, binary, multiply, negate, require_quantity
-from .errors import ErrorCode, fail
+from .errors import EngineError, ErrorCode, fail
 from .functions import apply_binary, apply_unary
 from .lexer import at
 from .limits import MAX_BOUNDED_STEPS
-from .notation import Notation
+from .notation import DimRule, Notation
 from .syntax import (
     Binary,
     Bounded,
@@ -88,11 +88,58 @@ def compile_tree(tree: Node) -> Program:
     return Program(body, compiler.frame_size)
 
 
+_FOLDABLE = (Chain, Binary, Unary, Call, Index, Field)
+
+
 class _Compiler:
     def __init__(self) -> None:
         self.frame_size = 0
+        self._pure: dict[int, bool] = {}
 
     def compile(self, node: Node, scope: dict[str, int]) -> Compiled:
+        compiled = self._compile(node, scope)
+        if isinstance(node, _FOLDABLE) and self._is_constant(node):
+            # A subtree of literals and constants has one value: compute it once here, so
+            # `2*$pi*@f` or `$sqrt(3)*@V` costs one operation per call. A subtree that fails
+            # keeps its closure, so the failure is still raised in evaluation order.
+            try:
+                value = compiled(Run({}, {}, []))
+            except EngineError:
+                return compiled
+            return lambda run: value
+        return compiled
+
+    def _is_constant(self, node: Node) -> bool:
+        """True when the subtree reads no slot, no bound name and runs no bounded form.
+
+        Bounded forms are never folded: their steps count against the limit of the forms
+        enclosing them at run time.
+        """
+        known = self._pure.get(id(node))
+        if known is not None:
+            return known
+        if isinstance(node, Number | Constant):
+            pure = True
+        elif isinstance(node, SlotRef | BoundName | Bounded):
+            pure = False
+        elif isinstance(node, Chain):
+            pure = self._is_constant(node.first) and all(
+                self._is_constant(operand) for _, operand, _ in node.rest
+            )
+        elif isinstance(node, Binary):
+            pure = self._is_constant(node.left) and self._is_constant(node.right)
+        elif isinstance(node, Unary):
+            pure = self._is_constant(node.operand)
+        elif isinstance(node, Call):
+            pure = all(self._is_constant(arg) for arg in node.args)
+        elif isinstance(node, Index):
+            pure = self._is_constant(node.target) and self._is_constant(node.index)
+        else:
+            pure = self._is_constant(node.target)
+        self._pure[id(node)] = pure
+        return pure
+
+    def _compile(self, node: Node, scope: dict[str, int]) -> Compiled:
         # Dispatch on the node's class; each branch returns a closure.
         if isinstance(node, Number):
             constant = Quantity(node.value, dims.ZERO)
@@ -160,6 +207,14 @@ class _Compiler:
     def _chain(self, node: Chain, scope: dict[str, int]) -> Compiled:
         first = self.compile(node.first, scope)
         rest = [(op, self.compile(operand, scope), pos) for op, operand, pos in node.rest]
+        if len(rest) == 1:
+            # `@V/@R`, the commonest shape: no loop.
+            ((op1, second, pos1),) = rest
+
+            def apply_one(run: Run) -> Value:
+                return binary(op1, first(run), second(run), pos1)
+
+            return apply_one
 
         def apply(run: Run) -> Value:
             value = first(run)
@@ -203,7 +258,8 @@ class _Compiler:
         index = self.frame_size
         self.frame_size += 1
         body = self.compile(node.args[0], {**scope, node.variable: index})
-        return _loop(notation, pos, lower, upper, index, body)
+        slots = _element_wise_slots(node.args[0])
+        return _loop(notation, pos, lower, upper, index, body, slots)
 
     def _index(self, node: Index, scope: dict[str, int]) -> Compiled:
         target = self.compile(node.target, scope)
@@ -300,6 +356,83 @@ def _element(container: Value, position: Value, pos: int) -> Value:
     return Quantity(element, container.vector)
 
 
+def _element_wise_slots(body: Node) -> frozenset[str] | None:
+    """The slots a body reads when it may run once over all steps at once, else None.
+
+    Such a body holds only literals, constants, slots, bound names, + - * / and functions
+    that map element by element: then evaluating it with the variable bound to the array
+    of every step gives, element for element, what the steps give one at a time (numpy's
+    + - * / round exactly as Python's, and the functions map through the same scalar
+    code). Powers are left to the steps, since numpy may compute x^2 as x*x.
+    """
+    names: set[str] = set()
+    pending: list[Node] = [body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, Number | Constant | BoundName):
+            continue
+        if isinstance(node, SlotRef):
+            names.add(node.name)
+        elif isinstance(node, Chain):
+            pending.append(node.first)
+            pending.extend(operand for _, operand, _ in node.rest)
+        elif isinstance(node, Unary):
+            pending.append(node.operand)
+        elif isinstance(node, Call) and node.notation.dim_rule not in _NOT_ELEMENT_WISE:
+            pending.extend(node.args)
+        else:
+            return None
+    return frozenset(names)
+
+
+_NOT_ELEMENT_WISE = frozenset({DimRule.COUNT, DimRule.TRANSPOSE})
+_EXACT_INTEGER = 2**53
+
+
+def _all_steps_at_once(
+    run: Run,
+    notation: Notation,
+    start: int,
+    stop: int,
+    index: int,
+    body: Compiled,
+    slots: frozenset[str],
+) -> Value | None:
+    """Run an element-wise body once over every step; None means "take the steps"."""
+    if not (start > -_EXACT_INTEGER and stop < _EXACT_INTEGER):
+        return None
+    for slot in slots:
+        value = run.slots.get(slot)
+        # An array slot would pair with the steps instead of repeating in each of them.
+        if type(value) is not Quantity or value.is_array:
+            return None
+    count = stop - start + 1
+    run.frame[index] = Quantity(np.arange(start, stop + 1, dtype=np.float64), dims.ZERO)
+    try:
+        result = body(run)
+    except EngineError:
+        return None  # the steps raise the failure of the first step that fails
+    finally:
+        run.frame[index] = None
+    if type(result) is not Quantity:
+        return None
+    payload = result.payload
+    if not isinstance(payload, np.ndarray) or payload.shape != (count,):
+        return None
+    if notation.name == "$seq":
+        return result
+    # Fold left to right exactly as the steps do (numpy's sum pairs terms differently).
+    terms: list[float] = payload.tolist()
+    acc = terms[0]
+    if notation.name == "$sum":
+        for term in terms[1:]:
+            acc = acc + term
+        return Quantity(acc, result.vector)
+    for term in terms[1:]:
+        acc = acc * term
+    return Quantity(acc, dims.power(result.vector, float(count)))
+
+
 def _loop(
     notation: Notation,
     pos: int,
@@ -307,6 +440,7 @@ def _loop(
     upper: Compiled,
     index: int,
     body: Compiled,
+    slots: frozenset[str] | None,
 ) -> Compiled:
     name = notation.name
 
@@ -331,6 +465,10 @@ def _loop(
             )
         run.steps = count * enclosing
         try:
+            if slots is not None:
+                at_once = _all_steps_at_once(run, notation, start, stop, index, body, slots)
+                if at_once is not None:
+                    return at_once
             if notation.name == "$seq":
                 return _collect(run, start, stop, index, body, pos)
             return _fold(run, notation, start, stop, index, body, pos)
