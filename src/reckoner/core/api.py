@@ -55,20 +55,25 @@ def guarded(action: Callable[[], T]) -> T | Failure:
     """Run one core action; its failure, or any fault, comes back as a Failure."""
     try:
         return action()
-    except EngineError as error:
+    except Exception as error:
+        return as_failure(error)
+
+
+def as_failure(error: Exception) -> Failure:
+    """The Failure an exception raised inside the core stands for."""
+    if isinstance(error, EngineError):
         return error.failure
-    except RecursionError:
+    if isinstance(error, RecursionError):
         return Failure(
             ErrorCode.INVALID_FORMULA,
             "the input nests too deeply to process; store inner results with separate steps",
         )
-    except MemoryError:
+    if isinstance(error, MemoryError):
         return Failure(
             ErrorCode.INVALID_ARGS,
             "the input needs more memory than this engine may use; split it into smaller parts",
         )
-    except Exception as error:
-        return Failure(ErrorCode.UNKNOWN_ERROR, f"internal error: {type(error).__name__}: {error}")
+    return Failure(ErrorCode.UNKNOWN_ERROR, f"internal error: {type(error).__name__}: {error}")
 
 
 @lru_cache(maxsize=_PROGRAM_CACHE_SIZE)
@@ -93,16 +98,19 @@ def compile_formula(formula: JSON) -> Program | Failure:
 
 def evaluate(formula: JSON, slots: Mapping[str, Value]) -> Evaluated | Failure:
     """Parse, compile and run one formula against the slot table; nothing is stored."""
-    program = compile_formula(formula)
-    if isinstance(program, Failure):
-        return program
-
-    def run() -> Evaluated:
+    if type(formula) is not str:
+        refused = compile_formula(formula)
+        assert isinstance(refused, Failure)
+        return refused
+    # One try around the whole call (not a closure per stage): a repeated eval is the
+    # engine's hot path. The program comes first, so every syntax error precedes evaluation.
+    try:
+        program = _program(formula)
         value, reads = program.run(slots)
         admit(value)
         return Evaluated(value, reads)
-
-    return guarded(run)
+    except Exception as error:
+        return as_failure(error)
 
 
 def admit(value: Value, path: str = "the result") -> None:
