@@ -167,6 +167,22 @@ BINARY: dict[str, Callable[[float, float], float]] = {
 }
 
 
+# Over a real array, these functions give exactly what UNARY gives element by element for
+# every element the plain math function accepts (it raises on the rest). $asin and $acos
+# are absent: math.asin(nan) answers nan where the engine refuses.
+_REAL_ARRAY_MAPS: dict[str, Callable[[float], float]] = {
+    "$abs": abs,
+    "$sqrt": math.sqrt,
+    "$exp": math.exp,
+    "$ln": math.log,
+    "$log": math.log10,
+    "$sin": math.sin,
+    "$cos": math.cos,
+    "$tan": math.tan,
+    "$atan": math.atan,
+}
+
+
 def _refuse(notation: Notation, pos: int, arg: Scalar, reason: str) -> Exception:
     return fail(
         ErrorCode.UNDEFINED_RESULT,
@@ -209,6 +225,15 @@ def apply_unary(notation: Notation, value: Value, pos: int) -> Quantity:
             raise _refuse(notation, pos, x, undefined.reason) from None
 
     payload = q.payload
+    if isinstance(payload, np.ndarray):
+        fast = _REAL_ARRAY_MAPS.get(notation.name)
+        if fast is not None:
+            try:
+                flat = np.fromiter(map(fast, payload.ravel().tolist()), np.float64, payload.size)
+            except (ValueError, OverflowError):
+                pass  # an element the plain function refuses: the careful path words it
+            else:
+                return Quantity(flat.reshape(payload.shape), vector)
     if is_array_payload(payload):
         mapped = _map(as_list(payload), each)  # type: ignore[arg-type]
         return Quantity(make_array(mapped), vector)
