@@ -5,6 +5,7 @@ from __future__ import annotations
 import cmath
 import math
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 import numpy as np
 import pytest
@@ -292,11 +293,13 @@ class CountingSlots(Mapping[str, Value]):
         return len(self.slots)
 
 
-def test_5_4_bounds_are_evaluated_once_before_the_body() -> None:
+@pytest.mark.parametrize("body", ["@x*k", "@x^1*k"])
+def test_5_4_bounds_are_evaluated_once_before_the_body(body: str) -> None:
+    # Both an element-wise body (run over all steps at once) and a stepped one.
     slots = CountingSlots({"lo": q(1.0), "hi": q(5.0), "x": q(2.0)})
-    result = evaluate("$sum_{k=@lo}^{@hi}(@x*k)", slots)
+    result = evaluate(f"$sum_{{k=@lo}}^{{@hi}}({body})", slots)
     assert isinstance(result, Evaluated) and result.value.payload == 30.0  # type: ignore[union-attr]
-    assert slots.lookups["lo"] == 1 and slots.lookups["hi"] == 1 and slots.lookups["x"] == 5
+    assert slots.lookups["lo"] == 1 and slots.lookups["hi"] == 1 and slots.lookups["x"] >= 1
     assert list(result.reads) == ["lo", "hi", "x"]
 
 
@@ -415,3 +418,104 @@ def test_5_4_an_unevaluable_body_is_still_parsed_first() -> None:
 def test_5_4_a_bare_name_inside_a_position_is_still_a_bound_variable() -> None:
     assert "'n'" in refused("$sum_{k=1}^{n}(k)", ErrorCode.NAME_NOT_BOUND)
     assert scalar("$sum_{k=1}^{@n}(k)", SLOTS) == 10.0
+
+
+STEP_BODIES = [
+    "k",
+    "@V*$sin(2*$pi*k/1000)",
+    "1/k",
+    "$ln(k)",
+    "$sqrt(k-2)",
+    "k*@arr",
+    "$atan2(k, 1)",
+    "$min(k, 2)",
+    "-k/3",
+    "$mod(k, 3)",
+    "k*$i",
+    "$abs(k-5)*@V",
+    "@nope*k",
+    "x*k",
+    "1e308*k*k",
+    "$exp(k*300)",
+    "k/(k-k)",
+    "$floor(k/2) + $ceil(k/3)",
+    "$conj(k) - $re(k) + $im(k)*@V/@V",
+    "$asin(k/10)",
+    "$tan(k) * $cos(k) - $sign(k - 1)",
+    "@V/@V + k*(2 + 3*@n) - @n",
+]
+
+
+@pytest.mark.parametrize("name", ["$seq", "$sum", "$prod"])
+@pytest.mark.parametrize("body", STEP_BODIES)
+def test_5_4_an_element_wise_body_gives_exactly_what_the_steps_give(name: str, body: str) -> None:
+    # A body holding a power is never run over all steps at once, so `body*1^k` (the same
+    # value: its last term times exactly 1) takes the steps one by one.
+    for lo, hi in ((0, 12), (-3, 3), (1, 1)):
+        at_once = evaluate(f"{name}_{{k={lo}}}^{{{hi}}}({body})", SLOTS)
+        stepped = evaluate(f"{name}_{{k={lo}}}^{{{hi}}}({body}*1^k)", SLOTS)
+        if isinstance(stepped, Failure):
+            assert at_once == stepped
+            continue
+        assert isinstance(at_once, Evaluated)
+        assert at_once.value.vector == stepped.value.vector  # type: ignore[union-attr]
+        got, want = at_once.value.payload, stepped.value.payload  # type: ignore[union-attr]
+        assert type(got) is type(want)
+        got = got.tolist() if isinstance(got, np.ndarray) else got
+        want = want.tolist() if isinstance(want, np.ndarray) else want
+        assert got == want  # bit for bit, not approximately
+        assert list(at_once.reads) == list(stepped.reads)
+
+
+def test_5_4_the_element_wise_bodies_above_do_run_all_steps_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from reckoner.core import evaluator
+
+    taken: list[str] = []
+    original = evaluator._all_steps_at_once
+
+    def spy(*args: Any) -> Any:
+        result = original(*args)
+        if result is not None:
+            taken.append(args[1].name)
+        return result
+
+    monkeypatch.setattr(evaluator, "_all_steps_at_once", spy)
+    for name in ("$seq", "$sum", "$prod"):
+        assert isinstance(evaluate(f"{name}_{{k=1}}^{{50}}(@V*$sin(k)/@V)", SLOTS), Evaluated)
+        assert isinstance(evaluate(f"{name}_{{k=1}}^{{5}}(k*@arr)", SLOTS), Evaluated)
+        assert isinstance(evaluate(f"{name}_{{k=1}}^{{5}}(k^2)", SLOTS), Evaluated)
+    assert taken == ["$seq", "$sum", "$prod"]
+
+
+ELEMENTS = [0.0, -0.0, 0.5, -0.5, 1.0, 2.5, 1e-300, 700.0, -3.0, 1e300]
+UNARY_FUNCTIONS = [
+    n.name
+    for n in NOTATIONS
+    if n.kind is Kind.FUNCTION and n.arities == (1,) and n.name not in ("$len", "$transpose")
+]
+
+
+@pytest.mark.parametrize("name", UNARY_FUNCTIONS)
+@pytest.mark.parametrize("cut", [slice(0, 2), slice(2, 6), slice(0, 10), slice(4, 8)])
+def test_5_3_a_function_of_an_array_maps_exactly_as_over_its_elements(
+    name: str, cut: slice
+) -> None:
+    elements = ELEMENTS[cut]
+    slots = {"a": q(np.array(elements))}
+    mapped = evaluate(f"$atan({name}(@a))" if name != "$exp" else f"{name}(@a)*0", slots)
+    singles = [
+        evaluate(f"$atan({name}(@a[{i}]))" if name != "$exp" else f"{name}(@a[{i}])*0", slots)
+        for i in range(len(elements))
+    ]
+    failures = [s for s in singles if isinstance(s, Failure)]
+    if isinstance(mapped, Failure):
+        assert failures and failures[0].code is mapped.code, (mapped, failures)
+        return
+    assert not failures
+    got = np.asarray(mapped.value.payload).tolist()  # type: ignore[union-attr]
+    want = [s.value.payload for s in singles]  # type: ignore[union-attr]
+    assert [math.copysign(1, x) if x == 0 else x for x in got] == [
+        math.copysign(1, x) if x == 0 else x for x in want
+    ]  # bit for bit, the sign of zero included

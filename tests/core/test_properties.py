@@ -226,6 +226,21 @@ def test_4_1_non_ascii_or_control_text_inside_a_formula_is_refused_by_the_charse
             assert named in outside or named == ">"
 
 
+@FAST
+@given(expressions, st.sampled_from(["$seq", "$sum", "$prod"]), st.integers(-4, 2))
+def test_5_4_all_steps_at_once_gives_exactly_what_the_steps_give(
+    body: str, name: str, lo: int
+) -> None:
+    # A power is never run over all steps at once, and `*1^k` multiplies by exactly 1.
+    at_once = evaluate(f"{name}_{{k={lo}}}^{{{lo + 6}}}({body})", SLOTS)
+    stepped = evaluate(f"{name}_{{k={lo}}}^{{{lo + 6}}}({body}*1^k)", SLOTS)
+    if isinstance(stepped, Failure) or isinstance(at_once, Failure):
+        assert isinstance(at_once, Failure) and isinstance(stepped, Failure)
+        assert at_once.code is stepped.code
+        return
+    assert wire.dumps(stored(at_once.value)) == wire.dumps(stored(stepped.value))
+
+
 # -- tagged values and tool-argument shapes ----------------------------------------------
 
 json_scalars = st.one_of(
