@@ -86,7 +86,7 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
         if row is None:
             raise fail(
                 ErrorCode.INVALID_DIMENSION,
-                f"{where} '{raw[:60]}' names no row of the SI table; use one of "
+                f"{where} {raw[:60]!r} names no row of the SI table; use one of "
                 f"{', '.join(dims.ALL_NAMES)}, or 7 integers in the order m,kg,s,A,K,mol,cd "
                 f"(convert other units to SI before set)",
             )
@@ -151,7 +151,7 @@ def parse_tagged(raw: JSON, where: str = "value", depth: int = 0) -> Value:
     if unknown:
         raise fail(
             ErrorCode.INVALID_ARGS,
-            f"{where} has the unknown key '{str(unknown[0])[:40]}'; the tags are {TAG_VOCABULARY}",
+            f"{where} has the unknown key {str(unknown[0])[:40]!r}; the tags are {TAG_VOCABULARY}",
         )
     present = [tag for tag in TAGS if tag in raw]
     if "im" in raw and "re" not in raw:
