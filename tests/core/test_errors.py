@@ -291,3 +291,22 @@ def test_8_1_a_succeeding_evaluation_does_not_alias_a_slot_it_changes() -> None:
     result = evaluate("-@a", slots)
     assert not isinstance(result, Failure)
     assert slots["a"].payload.tolist() == [1.0, 2.0]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"\n": None},
+        {"num": 1, "dim": "volt\n"},
+        {"object": {"a\nb": {"num": 1}}},
+        {"num": "1\n2"},
+        {"array": ["x\ny"]},
+        {"num": 1, "dim": ["\n", 0, 0, 0, 0, 0, 0]},
+    ],
+)
+def test_8_1_a_sentence_stays_one_line_whatever_text_it_quotes(raw: Any) -> None:
+    # Found by the slow property run: an unknown key "\n" was quoted raw.
+    result = parse_value(raw)
+    assert isinstance(result, Failure) and result.code is not ErrorCode.UNKNOWN_ERROR
+    _one_sentence(result.message)
+    assert "\\n" in result.message
