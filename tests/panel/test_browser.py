@@ -201,7 +201,7 @@ def test_11_1_record_timeline_groups_rows_into_cards(
     assert header.locator("#failed-count").inner_text() == "0 failed"
     assert "ended" in header.inner_text()
 
-    cards = page.locator("#timeline > .card")
+    cards = page.locator("#timeline .card")
     kinds = [
         card.get_attribute("class").split()[1]
         for card in cards.all()  # type: ignore[union-attr]

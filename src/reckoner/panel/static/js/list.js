@@ -4,6 +4,9 @@
 import { formatTime, t } from "./i18n.js";
 import { esc } from "./util.js";
 
+// Rows per content-visibility chunk (see style.css).
+const CHUNK = 100;
+
 function recordHref(id) {
   return `#/records/${encodeURIComponent(id)}`;
 }
@@ -69,8 +72,12 @@ export function renderList(index, selecting, selected) {
   if (!closed.length && !index.open) {
     parts.push(`<p class="empty">${esc(t("noRecords"))}</p>`);
   } else if (closed.length) {
-    const items = closed.map((entry) => closedItem(entry, selecting, selected));
-    parts.push(`<ul class="records" aria-labelledby="list-title">${items.join("")}</ul>`);
+    parts.push(`<div class="records" role="list" aria-labelledby="list-title">`);
+    for (let start = 0; start < closed.length; start += CHUNK) {
+      const items = closed.slice(start, start + CHUNK).map((entry) => closedItem(entry, selecting, selected));
+      parts.push(`<ul class="chunk" role="none">${items.join("")}</ul>`);
+    }
+    parts.push(`</div>`);
   }
   return parts.join("");
 }

@@ -29,6 +29,7 @@ const state = {
   settingsError: null,
   anchors: new Map(),
   pollTimer: 0,
+  settingsReady: Promise.resolve(),
 };
 
 // ---------------------------------------------------------------------------------------
@@ -215,6 +216,8 @@ async function refreshRecord(force) {
     res.reset();
   }
   if (state.route.view === "record") {
+    await state.settingsReady; // open at the saved Display all preference
+    if (res !== state.recordRes) return;
     renderRecordView();
     refreshTypeset(res);
   }
@@ -343,8 +346,29 @@ function observePlots() {
   }
 }
 
+// KaTeX (276 KB) is loaded only once a formula needs it, so the list and the first paint
+// of a record never wait for it.
+let katexLoading = null;
+
+function loadKatex() {
+  if (!katexLoading) {
+    katexLoading = new Promise((resolve) => {
+      const script = document.createElement("script");
+      script.src = "/static/vendor/katex/katex.min.js";
+      script.onload = () => resolve(window.katex || null);
+      script.onerror = () => resolve(null); // the ASCII formulas stand
+      document.head.append(script);
+    });
+  }
+  return katexLoading;
+}
+
 function typeset(fx) {
   const katex = window.katex;
+  if (!katex) {
+    loadKatex().then((loaded) => loaded && typeset(fx));
+    return;
+  }
   const latex = fx.dataset.latex;
   if (!katex || !latex) return;
   let html = texCache.get(latex);
@@ -511,14 +535,20 @@ langSelect.addEventListener("change", () => {
 async function start() {
   if (!LANGUAGES.includes(langSelect.value)) langSelect.value = "en";
   translateStatic();
-  try {
-    state.settings = await getSettings();
-    state.showAll = state.settings.panel?.showAll === true;
-  } catch (error) {
-    state.settingsError = error.message;
-  }
+  // The preference and the first view load together; a record waits for the preference
+  // before it renders (see renderRecordView's caller).
+  state.settingsReady = getSettings().then(
+    (settings) => {
+      state.settings = settings;
+      state.showAll = settings.panel?.showAll === true;
+    },
+    (error) => {
+      state.settingsError = error.message;
+    },
+  );
   window.addEventListener("hashchange", onRoute);
   await onRoute();
+  await state.settingsReady;
   document.body.dataset.ready = "true";
 }
 

@@ -7,6 +7,7 @@ import { plotSlot, resetPlots } from "./plot.js";
 import { esc } from "./util.js";
 import { inlineValue, realSeries, resetLazyTrees, treeValue, unitName } from "./values.js";
 
+const CHUNK = 50;
 const MARKERS = new Set(["record_start", "record_message", "record_end"]);
 
 function contentOf(row) {
@@ -123,9 +124,8 @@ function writesCard(card, history, anchors) {
 function readsCard(card, anchors) {
   const items = card.rows.map((row) => {
     const c = contentOf(row);
-    anchors.set(row.seq, `row-${row.seq}`);
     return (
-      `<li id="row-${esc(row.seq)}" tabindex="-1">${seqLabel(row)} <span class="slot">@${esc(c.name)}</span>` +
+      `<li>${seqLabel(row)} <span class="slot">@${esc(c.name)}</span>` +
       ` = ${inlineValue(c.value)}</li>`
     );
   });
@@ -140,10 +140,9 @@ function failedCard(card, anchors) {
   const withFormula = card.rows.some((row) => typeof contentOf(row).formula === "string");
   const body = card.rows.map((row) => {
     const c = contentOf(row);
-    anchors.set(row.seq, `row-${row.seq}`);
     const formula = typeof c.formula === "string" ? `<code>${esc(c.formula)}</code>` : "";
     return (
-      `<tr id="row-${esc(row.seq)}" tabindex="-1"><td>${seqLabel(row)}</td><td>${esc(row.tool)}</td>` +
+      `<tr><td>${seqLabel(row)}</td><td>${esc(row.tool)}</td>` +
       (withFormula ? `<td>${formula}</td>` : "") +
       `<td><code class="code">${esc(c.code ?? "")}</code></td>` +
       `<td class="error-text">${esc(c.error ?? "")}</td></tr>`
@@ -274,7 +273,11 @@ export function renderTimeline(record, showAll, typeset) {
   resetLazyTrees();
   resetPlots();
   const parts = [];
-  for (const card of groupRows(visible)) {
+  const cards = groupRows(visible);
+  for (let i = 0; i < cards.length; i++) {
+    const card = cards[i];
+    // Cards come in chunks that skip layout while off screen (see style.css).
+    if (i % CHUNK === 0) parts.push(i ? `</div><div class="chunk">` : `<div class="chunk">`);
     switch (card.kind) {
       case "writes":
         parts.push(writesCard(card, history, anchors));
@@ -298,5 +301,6 @@ export function renderTimeline(record, showAll, typeset) {
         parts.push(otherCard(card.rows[0], anchors));
     }
   }
+  if (cards.length) parts.push("</div>");
   return { html: parts.join(""), visible: visible.length, failed, anchors, hiddenCount: rows.length - visible.length };
 }
