@@ -177,7 +177,7 @@ def show(value: Value, limit: int = 6) -> str:
 
 def _show_element(e: Element) -> str:
     if type(e) is list:
-        return "[" + ", ".join(_show_element(x) for x in e[:3]) + (", ..." if len(e) > 3 else "]")
+        return "[" + ", ".join(_show_element(x) for x in e[:3]) + (", ...]" if len(e) > 3 else "]")
     return show_number(e)  # type: ignore[arg-type]
 
 
