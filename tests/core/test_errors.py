@@ -310,3 +310,9 @@ def test_8_1_a_sentence_stays_one_line_whatever_text_it_quotes(raw: Any) -> None
     assert isinstance(result, Failure) and result.code is not ErrorCode.UNKNOWN_ERROR
     _one_sentence(result.message)
     assert "\\n" in result.message
+
+
+def test_8_1_a_quoted_array_keeps_its_brackets_balanced() -> None:
+    slots = {"m": q([[1.0, 2.0, 3.0, 4.0, 5.0], [1.0]])}
+    message = refused("@m.f", ErrorCode.UNSUPPORTED_INDEX, slots)
+    assert "the array [[1, 2, 3, ...], [1]] of length 2" in message
