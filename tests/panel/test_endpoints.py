@@ -531,3 +531,13 @@ def test_run_panel_port_in_use_is_one_sentence(home: Path) -> None:
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
     assert "--port" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_errors_settings_that_cannot_be_saved_are_one_json_sentence(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "state.json").mkdir(parents=True)  # a directory where the file must go
+    app = create_app(home, bound_host=HOST, bound_port=PORT)
+    with TestClient(app, base_url=BASE, raise_server_exceptions=False) as client:
+        response = client.put(f"{API}/settings", json={"panel": {"showAll": True}})
+    assert response.status_code == 500
+    assert response.json()["error"].startswith("The settings could not be saved")

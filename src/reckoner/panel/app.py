@@ -26,7 +26,7 @@ from reckoner.core.dimensions import BASE_SYMBOLS, NAME_TABLE
 from reckoner.panel.security import GuardMiddleware, HostPolicy, is_loopback
 from reckoner.panel.settings import SettingsError, apply_settings, settings_view
 from reckoner.panel.typeset import typeset_rows
-from reckoner.storage.home import HomeLayout
+from reckoner.storage.home import HomeError, HomeLayout
 from reckoner.storage.record_format import is_valid_record_id
 from reckoner.storage.record_store import DeleteOutcome, RecordArchive
 from reckoner.storage.state_file import StateFile
@@ -178,7 +178,15 @@ class PanelApi:
         )
 
     def _delete(self, record_id: str) -> Response:
-        outcome = self.archive.delete(record_id)
+        try:
+            outcome = self.archive.delete(record_id)
+        except OSError as failure:
+            return _error(
+                500,
+                f"Record {record_id!r} could not be deleted "
+                f"({failure.strerror or type(failure).__name__}); check the permissions of "
+                f"{self.home / 'records'}.",
+            )
         if outcome is DeleteOutcome.DELETED:
             return WireJSONResponse({"deleted": record_id})
         if outcome is DeleteOutcome.IS_OPEN:
@@ -221,6 +229,12 @@ class PanelApi:
             saved = apply_settings(self.state, body)
         except SettingsError as refusal:
             return _error(400, str(refusal))
+        except OSError as failure:
+            return _error(
+                500,
+                f"The settings could not be saved to {self.home / 'state.json'} "
+                f"({failure.strerror or type(failure).__name__}); make the home writable.",
+            )
         return WireJSONResponse({"saved": saved, "settings": settings_view(self.state)})
 
     async def api_not_found(self, request: Request) -> Response:
@@ -253,6 +267,11 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    # Still one JSON sentence; uvicorn logs the traceback to stderr for the developer.
+    return _error(500, f"internal error: {type(exc).__name__}: {exc}"[:300])
+
+
 def create_app(
     home: Path, *, bound_host: str, bound_port: int, poll_ms: int = DEFAULT_POLL_MS
 ) -> Starlette:
@@ -279,6 +298,7 @@ def create_app(
     ]
     app = Starlette(
         routes=routes,
+        exception_handlers={Exception: _internal_error},
         middleware=[
             Middleware(_SecurityHeaders),
             Middleware(GuardMiddleware, policy=HostPolicy(bound_host, bound_port)),
@@ -325,6 +345,10 @@ def run_panel(home: Path, host: str, port: int, open_browser: bool) -> None:
             "machines, and it has no login; use --host 127.0.0.1 unless you mean it.",
             file=sys.stderr,
         )
+    try:
+        HomeLayout(home).prepare()
+    except HomeError as unusable:
+        raise SystemExit(f"reckoner panel: {unusable}") from None
     sock = bind_socket(host, port)
     bound_port = int(sock.getsockname()[1])
     app = create_app(home, bound_host=host, bound_port=bound_port)
