@@ -58,9 +58,15 @@ def test_7_2_two_http_sessions_calling_at_once_never_interleave_or_lose_a_row(
     contiguous, every call present, each session's calls in its own order."""
     home = tmp_path / "home"
     with http_server(home) as url:
+        ready: dict[str, anyio.Event] = {}
 
         async def session(tag: str, receipts: list[dict[str, Any]]) -> None:
             async with Client(url) as client:
+                await client.list_tools()
+                # Both sessions are connected before either calls, so the calls truly overlap.
+                ready[tag].set()
+                for event in ready.values():
+                    await event.wait()
                 for i in range(SESSION_CALLS):
                     name = f"{tag}{i}"
                     receipts.append(
@@ -81,6 +87,7 @@ def test_7_2_two_http_sessions_calling_at_once_never_interleave_or_lose_a_row(
         async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
             async with Client(url) as opener:
                 receipt_of(await opener.call_tool("record_start", {"title": "two sessions"}))
+            ready.update(a=anyio.Event(), b=anyio.Event())
             a: list[dict[str, Any]] = []
             b: list[dict[str, Any]] = []
             async with anyio.create_task_group() as group:
