@@ -100,6 +100,7 @@ class Engine:
         self.archive = RecordArchive(layout)
         self._journal = OpenRecordJournal(layout, fsync=fsync)
         self._slots = SlotTable()
+        self._reader = SlotReader(self._slots)  # the formulas' read-only view, made once
         self._record: _OpenRecord | None = None
         self._settle_state(layout)
         self._recover()
@@ -296,9 +297,8 @@ class Engine:
             )
         target = _name_arg(args, "target", "eval's target")
         _no_extra(args, "eval")
-        reader = SlotReader(self._slots)
         try:
-            outcome = _settled(evaluate(formula, reader))
+            outcome = _settled(evaluate(formula, self._reader))
         except StoredValueError as error:
             raise _refuse(ErrorCode.UNKNOWN_ERROR, f"internal error: {error}") from None
         result = stored(outcome.value)
