@@ -379,3 +379,23 @@ def test_11_2_settings_tab_writes_the_panel_preference(
     toggle.check()
     page.wait_for_selector("#panel-save-line >> text=Saved.")
     assert json.loads((home / "state.json").read_text())["panel"] == {"showAll": True}
+
+
+def test_typeset_every_notation_shape_is_accepted_by_the_vendored_katex(
+    panel: BackgroundPanel, page: Any
+) -> None:
+    from test_typeset import SAMPLES
+
+    from reckoner.panel.typeset import formula_latex
+
+    _open(page, panel.url)
+    page.add_script_tag(url="/static/vendor/katex/katex.min.js")
+    latex = [formula_latex(formula) for formula in SAMPLES]
+    failures = page.evaluate(
+        """(all) => all.flatMap((tex) => {
+            try { katex.renderToString(tex, { throwOnError: true }); return []; }
+            catch (error) { return [tex + ' -> ' + error.message]; }
+        })""",
+        latex,
+    )
+    assert failures == []
