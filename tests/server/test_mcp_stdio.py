@@ -234,6 +234,8 @@ def test_7_4_client_disconnecting_mid_call_leaves_a_recoverable_record(tmp_path:
     assert server.process.stdout is not None
     server.process.stdout.close()
     assert server.process.wait(timeout=120) == 0
+    assert server.process.stderr is not None
+    assert b"Traceback" not in server.process.stderr.read()
 
     rows = record_rows(home)
     assert [r["seq"] for r in rows] == list(range(1, len(rows) + 1))
