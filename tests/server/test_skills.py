@@ -125,14 +125,14 @@ def test_every_skill_example_evaluates_as_shown(example: Example, tmp_path: Path
 
 
 def test_8_2_interface_skill_names_every_code_and_what_to_do() -> None:
-    """All 19 codes of manual 8.2 appear in the interface skill's code table."""
+    """All 19 codes of manual 8.2 appear in the interface skill's code table, each with when
+    it is raised and what to do."""
     text = skill_text(INTERFACE)
-    table_rows = {
-        line.split("|")[1].strip(" `")
-        for line in text.splitlines()
-        if line.startswith("| `ENGINE_")
-    }
-    assert table_rows == {code.value for code in ErrorCode}
+    rows = [line.split("|") for line in text.splitlines() if line.startswith("| `ENGINE_")]
+    assert {cells[1].strip(" `") for cells in rows} == {code.value for code in ErrorCode}
+    for cells in rows:
+        # | code | raised when | what to do |
+        assert len(cells) == 5 and cells[2].strip() and cells[3].strip(), cells
 
 
 def test_5_interface_skill_lists_every_notation_in_its_written_form() -> None:
