@@ -18,7 +18,7 @@ from .arithmetic import add, binary, multiply, negate, require_quantity
 from .errors import EngineError, ErrorCode, fail
 from .functions import apply_binary, apply_unary
 from .lexer import at
-from .limits import MAX_BOUNDED_STEPS
+from .limits import MAX_BOUNDED_STEPS, MAX_BOUNDED_WORK
 from .notation import DimRule, Notation
 from .syntax import (
     Binary,
@@ -259,7 +259,7 @@ class _Compiler:
         self.frame_size += 1
         body = self.compile(node.args[0], {**scope, node.variable: index})
         slots = _element_wise_slots(node.args[0])
-        return _loop(notation, pos, lower, upper, index, body, slots)
+        return _loop(notation, pos, lower, upper, index, body, slots, _cost(node.args[0]))
 
     def _index(self, node: Index, scope: dict[str, int]) -> Compiled:
         target = self.compile(node.target, scope)
@@ -441,6 +441,7 @@ def _loop(
     index: int,
     body: Compiled,
     slots: frozenset[str] | None,
+    cost: int,
 ) -> Compiled:
     name = notation.name
 
@@ -469,17 +470,65 @@ def _loop(
                 at_once = _all_steps_at_once(run, notation, start, stop, index, body, slots)
                 if at_once is not None:
                     return at_once
+            _check_work(name, pos, count * enclosing, cost)
             if notation.name == "$seq":
                 return _collect(run, start, stop, index, body, pos)
-            return _fold(run, notation, start, stop, index, body, pos)
+            return _fold(run, notation, start, stop, index, body, pos, count * enclosing, cost)
         finally:
             run.steps = enclosing
 
     return run_loop
 
 
+def _cost(body: Node) -> int:
+    """Operations one step of a body runs: its nodes, a nested bounded form's own body
+    excluded (that form checks its work against the steps enclosing it)."""
+    total = 0
+    pending: list[Node] = [body]
+    while pending:
+        node = pending.pop()
+        total += 1
+        if isinstance(node, Chain):
+            pending.append(node.first)
+            pending.extend(operand for _, operand, _ in node.rest)
+            total += len(node.rest) - 1
+        elif isinstance(node, Binary):
+            pending.extend((node.left, node.right))
+        elif isinstance(node, Unary):
+            pending.append(node.operand)
+        elif isinstance(node, Call):
+            pending.extend(node.args)
+        elif isinstance(node, Index):
+            pending.extend((node.target, node.index))
+        elif isinstance(node, Field):
+            pending.append(node.target)
+        elif isinstance(node, Bounded):
+            pending.extend(bound for bound in (node.lower, node.upper) if bound is not None)
+    return total
+
+
+def _check_work(name: str, pos: int, steps: int, cost: int) -> None:
+    """A body run step by step may not cost more than MAX_BOUNDED_WORK in all."""
+    if steps * cost > MAX_BOUNDED_WORK:
+        raise fail(
+            ErrorCode.INVALID_INDEX,
+            f"{name} at {at(pos)} would run {steps} steps of a body costing {cost} operations "
+            f"each, {steps * cost} in all, over the limit of {MAX_BOUNDED_WORK} "
+            f"(MAX_BOUNDED_WORK); narrow the range, simplify the body, or split the work "
+            f"into several eval steps",
+        )
+
+
 def _fold(
-    run: Run, notation: Notation, start: int, stop: int, index: int, body: Compiled, pos: int
+    run: Run,
+    notation: Notation,
+    start: int,
+    stop: int,
+    index: int,
+    body: Compiled,
+    pos: int,
+    steps: int,
+    cost: int,
 ) -> Value:
     frame = run.frame
     combine = add if notation.name == "$sum" else multiply
@@ -487,6 +536,9 @@ def _fold(
     for k in range(start, stop + 1):
         frame[index] = Quantity(float(k), dims.ZERO)
         term = require_quantity(body(run), f"the body of {notation.name}", pos)
+        if acc is None and term.is_array:
+            # Each step combines whole arrays: weigh the work by their elements.
+            _check_work(notation.name, pos, steps, cost + element_count(term.payload))
         acc = term if acc is None else combine(acc, term, pos)
     frame[index] = None
     assert acc is not None

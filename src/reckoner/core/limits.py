@@ -12,6 +12,10 @@ MAX_NESTING_DEPTH = 200
 MAX_BOUNDED_STEPS = 1_000_000
 """Steps of a bounded form, multiplied by the ranges of the bounded forms enclosing it."""
 
+MAX_BOUNDED_WORK = 20_000_000
+"""Steps of a bounded form (enclosing ranges included) times the operations of its body,
+for a body that runs step by step; array operations weigh their element count."""
+
 MAX_ARRAY_ELEMENTS = 1_000_000
 """Scalar elements in one array value, stored or produced."""
 
