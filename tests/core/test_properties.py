@@ -84,7 +84,9 @@ numbers = st.sampled_from(
 )
 slot_refs = st.sampled_from([f"@{name}" for name in SLOTS] + ["@missing", "@V.x", "@o.v"])
 bound_names = st.sampled_from(["k", "x", "j", "n"])
-bounds = st.sampled_from(["0", "1", "3", "-2", "2.5", "1e6", "1e300", "@V", "1j", "$inf", "k"])
+bounds = st.sampled_from(
+    ["0", "1", "3", "-2", "2.5", "300", "2e6", "1e300", "@V", "1j", "$inf", "k"]
+)
 
 
 def _expressions() -> st.SearchStrategy[str]:
