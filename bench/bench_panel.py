@@ -41,7 +41,7 @@ ARGS = [
     "--no-first-run",
 ]
 AT0 = 1_700_000_000_000
-REPEATS = 3
+REPEATS = 5
 
 
 def build_record(record_id: str, rows: int) -> RowBuilder:

@@ -300,7 +300,9 @@ function jumpTo(seq) {
   const id = state.anchors.get(Number(seq));
   const target = id && document.getElementById(id);
   if (!target) return;
-  target.scrollIntoView({ block: "center", behavior: "smooth" });
+  target.tabIndex = -1; // focusable by script only, so the keyboard lands where the eye does
+  const calm = matchMedia("(prefers-reduced-motion: reduce)").matches;
+  target.scrollIntoView({ block: "center", behavior: calm ? "auto" : "smooth" });
   target.focus({ preventScroll: true });
   target.classList.remove("flash");
   void target.offsetWidth; // restart the highlight animation
@@ -501,9 +503,16 @@ main.addEventListener("change", (event) => {
 });
 
 // A row's time is formatted only when someone looks at it.
+let timesBySeq = null;
+
 function fillRowTime(event) {
-  const seq = event.target.closest?.(".seq[data-at]");
-  if (seq && !seq.title) seq.title = formatTime(Number(seq.dataset.at));
+  const seq = event.target.closest?.(".seq:not([title])");
+  if (seq && state.record) {
+    if (!timesBySeq || timesBySeq.rows !== state.record.rows) {
+      timesBySeq = { rows: state.record.rows, at: new Map(state.record.rows.map((r) => [r.seq, r.at])) };
+    }
+    seq.title = formatTime(timesBySeq.at.get(Number(seq.textContent.slice(1))));
+  }
   const unit = event.target.closest?.(".unit:not([title])");
   if (unit) unit.title = unitTitleFor(unit.textContent);
 }

@@ -87,10 +87,10 @@ export function groupRows(rows) {
   return cards;
 }
 
-// The time of a row is shown on hover: main.js fills the title from data-at on demand,
-// which keeps thousands of date formats out of the first render.
+// The time of a row is shown on hover: main.js fills the title from the row's `at` on
+// demand, which keeps thousands of date formats out of the first render.
 function seqLabel(row) {
-  return `<span class="seq" data-at="${esc(row.at)}">#${esc(row.seq)}</span>`;
+  return `<span class="seq">#${esc(row.seq)}</span>`;
 }
 
 function writesCard(card, history, anchors) {
@@ -111,7 +111,7 @@ function writesCard(card, history, anchors) {
     const rev = history.setRev.get(line.row.seq);
     const revText = rev == null ? t("deleted") : t("rev", { n: rev });
     items.push(
-      `<li id="${anchor}" tabindex="-1">${seqLabel(line.row)} <span class="slot">@${esc(name)}</span>` +
+      `<li id="${anchor}">${seqLabel(line.row)} <span class="slot">@${esc(name)}</span>` +
         ` = ${inlineValue(c.value)} <span class="rev">${esc(revText)}</span></li>`,
     );
   }
@@ -198,7 +198,7 @@ function evalCard(row, history, typeset, anchors) {
   const series = realSeries(c.result);
   const plot = series ? plotSlot(series, c.target, unitName(c.result.dim)) : "";
   return (
-    `<section class="card eval" id="${id}" tabindex="-1"><header><h3>${esc(t("step"))} ${seqLabel(row)}</h3>` +
+    `<section class="card eval" id="${id}"><header><h3>${esc(t("step"))} ${seqLabel(row)}</h3>` +
     `<span class="target">→ <span class="slot">@${esc(c.target)}</span> ` +
     `<span class="rev">${esc(t("rev", { n: c.rev ?? "?" }))}</span></span></header>` +
     formulaHtml(row.seq, String(c.formula ?? ""), typeset[row.seq]) +
@@ -233,10 +233,10 @@ function markerCard(row, anchors) {
     const note = c.hide === true ? ` <span class="badge">${esc(t("hiddenNote"))}</span>` : "";
     body = `<p class="prose">${esc(c.text ?? "")}</p>`;
     return (
-      `<section class="card ${kind}" id="row-${esc(row.seq)}" tabindex="-1"><h3>${esc(t("message"))} ${seqLabel(row)}${note}</h3>${body}</section>`
+      `<section class="card ${kind}" id="row-${esc(row.seq)}"><h3>${esc(t("message"))} ${seqLabel(row)}${note}</h3>${body}</section>`
     );
   }
-  return `<section class="card ${kind}" id="row-${esc(row.seq)}" tabindex="-1"><h3>${esc(title)} ${seqLabel(row)}</h3>${body}</section>`;
+  return `<section class="card ${kind}" id="row-${esc(row.seq)}"><h3>${esc(title)} ${seqLabel(row)}</h3>${body}</section>`;
 }
 
 function searchCard(row, anchors) {
@@ -246,7 +246,7 @@ function searchCard(row, anchors) {
   const sources = Array.isArray(c.candidates) ? c.candidates : [];
   const list = sources.map((s) => `<li>${esc(typeof s === "string" ? s : s?.title || s?.url || JSON.stringify(s))}</li>`).join("");
   return (
-    `<section class="card search" id="row-${esc(row.seq)}" tabindex="-1"><h3>${esc(t("lookup"))} ${seqLabel(row)}</h3>` +
+    `<section class="card search" id="row-${esc(row.seq)}"><h3>${esc(t("lookup"))} ${seqLabel(row)}</h3>` +
     `<p class="prose">${esc(c.question ?? "")}</p>` +
     (answer ? `<p class="prose answer">${esc(answer)}</p>` : "") +
     (c.error ? `<p class="error-text">${esc(c.error)}</p>` : "") +
@@ -258,7 +258,7 @@ function searchCard(row, anchors) {
 function otherCard(row, anchors) {
   anchors.set(row.seq, `row-${row.seq}`);
   return (
-    `<section class="card other" id="row-${esc(row.seq)}" tabindex="-1"><h3>${esc(row.tool)} ${seqLabel(row)}</h3>` +
+    `<section class="card other" id="row-${esc(row.seq)}"><h3>${esc(row.tool)} ${seqLabel(row)}</h3>` +
     `<pre>${esc(JSON.stringify(row.content, null, 2))}</pre></section>`
   );
 }

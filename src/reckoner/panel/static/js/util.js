@@ -2,9 +2,14 @@
 
 const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
+const SPECIAL = /[&<>"']/;
+const SPECIALS = /[&<>"']/g;
+
 /** Text made safe to place inside HTML (element content or a quoted attribute). */
 export function esc(text) {
-  return String(text).replace(/[&<>"']/g, (ch) => ESCAPES[ch]);
+  const s = String(text);
+  // Most text has nothing to escape; testing first skips a replace per call.
+  return SPECIAL.test(s) ? s.replace(SPECIALS, (ch) => ESCAPES[ch]) : s;
 }
 
 const live = () => document.getElementById("status");
