@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 from core_helpers import get, get_refused, obj, q, set_refused, set_value, vec
 
@@ -536,3 +537,37 @@ def _close(got: Any, want: Any) -> None:
 def test_3_4_an_object_receipt_has_no_dim_at_its_own_level() -> None:
     rendered = get(obj(a=q(1.0, "ohm")))
     assert rendered == {"object": {"a": {"num": 1.0, "dim": "ohm"}}}
+
+
+FLAT = [0, -0.0, 1, 2.5, -3, 10**20, 5e-324, 1.7976931348623157e308, -1e-300, 2**53 + 1]
+
+
+def test_3_2_a_flat_numeric_array_stores_each_number_as_its_double() -> None:
+    value = set_value({"array": FLAT})
+    assert isinstance(value, Quantity) and isinstance(value.payload, np.ndarray)
+    echo = value.payload.tolist()
+    assert [(x, math.copysign(1, x)) for x in echo] == [
+        (float(x), math.copysign(1, float(x))) for x in FLAT
+    ]
+
+
+def test_3_3_degc_on_a_flat_array_is_the_scalar_map_on_each_element() -> None:
+    small = [x for x in FLAT if abs(x) < 1e300]
+    echo = stored(set_value({"array": small, "dim": "degC"}))["array"]
+    assert echo == [float(x) * 1.0 + 273.15 for x in small]
+    assert echo == [stored(set_value({"num": x, "dim": "degC"}))["num"] for x in small]
+
+
+@pytest.mark.parametrize(
+    ("bad", "needle"),
+    [
+        (True, "boolean true"),
+        (10**400, "largest double"),
+        (math.inf, "finite"),
+        ("1", "'1'"),
+        (None, "null"),
+    ],
+)
+def test_3_2_a_bad_element_in_a_flat_array_is_named_by_its_index(bad: Any, needle: str) -> None:
+    message = set_refused({"array": [1.0, 2, bad, 4]}, ErrorCode.INVALID_ARGS)
+    assert "value.array[2]" in message and needle in message
