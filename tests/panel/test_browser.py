@@ -343,6 +343,15 @@ def test_11_1_live_row_from_an_engine_appears_within_one_poll(
         engine.call("eval", {"formula": "@V/@R", "target": "I"})
         page.wait_for_selector(".card.eval >> text=ampere", timeout=WAIT_MS)
 
+        # New rows are appended, so what the reader set on screen stays as it was.
+        formula = page.locator(".card.eval .fx")
+        formula.locator(".tex .katex").wait_for(timeout=WAIT_MS)
+        formula.locator(".fx-toggle").click()
+        engine.call("record_message", {"text": "Current through R."})
+        page.wait_for_selector("text=Current through R.", timeout=WAIT_MS)
+        assert formula.locator(".ascii").is_visible()
+        assert page.locator("#visible-count").inner_text() == "5 rows shown"
+
         engine.call("record_end", {})
         page.wait_for_selector(".header-card >> text=ended", timeout=WAIT_MS)
         assert page.locator(".badge.incomplete").count() == 0

@@ -4,7 +4,7 @@
 import { Conditional, POLL_MS, deleteRecord, getSettings, putSettings } from "./api.js";
 import { LANGUAGES, formatTime, language, setLanguage, t, translateStatic } from "./i18n.js";
 import { renderList } from "./list.js";
-import { renderTimeline, upgradeFormula } from "./timeline.js";
+import { CHUNK, renderTail, renderTimeline, upgradeFormula } from "./timeline.js";
 import { announce, esc } from "./util.js";
 import { drawPlot } from "./plot.js";
 import { fillLazyTree, unitTitleFor } from "./values.js";
@@ -30,6 +30,8 @@ const state = {
   anchors: new Map(),
   pollTimer: 0,
   settingsReady: Promise.resolve(),
+  // What the timeline on screen shows, so a grown record can be appended to.
+  rendered: null,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -218,7 +220,8 @@ async function refreshRecord(force) {
   if (state.route.view === "record") {
     await state.settingsReady; // open at the saved Display all preference
     if (res !== state.recordRes) return;
-    renderRecordView();
+    if (!force && canAppend(state.record)) appendRecordTail();
+    else renderRecordView();
     refreshTypeset(res);
   }
 }
@@ -287,6 +290,7 @@ function renderRecordView() {
     : `<p class="empty">${esc(figures.hiddenCount ? t("emptyTimelineHidden") : t("emptyTimeline"))}</p>`;
   main.innerHTML =
     back + headerCard(record, figures) + `<div id="timeline" class="timeline">${figures.html}</div>` + empty;
+  state.rendered = renderedState(record, figures);
   document.title = `${record.title || record.id} · Reckoner`;
   performance.measure("record:render", "record:render");
   observeFormulas();
@@ -294,6 +298,59 @@ function renderRecordView() {
   // A live record grows at the bottom: keep following it when the reader was there.
   scroller.scrollTop = atBottom ? scroller.scrollHeight : keepTop;
   restoreFocus(focus);
+}
+
+function renderedState(record, figures) {
+  const rows = record.rows;
+  return {
+    id: record.id,
+    rows: rows.length,
+    lastSeq: rows.length ? rows[rows.length - 1].seq : null,
+    showAll: state.showAll,
+    lang: language(),
+    cardCount: figures.cardCount,
+    lastCanGrow: figures.lastCanGrow,
+  };
+}
+
+/** Whether the new body only added rows to the open record on screen. */
+function canAppend(record) {
+  const r = state.rendered;
+  if (!r || !record || r.id !== record.id || r.showAll !== state.showAll || r.lang !== language()) {
+    return false;
+  }
+  if (record.endedAt != null || r.cardCount === 0 || record.rows.length <= r.rows) return false;
+  if (record.rows[r.rows - 1]?.seq !== r.lastSeq) return false;
+  return document.getElementById("timeline")?.lastElementChild != null;
+}
+
+function appendRecordTail() {
+  const record = state.record;
+  const scroller = document.scrollingElement;
+  const atBottom = scroller.scrollTop > 0 && scroller.scrollTop + innerHeight >= scroller.scrollHeight - 40;
+  const regrow = state.rendered.lastCanGrow;
+  const from = state.rendered.cardCount - (regrow ? 1 : 0);
+  const tail = renderTail(record, state.showAll, state.typeset, from, state.anchors);
+  const timeline = document.getElementById("timeline");
+  let chunk = timeline.lastElementChild;
+  // A trailing group may have grown: it is rebuilt with the rows that joined it.
+  if (regrow) chunk.lastElementChild.remove();
+  for (const html of tail.cards) {
+    if (chunk.childElementCount >= CHUNK) {
+      chunk = document.createElement("div");
+      chunk.className = "chunk";
+      timeline.append(chunk);
+    }
+    chunk.insertAdjacentHTML("beforeend", html);
+  }
+  document.getElementById("visible-count").textContent = t("visibleRows", { n: tail.visible });
+  const failed = document.getElementById("failed-count");
+  failed.textContent = t("failedRows", { n: tail.failed });
+  failed.className = tail.failed ? "has-failed" : "";
+  state.rendered = renderedState(record, tail);
+  observeFormulas();
+  observePlots();
+  if (atBottom) scroller.scrollTop = scroller.scrollHeight;
 }
 
 function jumpTo(seq) {
@@ -392,7 +449,7 @@ function typeset(fx) {
 }
 
 function observeFormulas() {
-  for (const fx of main.querySelectorAll(".fx[data-latex]")) {
+  for (const fx of main.querySelectorAll(".fx[data-latex]:not([data-ready])")) {
     if (texObserver) texObserver.observe(fx);
     else typeset(fx);
   }

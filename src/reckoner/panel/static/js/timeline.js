@@ -7,7 +7,7 @@ import { plotSlot, resetPlots } from "./plot.js";
 import { esc } from "./util.js";
 import { inlineValue, realSeries, resetLazyTrees, treeValue, unitName } from "./values.js";
 
-const CHUNK = 50;
+export const CHUNK = 50;
 const MARKERS = new Set(["record_start", "record_message", "record_end"]);
 
 function contentOf(row) {
@@ -263,44 +263,81 @@ function otherCard(row, anchors) {
   );
 }
 
-/** The header card's figures and the timeline HTML for one record. */
-export function renderTimeline(record, showAll, typeset) {
+function cardHtml(card, history, typeset, anchors) {
+  switch (card.kind) {
+    case "writes":
+      return writesCard(card, history, anchors);
+    case "reads":
+      return readsCard(card, anchors);
+    case "failed":
+      return failedCard(card, anchors);
+    case "eval":
+      return evalCard(card.rows[0], history, typeset, anchors);
+    case "marker":
+      return markerCard(card.rows[0], anchors);
+    case "search":
+      return searchCard(card.rows[0], anchors);
+    default:
+      return otherCard(card.rows[0], anchors);
+  }
+}
+
+function plan(record, showAll) {
   const rows = Array.isArray(record.rows) ? record.rows : [];
   const visible = showAll ? rows : rows.filter((row) => !isHidden(row));
-  const failed = visible.reduce((n, row) => n + (row.ok === true ? 0 : 1), 0);
-  const history = slotHistory(rows);
+  return {
+    visible: visible.length,
+    failed: visible.reduce((n, row) => n + (row.ok === true ? 0 : 1), 0),
+    hiddenCount: rows.length - visible.length,
+    history: slotHistory(rows),
+    cards: groupRows(visible),
+  };
+}
+
+const GROUPS = new Set(["writes", "reads", "failed"]);
+
+/** Whether the last card is a group that a later row may still join. */
+function lastCanGrow(cards) {
+  return cards.length > 0 && GROUPS.has(cards[cards.length - 1].kind);
+}
+
+/** The header card's figures and the timeline HTML for one record. */
+export function renderTimeline(record, showAll, typeset) {
+  const p = plan(record, showAll);
   const anchors = new Map();
   resetLazyTrees();
   resetPlots();
   const parts = [];
-  const cards = groupRows(visible);
-  for (let i = 0; i < cards.length; i++) {
-    const card = cards[i];
+  for (let i = 0; i < p.cards.length; i++) {
     // Cards come in chunks that skip layout while off screen (see style.css).
     if (i % CHUNK === 0) parts.push(i ? `</div><div class="chunk">` : `<div class="chunk">`);
-    switch (card.kind) {
-      case "writes":
-        parts.push(writesCard(card, history, anchors));
-        break;
-      case "reads":
-        parts.push(readsCard(card, anchors));
-        break;
-      case "failed":
-        parts.push(failedCard(card, anchors));
-        break;
-      case "eval":
-        parts.push(evalCard(card.rows[0], history, typeset, anchors));
-        break;
-      case "marker":
-        parts.push(markerCard(card.rows[0], anchors));
-        break;
-      case "search":
-        parts.push(searchCard(card.rows[0], anchors));
-        break;
-      default:
-        parts.push(otherCard(card.rows[0], anchors));
-    }
+    parts.push(cardHtml(p.cards[i], p.history, typeset, anchors));
   }
-  if (cards.length) parts.push("</div>");
-  return { html: parts.join(""), visible: visible.length, failed, anchors, hiddenCount: rows.length - visible.length };
+  if (p.cards.length) parts.push("</div>");
+  return {
+    html: parts.join(""),
+    cardCount: p.cards.length,
+    lastCanGrow: lastCanGrow(p.cards),
+    visible: p.visible,
+    failed: p.failed,
+    anchors,
+    hiddenCount: p.hiddenCount,
+  };
+}
+
+/**
+ * The cards from index `from` on, for a record that only grew since the last render: a live
+ * solve appends rows, so only a trailing group can change and new cards follow it. Keeps the
+ * rest of the page (scroll, opened arrays, ASCII toggles) as the reader left it.
+ */
+export function renderTail(record, showAll, typeset, from, anchors) {
+  const p = plan(record, showAll);
+  const cards = p.cards.slice(from).map((card) => cardHtml(card, p.history, typeset, anchors));
+  return {
+    cards,
+    cardCount: p.cards.length,
+    lastCanGrow: lastCanGrow(p.cards),
+    visible: p.visible,
+    failed: p.failed,
+  };
 }
