@@ -4,7 +4,7 @@ For ten realistic agent formulas, one call of ``reckoner.core.api.evaluate`` (pa
 the formula's text, then dimension-checked evaluation and the storable check) is timed
 against pint doing the same unit-checked arithmetic in its natural idiom (numpy-backed
 quantities where pint vectorises), and against the floor: plain Python floats or numpy with
-no units at all. Each figure is the best of several ``timeit`` repeats, per call.
+no units at all. Each figure is the best of several interleaved ``timeit`` rounds, per call.
 
 Run: ``uv run python bench/bench_core.py [--repeat N]``.
 Targets: the core at least 3x faster than pint on the geometric mean, and element-wise
@@ -166,12 +166,16 @@ def _check(case: Case) -> None:
     assert np.allclose(np.asarray(got), np.asarray(floor), rtol=1e-9), case.name
 
 
-def best_per_call(fn: Callable[[], Any], repeat: int) -> float:
-    """Seconds per call: the best of `repeat` timeit runs, each sized to take ~0.1 s."""
-    timer = timeit.Timer(fn)
-    number, _ = timer.autorange()
-    number = max(1, number // 2)
-    return min(timer.repeat(repeat=repeat, number=number)) / number
+def best_per_call(fns: list[Callable[[], Any]], repeat: int) -> list[float]:
+    """Seconds per call of each function: the best of `repeat` rounds, each round timing the
+    functions in turn (~0.05 s each), so a burst of load elsewhere hits all sides alike."""
+    timers = [timeit.Timer(fn) for fn in fns]
+    numbers = [max(1, timer.autorange()[0] // 4) for timer in timers]
+    best = [math.inf] * len(fns)
+    for _ in range(repeat):
+        for i, timer in enumerate(timers):
+            best[i] = min(best[i], timer.timeit(numbers[i]) / numbers[i])
+    return best
 
 
 def geomean(values: list[float]) -> float:
@@ -184,7 +188,7 @@ def _us(seconds: float) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5, help="timeit repeats (best is kept)")
+    parser.add_argument("--repeat", type=int, default=9, help="timing rounds (best is kept)")
     args = parser.parse_args()
     cases = _cases()
     print(
@@ -196,9 +200,7 @@ def main() -> None:
     element_wise = 0.0
     for case in cases:
         _check(case)
-        core = best_per_call(case.core, args.repeat)
-        theirs = best_per_call(case.pint, args.repeat)
-        floor = best_per_call(case.floor, args.repeat)
+        core, theirs, floor = best_per_call([case.core, case.pint, case.floor], args.repeat)
         speedups.append(theirs / core)
         overheads.append(core / floor)
         if case.name.startswith("100k"):
