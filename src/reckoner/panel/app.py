@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -98,7 +99,11 @@ def _embed(json_text: str) -> str:
 
 
 class PanelApi:
-    """The endpoint handlers, bound to one home."""
+    """The endpoint handlers, bound to one home.
+
+    The handlers that read files are plain functions, which Starlette runs in its thread
+    pool: parsing a large record must not stall the event loop and every other poll with it.
+    """
 
     def __init__(self, home: Path, poll_ms: int) -> None:
         layout = HomeLayout(home)
@@ -107,7 +112,7 @@ class PanelApi:
         self.state = StateFile(layout)
         self.poll_ms = poll_ms
 
-    async def index_page(self, request: Request) -> Response:
+    def index_page(self, request: Request) -> Response:
         template = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
         config = dumps({"pollMs": self.poll_ms, "api": API}).decode()
         html = template.replace("__NAME_TABLE__", _embed(_name_table_json())).replace(
@@ -115,14 +120,14 @@ class PanelApi:
         )
         return HTMLResponse(html, headers={"cache-control": "no-store"})
 
-    async def records_index(self, request: Request) -> Response:
+    def records_index(self, request: Request) -> Response:
         etag = _quoted(self.archive.index_fingerprint())
         headers = {"etag": etag, "cache-control": "no-cache"}
         if _etag_matches(request, etag):
             return Response(status_code=304, headers=headers)
         return WireJSONResponse(self.archive.index_json(), headers=headers)
 
-    async def record(self, request: Request) -> Response:
+    def record(self, request: Request) -> Response:
         # From the decoded path itself: the router's pattern ends in "$", which also
         # matches before a trailing newline and would silently drop it from the id.
         record_id = str(request.scope["path"]).removeprefix(f"{API}/records/")
@@ -143,7 +148,7 @@ class PanelApi:
             return self._missing(record_id)
         return WireJSONResponse(body, headers=headers)
 
-    async def record_typeset(self, request: Request) -> Response:
+    def record_typeset(self, request: Request) -> Response:
         """``{seq: latex}`` for a record's accepted evals, validated like the record itself.
 
         A resource of its own so the rows arrive without waiting for thousands of formulas
@@ -201,9 +206,8 @@ class PanelApi:
 
     async def settings(self, request: Request) -> Response:
         if request.method == "GET":
-            return WireJSONResponse(
-                settings_view(self.state), headers={"cache-control": "no-store"}
-            )
+            view = await run_in_threadpool(settings_view, self.state)
+            return WireJSONResponse(view, headers={"cache-control": "no-store"})
         if request.method != "PUT":
             return _error(
                 405,
@@ -226,7 +230,7 @@ class PanelApi:
                 '{"panel": {"showAll": true}}.',
             )
         try:
-            saved = apply_settings(self.state, body)
+            saved = await run_in_threadpool(apply_settings, self.state, body)
         except SettingsError as refusal:
             return _error(400, str(refusal))
         except OSError as failure:
@@ -235,9 +239,10 @@ class PanelApi:
                 f"The settings could not be saved to {self.home / 'state.json'} "
                 f"({failure.strerror or type(failure).__name__}); make the home writable.",
             )
-        return WireJSONResponse({"saved": saved, "settings": settings_view(self.state)})
+        view = await run_in_threadpool(settings_view, self.state)
+        return WireJSONResponse({"saved": saved, "settings": view})
 
-    async def api_not_found(self, request: Request) -> Response:
+    def api_not_found(self, request: Request) -> Response:
         return _error(
             404,
             f"There is no panel endpoint {request.url.path!r}; the endpoints are "
