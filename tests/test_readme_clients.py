@@ -1,7 +1,6 @@
 """The README's "Connect an agent" snippets start a working server exactly as they say.
 
-The section is read from README.md when it is there, else from docs/clients.md. Each stdio
-snippet is launched with the command and arguments it gives (the `reckoner` script resolved on
+The section is read from README.md. Each stdio snippet is launched with the command and arguments it gives (the `reckoner` script resolved on
 a PATH that holds this environment's scripts, the home moved to a temp dir via
 RECKONER_HOME); each HTTP snippet is started on a free port in place of the one it names.
 """
@@ -32,15 +31,12 @@ CLIENTS = ("Claude Desktop", "Claude Code", "Cursor", "Any other MCP client")
 
 
 def section_text() -> str:
-    for path in (ROOT / "README.md", ROOT / "docs" / "clients.md"):
-        if path.exists():
-            text = path.read_text("utf-8")
-            start = text.find(SECTION)
-            if start >= 0:
-                rest = text[start + len(SECTION) :]
-                end = re.search(r"^## ", rest, re.M)
-                return rest if end is None else rest[: end.start()]
-    raise AssertionError("no 'Connect an agent' section in README.md or docs/clients.md")
+    text = (ROOT / "README.md").read_text("utf-8")
+    start = text.find(SECTION)
+    assert start >= 0, "README.md has no 'Connect an agent' section"
+    rest = text[start + len(SECTION) :]
+    end = re.search(r"^## ", rest, re.M)
+    return rest if end is None else rest[: end.start()]
 
 
 @dataclass
