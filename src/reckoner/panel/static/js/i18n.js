@@ -24,6 +24,13 @@ const STRINGS = {
     selectRecord: "Select record {name}",
     openRecordNotSelectable: "The open record cannot be deleted until it ends.",
     unreadable: "{n} record files cannot be read by this build: {ids}.",
+    unreadable_one: "1 record file cannot be read by this build: {ids}.",
+    confirmDeleteBody_one: "Its file is removed from the home directory. This cannot be undone.",
+    confirmUnreadableTitle_one: "Delete 1 unreadable record file?",
+    deletedN_one: "Deleted 1 record.",
+    visibleRows_one: "1 row shown",
+    items_one: "1 item",
+    fields_one: "1 field",
     deleteUnreadable: "Delete them",
     confirmDeleteTitle: "Delete {n} records?",
     confirmDeleteOne: "Delete this record?",
@@ -191,7 +198,9 @@ export function setLanguage(lang) {
 
 export function t(key, vars) {
   const table = STRINGS[current] || STRINGS.en;
-  let text = table[key] ?? STRINGS.en[key] ?? key;
+  // A language that inflects for one (English) carries a `_one` variant; others need none.
+  const one = vars && vars.n === 1 ? table[`${key}_one`] : undefined;
+  let text = one ?? table[key] ?? STRINGS.en[key] ?? key;
   if (vars) {
     for (const [name, value] of Object.entries(vars)) {
       text = text.replaceAll(`{${name}}`, String(value));

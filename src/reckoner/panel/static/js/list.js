@@ -39,7 +39,7 @@ function closedItem(entry, selecting, selected) {
     return (
       `<li class="record-row selecting"><label><input type="checkbox" class="pick" value="${esc(entry.id)}"${checked}` +
       ` aria-label="${esc(t("selectRecord", { name }))}"> <span class="title${untitled}">${esc(name)}</span>` +
-      `<span class="id">${esc(entry.id)}</span>${times(entry)}</label></li>`
+      `${untitled ? "<span></span>" : `<span class="id">${esc(entry.id)}</span>`}${times(entry)}</label></li>`
     );
   }
   return (

@@ -185,7 +185,8 @@ async function onDeleteSelected() {
   const ids = [...state.selected];
   if (!ids.length) return;
   const title = ids.length === 1 ? t("confirmDeleteOne") : t("confirmDeleteTitle", { n: ids.length });
-  if (!(await confirmDialog(title, t("confirmDeleteBody"), t("delete")))) return;
+  const body = t("confirmDeleteBody", { n: ids.length });
+  if (!(await confirmDialog(title, body, t("delete")))) return;
   state.selecting = false;
   await deleteIds(ids);
 }
@@ -194,7 +195,8 @@ async function onDeleteUnreadable() {
   const ids = [...(state.index?.unreadable || [])];
   if (!ids.length) return;
   const title = t("confirmUnreadableTitle", { n: ids.length });
-  if (!(await confirmDialog(title, `${ids.join(", ")}. ${t("confirmDeleteBody")}`, t("delete")))) return;
+  const body = `${ids.join(", ")}. ${t("confirmDeleteBody", { n: ids.length })}`;
+  if (!(await confirmDialog(title, body, t("delete")))) return;
   await deleteIds(ids);
 }
 
