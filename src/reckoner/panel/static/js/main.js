@@ -179,6 +179,8 @@ async function deleteIds(ids) {
   else announce(t("deletedN", { n: deleted }));
   state.indexRes.reset();
   await refreshList(true);
+  // The button that opened the dialog is gone; keep the keyboard in the list.
+  (main.querySelector("#select-mode:enabled, #select-all") || main).focus();
 }
 
 async function onDeleteSelected() {
