@@ -410,3 +410,38 @@ def test_typeset_every_notation_shape_is_accepted_by_the_vendored_katex(
         latex,
     )
     assert failures == []
+
+
+def test_3_1_complex_arrays_and_objects_render_with_units(
+    home: Path, panel: BackgroundPanel, page: Any
+) -> None:
+    volt = [2, 1, -3, -1, 0, 0, 0]
+    builder = RowBuilder("1700000000000", "values", 1_700_000_000_000)
+    builder.set("Z", {"re": 3, "im": -4, "dim": [2, 1, -3, -2, 0, 0, 0]})
+    builder.set("odd", {"num": 2.5, "dim": [1, 0, 0, 0, 0, 0, 1]})
+    builder.set(
+        "net", {"object": {"v": {"num": 5, "dim": volt}, "w": {"array": [1, 2], "dim": volt}}}
+    )
+    builder.eval(
+        "@net.w*2",
+        "w2",
+        1,
+        {"net": {"object": {"w": {"array": [1, 2], "dim": volt}}}},
+        {"array": [[1, 2], [3, 4]], "dim": volt},
+    )
+    builder.end()
+    write_closed(home, builder)
+    _open(page, f"{panel.url}#/records/1700000000000")
+
+    lines = page.locator(".card.writes li").all_inner_texts()
+    assert lines[0] == "#2 @Z = 3 − 4i ohm rev 1"
+    # A vector the table does not name is spelled with base symbols.
+    assert lines[1] == "#3 @odd = 2.5 m·cd rev 1"
+    assert lines[2] == "#4 @net = {v: 5 volt, w: [1, 2] volt} rev 1"
+    result = page.locator(".card.eval .result")
+    assert result.locator("details.tree").count() == 3  # the outer array and its two rows
+    assert "array · 2 items volt" in result.inner_text()
+    page.locator(".card.writes li .unit", has_text="ohm").hover()
+    assert page.locator(".card.writes li .unit", has_text="ohm").get_attribute("title") == (
+        "resistance [2,1,-3,-2,0,0,0]"
+    )
