@@ -504,11 +504,19 @@ def test_run_panel_prints_its_url_serves_and_warns_off_loopback(home: Path) -> N
             f"{url}api/reckoner/records-index", headers={"Host": f"rebound.test:{port}"}
         )
         assert refused.status_code == 421
+        assert httpx.delete(f"{url}api/reckoner/records/1700000000000").status_code == 200
     finally:
         process.terminate()
         _, stderr = process.communicate(timeout=10)
+    assert process.returncode == 0
     assert "warning: binding 0.0.0.0" in stderr
     assert "Traceback" not in stderr
+    # 9.2: the run's log keeps the panel's own account.
+    (log_file,) = (home / "logs").glob("*.log")
+    log_text = log_file.read_text()
+    assert "INFO panel: started" in log_text
+    assert 'INFO panel: record deleted record="1700000000000"' in log_text
+    assert "INFO panel: stopped" in log_text
 
 
 def test_run_panel_port_in_use_is_one_sentence(home: Path) -> None:

@@ -7,6 +7,7 @@ another process at the same time.
 
 from __future__ import annotations
 
+import signal
 import socket
 import sys
 import threading
@@ -30,6 +31,7 @@ from reckoner.panel.typeset import typeset_rows
 from reckoner.storage.home import HomeError, HomeLayout
 from reckoner.storage.record_format import is_valid_record_id
 from reckoner.storage.record_store import DeleteOutcome, RecordArchive
+from reckoner.storage.run_log import RunLog, open_run_log
 from reckoner.storage.state_file import StateFile
 from reckoner.wire import dumps, loads
 
@@ -105,12 +107,18 @@ class PanelApi:
     pool: parsing a large record must not stall the event loop and every other poll with it.
     """
 
-    def __init__(self, home: Path, poll_ms: int) -> None:
+    def __init__(self, home: Path, poll_ms: int, log: RunLog | None) -> None:
         layout = HomeLayout(home)
         self.home = home
         self.archive = RecordArchive(layout)
         self.state = StateFile(layout)
         self.poll_ms = poll_ms
+        self.log = log
+
+    def note(self, level: str, message: str, **fields: Any) -> None:
+        """A line in the run log (manual 9.2), when the panel runs with one."""
+        if self.log is not None:
+            getattr(self.log, level)(message, **fields)
 
     def index_page(self, request: Request) -> Response:
         template = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
@@ -186,6 +194,7 @@ class PanelApi:
         try:
             outcome = self.archive.delete(record_id)
         except OSError as failure:
+            self.note("error", "panel: record delete failed", record=record_id, error=str(failure))
             return _error(
                 500,
                 f"Record {record_id!r} could not be deleted "
@@ -193,6 +202,7 @@ class PanelApi:
                 f"{self.home / 'records'}.",
             )
         if outcome is DeleteOutcome.DELETED:
+            self.note("info", "panel: record deleted", record=record_id)
             return WireJSONResponse({"deleted": record_id})
         if outcome is DeleteOutcome.IS_OPEN:
             return _error(
@@ -234,11 +244,13 @@ class PanelApi:
         except SettingsError as refusal:
             return _error(400, str(refusal))
         except OSError as failure:
+            self.note("error", "panel: settings save failed", error=str(failure))
             return _error(
                 500,
                 f"The settings could not be saved to {self.home / 'state.json'} "
                 f"({failure.strerror or type(failure).__name__}); make the home writable.",
             )
+        self.note("info", "panel: settings saved", sections=saved)
         view = await run_in_threadpool(settings_view, self.state)
         return WireJSONResponse({"saved": saved, "settings": view})
 
@@ -272,20 +284,26 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-async def _internal_error(request: Request, exc: Exception) -> Response:
-    # Still one JSON sentence; uvicorn logs the traceback to stderr for the developer.
-    return _error(500, f"internal error: {type(exc).__name__}: {exc}"[:300])
-
-
 def create_app(
-    home: Path, *, bound_host: str, bound_port: int, poll_ms: int = DEFAULT_POLL_MS
+    home: Path,
+    *,
+    bound_host: str,
+    bound_port: int,
+    poll_ms: int = DEFAULT_POLL_MS,
+    log: RunLog | None = None,
 ) -> Starlette:
     """The panel app for one home, answering only to ``bound_host:bound_port``.
 
     ``poll_ms`` is how often the page polls the list and an open record (5 s by default;
-    tests shorten it).
+    tests shorten it). ``log`` receives deletions, saved settings and endpoint failures.
     """
-    api = PanelApi(home, poll_ms)
+    api = PanelApi(home, poll_ms, log)
+
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        # Still one JSON sentence for the page; the log keeps what happened.
+        api.note("error", "panel: endpoint failed", path=request.url.path, error=repr(exc))
+        return _error(500, f"internal error: {type(exc).__name__}: {exc}"[:300])
+
     routes = [
         Route("/", api.index_page, methods=["GET"]),
         Route(f"{API}/records-index", api.records_index, methods=["GET"]),
@@ -303,7 +321,7 @@ def create_app(
     ]
     app = Starlette(
         routes=routes,
-        exception_handlers={Exception: _internal_error},
+        exception_handlers={Exception: internal_error},
         middleware=[
             Middleware(_SecurityHeaders),
             Middleware(GuardMiddleware, policy=HostPolicy(bound_host, bound_port)),
@@ -356,14 +374,30 @@ def run_panel(home: Path, host: str, port: int, open_browser: bool) -> None:
         raise SystemExit(f"reckoner panel: {unusable}") from None
     sock = bind_socket(host, port)
     bound_port = int(sock.getsockname()[1])
-    app = create_app(home, bound_host=host, bound_port=bound_port)
+    log = open_run_log(HomeLayout(home))
+    app = create_app(home, bound_host=host, bound_port=bound_port, log=log)
     url = panel_url(host, bound_port)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
     print(f"reckoner panel: serving {home} at {url}  (Ctrl+C to stop)", flush=True)
     if open_browser:
         threading.Timer(0.3, webbrowser.open, args=(url,)).start()
+    log.info("panel: started", url=url, home=str(home))
+    # uvicorn re-raises the signal that stopped it once it has shut down; SIGTERM's default
+    # action would end the process before the log is closed, so it becomes a clean exit.
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _exit_cleanly) if in_main else None
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # Ctrl+C is how the panel is meant to stop
     finally:
         sock.close()
+        log.info("panel: stopped")
+        log.close()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_cleanly(signum: int, frame: object) -> None:
+    raise SystemExit(0)
