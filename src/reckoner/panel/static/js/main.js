@@ -38,7 +38,12 @@ const state = {
 // Routing
 
 function parseRoute() {
-  const hash = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
+  let hash;
+  try {
+    hash = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
+  } catch {
+    return { view: "list" }; // a malformed address falls back to the list
+  }
   if (hash.startsWith("records/")) return { view: "record", id: hash.slice("records/".length) };
   if (hash === "settings") return { view: "settings" };
   return { view: "list" };
@@ -218,8 +223,13 @@ async function refreshRecord(force) {
     if (body !== null) state.record = body;
   } catch (error) {
     if (res !== state.recordRes) return;
-    state.recordError = error;
     res.reset();
+    if (state.record && error.status !== 404) {
+      // A failed poll keeps the timeline on screen; the next poll tries again.
+      announce(t("loadFailed", { error: error.message }), "error");
+      return;
+    }
+    state.recordError = error;
   }
   if (state.route.view === "record") {
     await state.settingsReady; // open at the saved Display all preference
