@@ -445,3 +445,15 @@ def test_3_1_complex_arrays_and_objects_render_with_units(
     assert page.locator(".card.writes li .unit", has_text="ohm").get_attribute("title") == (
         "resistance [2,1,-3,-2,0,0,0]"
     )
+
+
+def test_11_1_a_record_deleted_while_open_says_so(
+    home: Path, panel: BackgroundPanel, page: Any
+) -> None:
+    divider = _populate(home)
+    _open(page, f"{panel.url}#/records/{divider.record_id}")
+    (home / "records" / f"{divider.record_id}.jsonl").unlink()
+    page.wait_for_selector("text=This record no longer exists.", timeout=WAIT_MS)
+    page.click("a.back")
+    page.wait_for_selector(".records")
+    assert "Voltage divider power" not in page.locator(".records").inner_text()
