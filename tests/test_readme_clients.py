@@ -1,8 +1,9 @@
 """The README's "Connect an agent" snippets start a working server exactly as they say.
 
-The section is read from README.md. Each stdio snippet is launched with the command and arguments it gives (the `reckoner` script resolved on
-a PATH that holds this environment's scripts, the home moved to a temp dir via
-RECKONER_HOME); each HTTP snippet is started on a free port in place of the one it names.
+The section is read from README.md. Each stdio snippet is launched with the command and
+arguments it gives (the `reckoner` script resolved on a PATH that holds this environment's
+scripts, the home moved to a temp dir via RECKONER_HOME); each HTTP snippet is started on a
+free port in place of the one it names.
 """
 
 from __future__ import annotations

@@ -197,7 +197,7 @@ def test_7_4_http_client_leaving_mid_call_leaves_the_record_whole(tmp_path: Path
                 receipt_of(await client.call_tool("record_start", {"title": "impatient"}))
                 with anyio.move_on_after(0.5):
                     await client.call_tool(
-                        "eval", {"formula": "$sum_{k=1}^{400000}(k)", "target": "s"}
+                        "eval", {"formula": "$sum_{k=1}^{400000}(k^1)", "target": "s"}
                     )
 
         async def next_session() -> dict[str, Any]:
