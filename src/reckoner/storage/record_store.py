@@ -322,10 +322,16 @@ class OpenRecordJournal:
         target = self.layout.record_file(record_id)
         with self._lock:
             self._close_handle_locked()
-            self.layout.records_dir.mkdir(exist_ok=True)
-            if os.path.lexists(target):
-                raise FileExistsError(f"the record file {target} already exists")
-            os.rename(self.layout.open_record, target)
+            try:
+                self.layout.records_dir.mkdir(exist_ok=True)
+                if os.path.lexists(target):
+                    raise FileExistsError(f"the record file {target} already exists")
+                os.rename(self.layout.open_record, target)
+            except OSError:
+                # The file stays in the open tier but is no longer ours: the next start moves
+                # it aside instead of rewriting it, so a record that failed to close is kept.
+                self._active = False
+                raise
             if self.fsync:
                 _fsync_directory(self.layout.records_dir)
                 _fsync_directory(self.layout.root)
