@@ -374,6 +374,14 @@ class Engine:
         _no_extra(args, "record_end")
         record = self._record
         assert record is not None
+        if self.archive.is_taken(record.record_id):
+            # Closing renames onto records/<id>.jsonl; never over a file someone put there.
+            raise _refuse(
+                ErrorCode.UNKNOWN_ERROR,
+                f"internal error: the closed record file records/{record.record_id}.jsonl "
+                f"already exists, so this record cannot close under its id; move that file "
+                f"away and call record_end again",
+            )
         content: dict[str, Any] = {"record": record.record_id}
         if text is not None and text.strip():
             content = {"text": text, "record": record.record_id}
