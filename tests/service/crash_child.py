@@ -69,8 +69,24 @@ def run_child(home: str, seed: int, calls: int) -> None:
     view = engine.read_record(engine.open_record_id or "")
     assert view is not None
     seq = view.rows[-1]["seq"]
-    _say({"ready": seq})
+    _say({"ready": seq, "record": engine.open_record_id})
     for _ in range(calls):
+        if rng.random() < 0.003:
+            # Now and then close the record and start the next: kills land in those too.
+            record = engine.open_record_id
+            receipt = engine.call("record_end", {"text": "rotating"})
+            _say({"seq": seq + 1, "tool": "record_end", "ok": receipt["ok"], "record": record})
+            receipt = engine.call("record_start", {"title": f"crash trial {seed} again"})
+            seq = 1
+            _say(
+                {
+                    "seq": seq,
+                    "tool": "record_start",
+                    "ok": receipt["ok"],
+                    "record": engine.open_record_id,
+                }
+            )
+            continue
         tool, args = _next_call(rng)
         receipt = engine.call(tool, args)
         seq += 1
@@ -81,6 +97,7 @@ def run_child(home: str, seed: int, calls: int) -> None:
                 "ok": receipt["ok"],
                 "name": receipt.get("name", receipt.get("target")),
                 "rev": receipt.get("rev"),
+                "record": engine.open_record_id,
             }
         )
     _say({"done": seq})

@@ -105,14 +105,19 @@ class _Launcher:
         self.reader.join(30)
 
 
-def _check_home(home: Path, seen: list[dict[str, Any]], kills: int) -> None:
+def _record_file(home: Path, record: str) -> Path:
+    """Where a record's rows are: the open file while it is the open record, else closed."""
     path = open_file(home)
-    if not path.exists():
-        # Only a kill before the first record_start finished can leave no open record.
-        assert not seen
-        with Engine(home) as engine:
-            assert engine.open_record_id is None
-        return
+    if path.exists():
+        rows = file_rows(path)
+        if rows and rows[0].get("content", {}).get("record") == record:
+            return path
+    return home / "records" / f"{record}.jsonl"
+
+
+def _check_rows(path: Path, receipts: list[dict[str, Any]], kills: int) -> list[dict[str, Any]]:
+    """Every seen receipt is its row; seq has no gap and no repeat; no internal fault."""
+    assert path.exists(), f"a record the parent saw is missing: {path}"
     rows = file_rows(path)
     seqs = [row["seq"] for row in rows]
     # Resume continues from the last whole row, so seq has no gap and no repeat.
@@ -120,7 +125,7 @@ def _check_home(home: Path, seen: list[dict[str, Any]], kills: int) -> None:
     by_seq = {row["seq"]: row for row in rows}
     faults = [row for row in rows if row["ok"] is False and "internal" in row["content"]["error"]]
     assert not faults, f"an internal error reached the record: {faults[0]}"
-    for receipt in seen:
+    for receipt in receipts:
         row = by_seq.get(receipt["seq"])
         assert row is not None, f"a receipt the parent saw has no row: {receipt}"
         assert row["tool"] == receipt["tool"]
@@ -138,13 +143,34 @@ def _check_home(home: Path, seen: list[dict[str, Any]], kills: int) -> None:
         except ValueError:
             broken += 1
     assert broken <= kills
+    return rows
+
+
+def _check_home(home: Path, seen: list[dict[str, Any]], kills: int) -> None:
+    by_record: dict[str, list[dict[str, Any]]] = {}
+    for receipt in seen:
+        by_record.setdefault(receipt["record"], []).append(receipt)
+    for record, receipts in by_record.items():
+        path = _record_file(home, record)
+        _check_rows(path, receipts, kills)
+        if receipts[-1]["tool"] == "record_end" and receipts[-1]["ok"]:
+            assert path.parent.name == "records"  # the receipt came after the rename
+    path = open_file(home)
+    if not path.exists():
+        # A kill between closing one record and starting the next, or before the first.
+        with Engine(home) as engine:
+            assert engine.open_record_id is None
+        return
+    rows = file_rows(path)
+    record = rows[0]["content"]["record"]
+    _check_rows(path, by_record.get(record, []), kills)
     expected = as_wire(replay(rows))
     with Engine(home) as engine:
-        assert engine.open_record_id == rows[0]["content"]["record"]
+        assert engine.open_record_id == record
         assert as_wire(engine.slot_snapshot()) == expected
         # A slot whose last write the parent saw has exactly the revision that receipt named.
         last_seen: dict[str, dict[str, Any]] = {}
-        for receipt in seen:
+        for receipt in by_record.get(record, []):
             if receipt["ok"] and receipt["tool"] in ("set", "eval"):
                 last_seen[receipt["name"]] = receipt
         for name, receipt in last_seen.items():
@@ -185,12 +211,14 @@ def _chains(tmp_path: Path, trials: int, rng: random.Random, launcher: _Launcher
         for kills in range(1, rounds + 1):
             seen_so_far += launcher.trial(home, rng.randrange(1 << 30), rng)
             _check_home(home, seen_so_far, kills)
-        # After all that the record still closes and is listed.
+        # After all that the record still closes, and every record seen is listed.
         with Engine(home) as engine:
             record = engine.open_record_id
             if record is not None:
                 assert engine.call("record_end", {}) == {"ok": True}
-                assert [entry.id for entry in engine.records().closed] == [record]
+            listed = {entry.id for entry in engine.records().closed}
+            assert {receipt["record"] for receipt in seen_so_far} <= listed
+            assert engine.records().unreadable == []
 
 
 def test_7_4_sigkill_at_random_moments_loses_no_seen_receipt(tmp_path: Path) -> None:
