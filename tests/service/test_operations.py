@@ -445,7 +445,7 @@ def test_8_1_internal_fault_is_unknown_error_and_a_row(recording: Engine) -> Non
     def broken(args: dict[str, Any]) -> Any:
         raise RuntimeError("boom")
 
-    recording._op_get = broken  # type: ignore[method-assign]
+    recording._operations["get"] = broken
     slots = recording.slot_snapshot()
     receipt = recording.call("get", {"name": "V"})
     assert receipt["code"] == "ENGINE_UNKNOWN_ERROR"
@@ -453,6 +453,24 @@ def test_8_1_internal_fault_is_unknown_error_and_a_row(recording: Engine) -> Non
     assert recording.slot_snapshot() == slots
     row = wire.loads(file_lines(open_file(recording))[-1])
     assert row["ok"] is False and row["content"]["code"] == "ENGINE_UNKNOWN_ERROR"
+
+
+def test_8_1_a_fault_after_the_write_leaves_the_slot_as_it_was(recording: Engine) -> None:
+    """8.1: a failed call changes nothing, even when the fault comes after the slot was
+    written (here: the trace row's writer fails unexpectedly)."""
+    recording.call("eval", {"formula": "(@V)^2/@R", "target": "P"})
+    slots = recording.slot_snapshot()
+
+    def broken(row: dict[str, Any]) -> None:
+        raise RuntimeError("the writer broke")
+
+    recording._journal.append = broken  # type: ignore[method-assign]
+    receipt = recording.call("eval", {"formula": "2*(@V)^2/@R", "target": "P"})
+    assert receipt["ok"] is False and receipt["code"] == "ENGINE_UNKNOWN_ERROR"
+    assert recording.slot_snapshot() == slots
+    receipt = recording.call("set", {"name": "fresh", "value": {"num": 1}})
+    assert receipt["code"] == "ENGINE_UNKNOWN_ERROR"
+    assert "fresh" not in recording.slot_snapshot()
 
 
 def test_7_3_started_file_begins_with_the_header(recording: Engine) -> None:

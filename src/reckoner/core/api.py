@@ -84,16 +84,26 @@ def _program(text: str) -> Program:
 def compile_formula(formula: JSON) -> Program | Failure:
     """Parse and compile a formula (cached by its text): every syntax error comes first."""
 
-    def build() -> Program:
-        if type(formula) is not str:
-            raise fail(
-                ErrorCode.INVALID_ARGS,
-                f'formula must be a string holding one expression, such as "(@V)^2/@R", but '
-                f"it is {_json_kind(formula)}",
-            )
+    if type(formula) is not str:
+        return Failure(
+            ErrorCode.INVALID_ARGS,
+            f'formula must be a string holding one expression, such as "(@V)^2/@R", but '
+            f"it is {_json_kind(formula)}",
+        )
+    try:
         return _program(formula)
+    except Exception as error:
+        return as_failure(error)
 
-    return guarded(build)
+
+def run_program(program: Program, slots: Mapping[str, Value]) -> Evaluated | Failure:
+    """Run a formula already compiled by `compile_formula`; nothing is stored."""
+    try:
+        value, reads = program.run(slots)
+        admit(value)
+        return Evaluated(value, reads)
+    except Exception as error:
+        return as_failure(error)
 
 
 def evaluate(formula: JSON, slots: Mapping[str, Value]) -> Evaluated | Failure:
@@ -176,9 +186,15 @@ def stored(value: Value) -> JSON:
     return stored_form(value)
 
 
+@lru_cache(maxsize=4096)
+def _is_name_text(text: str) -> bool:
+    # A session reuses a few dozen names: remember the verdict instead of matching again.
+    return is_name(text)
+
+
 def check_name(raw: JSON, role: str) -> Failure | None:
     """A slot name, target or field name must be a string that follows the name rule."""
-    if is_name(raw):
+    if type(raw) is str and _is_name_text(raw):
         return None
     if type(raw) is str:
         shown = raw if len(raw) <= 60 else raw[:60] + "..."

@@ -84,6 +84,11 @@ def _div_factory(pos: int) -> ScalarOp:
 
 def scalar_power(base: Scalar, exponent: Scalar, pos: int) -> Scalar:
     """`base ^ exponent` for scalars, with the manual's undefined cases refused."""
+    if type(base) is float and type(exponent) is float and base > 0.0:
+        try:  # a positive real base has a real value under every real exponent
+            return float(base**exponent)
+        except OverflowError:
+            return math.inf
     if type(exponent) is complex:
         if base == 0:
             raise fail(

@@ -343,6 +343,8 @@ def json_number(x: float) -> float | int:
 
 def stored_form(value: Value) -> dict[str, JSON]:
     """The value as `set` echoes it and a row stores it: `dim` as 7 integers."""
+    if type(value) is Quantity and type(value.payload) is float:  # the commonest value
+        return {"num": json_number(value.payload), "dim": dims.integers(value.vector)}
     if isinstance(value, Obj):
         return {"object": {name: stored_form(v) for name, v in value.fields.items()}}
     dim = dims.integers(value.vector)

@@ -6,6 +6,7 @@ made while a record is open appends one trace row before its receipt is returned
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -15,8 +16,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from reckoner.core import ErrorCode, Failure, evaluate, stored
-from reckoner.core.api import check_name, compile_formula, guarded, parse_value
+from reckoner.core import ErrorCode, Failure, stored
+from reckoner.core.api import check_name, compile_formula, guarded, parse_value, run_program
 from reckoner.core.tagged import RenderOptions, render
 from reckoner.storage.home import HomeLayout, resolve_home
 from reckoner.storage.home_lock import acquire_home_lock
@@ -101,6 +102,14 @@ class Engine:
         self.archive = RecordArchive(layout)
         self._journal = OpenRecordJournal(layout, fsync=fsync)
         self._slots = SlotTable()
+        self._operations: dict[str, Callable[[dict[str, Any]], tuple[Receipt, Any]]] = {
+            "set": self._op_set,
+            "get": self._op_get,
+            "eval": self._op_eval,
+            "record_start": self._op_record_start,
+            "record_message": self._op_record_message,
+            "record_end": self._op_record_end,
+        }
         self._reader = SlotReader(self._slots)  # the formulas' read-only view, made once
         self._record: _OpenRecord | None = None
         self._settle_state(layout)
@@ -202,9 +211,11 @@ class Engine:
                     ErrorCode.UNKNOWN_ERROR, f"internal error: {type(error).__name__}: {error}"
                 )
                 if self._record is not None and tool in TOOLS:
-                    self._append(
-                        str(tool), False, {"code": failure.code.value, "error": failure.message}
-                    )
+                    # The fault may be in the trace itself: its row is best effort.
+                    with contextlib.suppress(Exception):
+                        self._append(
+                            str(tool), False, {"code": failure.code.value, "error": failure.message}
+                        )
                 return failure.receipt()
 
     def _call(self, tool: object, args: object) -> Receipt:
@@ -233,16 +244,22 @@ class Engine:
                     f"the arguments of {tool} must be a JSON object with the keys "
                     f"{', '.join(TOOLS[tool])}, but they are {_kind(args)}",
                 )
-            operation: Callable[[dict[str, Any]], tuple[Receipt, dict[str, Any] | None]]
-            operation = getattr(self, f"_op_{tool}")
-            receipt, content = operation(args)
+            touched = _touched_slot(tool, args)
+            before = self._slots.get(touched) if touched is not None else None
+            receipt, content = self._operations[tool](args)
+            if content is not None:
+                self._append(tool, True, content)
         except Refusal as refusal:
             failure = refusal.failure
             if self._record is not None:
                 self._append(tool, False, {"code": failure.code.value, "error": failure.message})
             return failure.receipt()
-        if content is not None:
-            self._append(tool, True, content)
+        except Exception:
+            # An unexpected fault after the slot was written must not leave the write behind:
+            # a failed call changes nothing (8.1). call() turns the fault into the receipt.
+            if touched is not None:
+                self._slots.restore(touched, before)
+            raise
         return receipt
 
     # -- the six operations (each returns the receipt and the row content) -------------
@@ -290,7 +307,7 @@ class Engine:
     def _op_eval(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
         formula = args.get("formula")
         # The formula is the first argument: its shape and syntax refuse before the target's.
-        _settled(compile_formula(formula))
+        program = _settled(compile_formula(formula))
         if args.get("target") is None:
             raise _refuse(
                 ErrorCode.INVALID_ARGS,
@@ -299,7 +316,7 @@ class Engine:
         target = _name_arg(args, "target", "eval's target")
         _no_extra(args, "eval")
         try:
-            outcome = _settled(evaluate(formula, self._reader))
+            outcome = _settled(run_program(program, self._reader))
         except StoredValueError as error:
             raise _refuse(ErrorCode.UNKNOWN_ERROR, f"internal error: {error}") from None
         result = stored(outcome.value)
@@ -439,6 +456,13 @@ class Engine:
 
 
 # -- argument checks ------------------------------------------------------------------
+
+
+def _touched_slot(tool: str, args: dict[str, Any]) -> str | None:
+    """The one slot a call may write: set's name or eval's target."""
+    key = "name" if tool == "set" else "target" if tool == "eval" else None
+    name = args.get(key) if key is not None else None
+    return name if type(name) is str else None
 
 
 def _kind(raw: object) -> str:

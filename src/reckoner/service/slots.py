@@ -52,6 +52,13 @@ class SlotTable:
     def get(self, name: str) -> Slot | None:
         return self._slots.get(name)
 
+    def restore(self, name: str, slot: Slot | None) -> None:
+        """Put back what a slot was before a call that failed unexpectedly."""
+        if slot is None:
+            self._slots.pop(name, None)
+        else:
+            self._slots[name] = slot
+
     def clear(self) -> None:
         self._slots.clear()
 
@@ -69,10 +76,20 @@ class SlotTable:
 class SlotReader(Mapping[str, Value]):
     """The read-only mapping a formula sees: materializes values on demand."""
 
-    __slots__ = ("_table",)
+    __slots__ = ("_slots", "_table")
 
     def __init__(self, table: SlotTable) -> None:
         self._table = table
+        self._slots = table._slots  # read directly: this mapping is on every formula's path
+
+    def get(self, name: str, default: Value | None = None) -> Value | None:  # type: ignore[override]
+        # The evaluator reads slots through get(); answering directly skips Mapping's
+        # try/except around __getitem__ on the hot path.
+        slot = self._slots.get(name)
+        if slot is None:
+            return default
+        value = slot.value
+        return value if value is not None else slot.materialize()
 
     def __getitem__(self, name: str) -> Value:
         slot = self._table.get(name)
