@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -99,6 +100,12 @@ class Engine:
         if fsync is None:
             fsync = os.environ.get(FSYNC_ENV, "") == "1"
         self.log = open_run_log(layout, to_stdout=log_to_stdout, clock=self._clock)
+        if self.log.open_error is not None:
+            # With no log file the only place left to say so is stderr (never stdout: an MCP
+            # stdio server's stdout carries protocol only).
+            print(
+                f"reckoner: {self.log.open_error}; continuing without a log file", file=sys.stderr
+            )
         self.archive = RecordArchive(layout)
         self._journal = OpenRecordJournal(layout, fsync=fsync)
         self._slots = SlotTable()
