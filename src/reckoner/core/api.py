@@ -19,7 +19,7 @@ from .evaluator import Program, compile_tree
 from .limits import MAX_DIMENSION_EXPONENT, MAX_NESTING_DEPTH
 from .names import is_name
 from .parser import parse
-from .tagged import RenderOptions, parse_tagged, render, stored_form
+from .tagged import RenderOptions, describe_json, parse_tagged, render, stored_form
 from .values import (
     Obj,
     Quantity,
@@ -88,7 +88,7 @@ def compile_formula(formula: JSON) -> Program | Failure:
         return Failure(
             ErrorCode.INVALID_ARGS,
             f'formula must be a string holding one expression, such as "(@V)^2/@R", but '
-            f"it is {_json_kind(formula)}",
+            f"it is {describe_json(formula)}",
         )
     try:
         return _program(formula)
@@ -208,19 +208,5 @@ def check_name(raw: JSON, role: str) -> Failure | None:
         )
     return Failure(
         ErrorCode.INVALID_IDENTIFIER,
-        f'{role} must be a string naming a slot, such as "R1", but it is {_json_kind(raw)}',
+        f'{role} must be a string naming a slot, such as "R1", but it is {describe_json(raw)}',
     )
-
-
-def _json_kind(raw: JSON) -> str:
-    if raw is None:
-        return "null"
-    if isinstance(raw, bool):
-        return f"the boolean {str(raw).lower()}"
-    if isinstance(raw, int | float):
-        return f"the number {raw!r}"
-    if isinstance(raw, list):
-        return "an array"
-    if isinstance(raw, dict):
-        return "an object"
-    return f"a {type(raw).__name__}"

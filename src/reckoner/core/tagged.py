@@ -57,16 +57,19 @@ def number(raw: JSON, where: str) -> float:
             ) from None
     raise fail(
         ErrorCode.INVALID_ARGS,
-        f"{where} must be a JSON number, but it is {_describe_json(raw)}; write the number "
+        f"{where} must be a JSON number, but it is {describe_json(raw)}; write the number "
         f"without quotes",
     )
 
 
-def _describe_json(raw: JSON) -> str:
+def describe_json(raw: JSON) -> str:
+    """A JSON argument as a refusal names it: its kind, and its value where that is short."""
     if raw is None:
         return "null"
     if isinstance(raw, bool):
         return f"the boolean {str(raw).lower()}"
+    if isinstance(raw, int | float):
+        return f"the number {raw!r}"
     if isinstance(raw, str):
         shown = raw if len(raw) <= 40 else raw[:40] + "..."
         return f"the string {shown!r}"
@@ -108,7 +111,7 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
                 raise fail(
                     ErrorCode.INVALID_DIMENSION,
                     f"component {i} ({dims.BASE_SYMBOLS[i]}) of {where} is "
-                    f"{_describe_json(c) if not isinstance(c, int | float) else repr(c)}, "
+                    f"{describe_json(c) if not isinstance(c, int | float) else repr(c)}, "
                     f"not an integer; a vector holds 7 integers",
                 )
             if not dims.exponent_in_range(whole):
@@ -122,7 +125,7 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
         return dims.from_integers(components), dims.IDENTITY, None
     raise fail(
         ErrorCode.INVALID_DIMENSION,
-        f"{where} is {_describe_json(raw)}; write a table name such as 'ohm' or 7 integers "
+        f"{where} is {describe_json(raw)}; write a table name such as 'ohm' or 7 integers "
         f"in the order m,kg,s,A,K,mol,cd",
     )
 
@@ -145,7 +148,7 @@ def parse_tagged(raw: JSON, where: str = "value", depth: int = 0) -> Value:
         raise fail(
             ErrorCode.INVALID_ARGS,
             f'{where} must be a tagged JSON object such as {{"num": 4.7e3, "dim": "ohm"}}, '
-            f"but it is {_describe_json(raw)}; the tags are {TAG_VOCABULARY}",
+            f"but it is {describe_json(raw)}; the tags are {TAG_VOCABULARY}",
         )
     unknown = [key for key in raw if key not in KEYS]
     if unknown:
@@ -190,7 +193,7 @@ def parse_tagged(raw: JSON, where: str = "value", depth: int = 0) -> Value:
         raise fail(
             ErrorCode.INVALID_ARGS,
             f"{where}.array must be a JSON array of bare elements, but it is "
-            f"{_describe_json(items)}",
+            f"{describe_json(items)}",
         )
     flat = _flat_real(items, mapping)
     if flat is not None:
@@ -282,7 +285,7 @@ def _elements(
         else:
             raise fail(
                 ErrorCode.INVALID_ARGS,
-                f"{spot} is {_describe_json(item)}; an array element is a bare number, "
+                f"{spot} is {describe_json(item)}; an array element is a bare number, "
                 f"{{re, im}}, {{mag, ang}} or a nested array",
             )
     return out
@@ -312,7 +315,7 @@ def _object(fields: JSON, where: str, depth: int) -> Obj:
         raise fail(
             ErrorCode.INVALID_ARGS,
             f"{where}.object must be a JSON object mapping field names to tagged values, but "
-            f"it is {_describe_json(fields)}",
+            f"it is {describe_json(fields)}",
         )
     parsed: dict[str, Value] = {}
     for name, field_value in fields.items():
@@ -383,7 +386,7 @@ class RenderOptions:
         if form is not None and form not in ("rect", "polar"):
             raise fail(
                 ErrorCode.INVALID_ARGS,
-                f"form is {_describe_json(form) if not isinstance(form, str) else repr(form)}; "
+                f"form is {describe_json(form)}; "
                 f'it must be "rect" or "polar", or omitted for the stored form',
             )
         self.form: str | None = form
@@ -395,7 +398,7 @@ class RenderOptions:
             if not ok:
                 raise fail(
                     ErrorCode.INVALID_ARGS,
-                    f"digits is {_describe_json(digits) if not isinstance(digits, int | float) else repr(digits)}; "  # noqa: E501
+                    f"digits is {describe_json(digits)}; "
                     f"it must be a positive integer count of significant digits, such as 4",
                 )
             self.digits = int(digits)

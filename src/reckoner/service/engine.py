@@ -19,7 +19,7 @@ from typing import Any
 
 from reckoner.core import ErrorCode, Failure, stored
 from reckoner.core.api import check_name, compile_formula, guarded, parse_value, run_program
-from reckoner.core.tagged import RenderOptions, render
+from reckoner.core.tagged import RenderOptions, describe_json, render
 from reckoner.storage.home import HomeLayout, resolve_home
 from reckoner.storage.home_lock import acquire_home_lock
 from reckoner.storage.record_store import (
@@ -249,7 +249,7 @@ class Engine:
                 raise _refuse(
                     ErrorCode.INVALID_ARGS,
                     f"the arguments of {tool} must be a JSON object with the keys "
-                    f"{', '.join(TOOLS[tool])}, but they are {_kind(args)}",
+                    f"{', '.join(TOOLS[tool])}, but they are {describe_json(args)}",
                 )
             touched = _touched_slot(tool, args)
             before = self._slots.get(touched) if touched is not None else None
@@ -379,7 +379,7 @@ class Engine:
         if hide is not None and type(hide) is not bool:
             raise _refuse(
                 ErrorCode.INVALID_ARGS,
-                f"record_message's hide must be true or false, but it is {_kind(hide)}",
+                f"record_message's hide must be true or false, but it is {describe_json(hide)}",
             )
         _no_extra(args, "record_message")
         content: dict[str, Any] = {"text": text}
@@ -393,7 +393,7 @@ class Engine:
             raise _refuse(
                 ErrorCode.INVALID_ARGS,
                 f"record_end's text must be a string (the closing text) or omitted, but it is "
-                f"{_kind(text)}",
+                f"{describe_json(text)}",
             )
         _no_extra(args, "record_end")
         record = self._record
@@ -472,22 +472,6 @@ def _touched_slot(tool: str, args: dict[str, Any]) -> str | None:
     return name if type(name) is str else None
 
 
-def _kind(raw: object) -> str:
-    if raw is None:
-        return "null"
-    if isinstance(raw, bool):
-        return f"the boolean {str(raw).lower()}"
-    if isinstance(raw, int | float):
-        return f"the number {raw!r}"
-    if isinstance(raw, str):
-        return f"the string {raw[:40]!r}"
-    if isinstance(raw, list):
-        return "an array"
-    if isinstance(raw, dict):
-        return "an object"
-    return f"a {type(raw).__name__}"
-
-
 def _name_arg(args: dict[str, Any], key: str, role: str) -> str:
     raw = args.get(key)
     if raw is None:
@@ -506,7 +490,7 @@ def _name_arg(args: dict[str, Any], key: str, role: str) -> str:
 def _text_arg(args: dict[str, Any], key: str, tool: str, *, required: bool) -> str:
     raw = args.get(key)
     if type(raw) is not str or not raw.strip():
-        what = "missing" if raw is None else _kind(raw)
+        what = "missing" if raw is None else describe_json(raw)
         raise _refuse(
             ErrorCode.INVALID_ARGS,
             f"{tool}'s {key} must be a non-empty string, but it is {what}"
