@@ -121,26 +121,26 @@ def serve(
         if sock is not None:
             sock.close()
         raise
+
     # A terminated server still closes its engine (log line, lock, file handle) on the way out.
-    previous = signal.signal(signal.SIGTERM, _exit_on_signal)
+    def on_sigterm(signum: int, frame: object) -> None:
+        if sock is None:
+            # Over stdio, leave from the handler itself: an exception raised here would land
+            # in whichever task runs and be reported at loop shutdown, and the transport's
+            # reader thread stays blocked on stdin until the client hangs up. close() waits
+            # for a call under way to finish first.
+            engine.close()
+            sys.stderr.flush()
+            os._exit(128 + signum)
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         server = build_server(SerialEngine(engine), preset=preset)
         if sock is not None:
             anyio.run(serve_http, server, sock)
         else:
             anyio.run(serve_stdio, server)
-    except SystemExit as stop:
-        engine.close()
-        if sock is None:
-            # The stdio transport's reader thread stays blocked on stdin, which would keep a
-            # terminated process alive until its client hangs up: leave at once instead.
-            sys.stderr.flush()
-            os._exit(stop.code if isinstance(stop.code, int) else 1)
-        raise
     finally:
         engine.close()
         signal.signal(signal.SIGTERM, previous)
-
-
-def _exit_on_signal(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
