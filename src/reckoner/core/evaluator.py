@@ -109,6 +109,12 @@ class _Compiler:
             return lambda run: value
         return compiled
 
+    def _constant_real(self, node: Node) -> float | None:
+        """A finite real literal written as the node (such as the 2 of `x^2`), else None."""
+        if isinstance(node, Number) and type(node.value) is float and math.isfinite(node.value):
+            return node.value
+        return None
+
     def _is_constant(self, node: Node) -> bool:
         """True when the subtree reads no slot, no bound name and runs no bounded form.
 
@@ -196,6 +202,25 @@ class _Compiler:
         left = self.compile(node.left, scope)
         right = self.compile(node.right, scope)
         op, pos = node.op, node.pos
+        exponent = self._constant_real(node.right)
+        if exponent is not None:
+            # `x^2` with a literal exponent, the commonest power: a positive real base takes
+            # the direct route; every other base goes through the full rules.
+            power_vector = dims.power
+            exponent_value = Quantity(exponent, dims.ZERO)
+
+            def apply_power(run: Run) -> Value:
+                a = left(run)
+                if type(a) is Quantity:
+                    x = a.payload
+                    if type(x) is float and x > 0.0:
+                        try:
+                            return Quantity(x**exponent, power_vector(a.vector, exponent))
+                        except OverflowError:
+                            pass
+                return binary(op, a, exponent_value, pos)
+
+            return apply_power
 
         def apply(run: Run) -> Value:
             a = left(run)

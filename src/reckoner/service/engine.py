@@ -251,7 +251,9 @@ class Engine:
                     f"the arguments of {tool} must be a JSON object with the keys "
                     f"{', '.join(TOOLS[tool])}, but they are {describe_json(args)}",
                 )
-            touched = _touched_slot(tool, args)
+            touched = args.get(_WRITTEN_SLOT_KEY.get(tool, ""))
+            if type(touched) is not str:
+                touched = None
             before = self._slots.get(touched) if touched is not None else None
             receipt, content = self._operations[tool](args)
             if content is not None:
@@ -314,7 +316,9 @@ class Engine:
     def _op_eval(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
         formula = args.get("formula")
         # The formula is the first argument: its shape and syntax refuse before the target's.
-        program = _settled(compile_formula(formula))
+        program = compile_formula(formula)
+        if isinstance(program, Failure):
+            raise Refusal(program)
         if args.get("target") is None:
             raise _refuse(
                 ErrorCode.INVALID_ARGS,
@@ -323,12 +327,19 @@ class Engine:
         target = _name_arg(args, "target", "eval's target")
         _no_extra(args, "eval")
         try:
-            outcome = _settled(run_program(program, self._reader))
+            outcome = run_program(program, self._reader)
         except StoredValueError as error:
             raise _refuse(ErrorCode.UNKNOWN_ERROR, f"internal error: {error}") from None
+        if isinstance(outcome, Failure):
+            raise Refusal(outcome)
         result = stored(outcome.value)
         rev = self._slots.write(target, result, outcome.value)
-        reads = {name: self._stored_of(name, value) for name, value in outcome.reads.items()}
+        slots = self._slots
+        reads = {}
+        for name, value in outcome.reads.items():
+            # A formula may read the slot it overwrites: the row keeps the value it read.
+            slot = slots.get(name)
+            reads[name] = slot.stored if slot is not None and slot.value is value else stored(value)
         content = {
             "formula": formula,
             "target": target,
@@ -337,13 +348,6 @@ class Engine:
             "result": result,
         }
         return {"ok": True, "target": target, "rev": rev}, content
-
-    def _stored_of(self, name: str, value: Any) -> Any:
-        slot = self._slots.get(name)
-        # A formula may read the slot it overwrites: the row keeps the value it read.
-        if slot is not None and slot.value is value:
-            return slot.stored
-        return stored(value)
 
     def _op_record_start(self, args: dict[str, Any]) -> tuple[Receipt, None]:
         if self._record is not None:
@@ -465,11 +469,8 @@ class Engine:
 # -- argument checks ------------------------------------------------------------------
 
 
-def _touched_slot(tool: str, args: dict[str, Any]) -> str | None:
-    """The one slot a call may write: set's name or eval's target."""
-    key = "name" if tool == "set" else "target" if tool == "eval" else None
-    name = args.get(key) if key is not None else None
-    return name if type(name) is str else None
+# The argument naming the one slot a call may write: set's name, eval's target.
+_WRITTEN_SLOT_KEY = {"set": "name", "eval": "target"}
 
 
 def _name_arg(args: dict[str, Any], key: str, role: str) -> str:

@@ -296,7 +296,10 @@ class OpenRecordJournal:
                 # After a torn last line the new row starts on a line of its own.
                 line = b"\n" + line
             try:
-                self._write_all(self._handle, line)
+                # One write() per row; a short write (a full disk) is finished or reported.
+                written = self._handle.write(line)
+                if written is None or written < len(line):
+                    self._write_all(self._handle, line[written or 0 :])
                 if self.fsync:
                     os.fsync(self._handle.fileno())
             except BaseException:
