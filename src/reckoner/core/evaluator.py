@@ -208,6 +208,10 @@ class _Compiler:
             # the direct route; every other base goes through the full rules.
             power_vector = dims.power
             exponent_value = Quantity(exponent, dims.ZERO)
+            # The last (base vector, result vector) pair: a slot's vector is the same object
+            # call after call, so an identity check replaces hashing it. One immutable tuple
+            # in one cell, so threads sharing this compiled formula never see half an update.
+            last: list[tuple[dims.Vector, dims.Vector]] = [(dims.ZERO, dims.ZERO)]
 
             def apply_power(run: Run) -> Value:
                 a = left(run)
@@ -215,9 +219,14 @@ class _Compiler:
                     x = a.payload
                     if type(x) is float and x > 0.0:
                         try:
-                            return Quantity(x**exponent, power_vector(a.vector, exponent))
+                            result = x**exponent
                         except OverflowError:
-                            pass
+                            return binary(op, a, exponent_value, pos)
+                        vector = a.vector
+                        seen = last[0]
+                        if seen[0] is not vector:
+                            seen = last[0] = (vector, power_vector(vector, exponent))
+                        return Quantity(result, seen[1])
                 return binary(op, a, exponent_value, pos)
 
             return apply_power
@@ -235,6 +244,8 @@ class _Compiler:
         if len(rest) == 1:
             # `@V/@R`, the commonest shape: no loop.
             ((op1, second, pos1),) = rest
+            if op1 == "*" or op1 == "/":
+                return _scale(op1, first, second, pos1)
 
             def apply_one(run: Run) -> Value:
                 return binary(op1, first(run), second(run), pos1)
@@ -320,6 +331,29 @@ class _Compiler:
             return found
 
         return read_field
+
+
+def _scale(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
+    """`a * b` or `a / b`: two real scalars take the direct route, the rest `binary`."""
+    combine = dims.multiply if op == "*" else dims.divide
+    multiplying = op == "*"
+    # The last (left vector, right vector, result vector), checked by identity (see power).
+    last: list[tuple[dims.Vector, dims.Vector, dims.Vector]] = [(dims.ZERO, dims.ZERO, dims.ZERO)]
+
+    def apply_scaled(run: Run) -> Value:
+        a = first(run)
+        b = second(run)
+        if type(a) is Quantity and type(b) is Quantity:
+            x, y = a.payload, b.payload
+            if type(x) is float and type(y) is float and (multiplying or y != 0.0):
+                va, vb = a.vector, b.vector
+                seen = last[0]
+                if seen[0] is not va or seen[1] is not vb:
+                    seen = last[0] = (va, vb, combine(va, vb))
+                return Quantity(x * y if multiplying else x / y, seen[2])
+        return binary(op, a, b, pos)
+
+    return apply_scaled
 
 
 def _slot(name: str, pos: int) -> Compiled:
