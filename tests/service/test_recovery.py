@@ -108,6 +108,15 @@ def test_7_4_replay_skips_refused_get_unknown_and_broken_rows(home: Path) -> Non
         {"seq": 7, "at": 7, "tool": "set", "ok": True, "content": "oops"},
         {"seq": 8, "at": 8, "tool": "set", "ok": True, "content": {"name": 5, "value": None}},
         {"seq": 9, "at": 9, "tool": "eval", "ok": True, "content": {"target": "Y"}},
+        # a slot name that breaks the name rule (2.3) never enters the table
+        {"seq": 9, "at": 9, "tool": "set", "ok": True, "content": {"name": "a b", "value": {}}},
+        {
+            "seq": 9,
+            "at": 9,
+            "tool": "eval",
+            "ok": True,
+            "content": {"target": "1x", "result": {"num": 1, "dim": [0] * 7}},
+        },
     ]
     with open(path, "ab") as handle:
         for row in extra:

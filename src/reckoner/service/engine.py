@@ -187,15 +187,17 @@ class Engine:
                 continue
             if tool == "set":
                 name, value = content.get("name"), content.get("value")
-                if type(name) is not str:
-                    continue
+                if type(name) is not str or check_name(name, "name") is not None:
+                    continue  # a hand-edited row; every name in the table follows the rule
                 if value is None:
                     slots.delete(name)
                 elif isinstance(value, dict):
                     slots.write(name, value)
             elif tool == "eval":
                 target, result = content.get("target"), content.get("result")
-                if type(target) is str and isinstance(result, dict):
+                if type(target) is not str or check_name(target, "target") is not None:
+                    continue
+                if isinstance(result, dict):
                     slots.write(target, result)
         self._record = _OpenRecord(recovered.record_id, recovered.title, recovered.last_seq)
         self.log.info(
@@ -251,7 +253,7 @@ class Engine:
                     f"the arguments of {tool} must be a JSON object with the keys "
                     f"{', '.join(TOOLS[tool])}, but they are {describe_json(args)}",
                 )
-            touched = args.get(_WRITTEN_SLOT_KEY.get(tool, ""))
+            touched = args.get(_WRITTEN_SLOT_KEY.get(tool, ""))  # None for the markers and get
             if type(touched) is not str:
                 touched = None
             before = self._slots.get(touched) if touched is not None else None
@@ -324,8 +326,12 @@ class Engine:
                 ErrorCode.INVALID_ARGS,
                 'eval needs target: the bare name of the slot to write, such as "P"',
             )
-        target = _name_arg(args, "target", "eval's target")
-        _no_extra(args, "eval")
+        target = args["target"]
+        if type(target) is not str or target not in self._slots:
+            # A name already in the table is known to be valid; any other is checked.
+            target = _name_arg(args, "target", "eval's target")
+        if not args.keys() <= _ALLOWED_KEYS["eval"]:
+            _no_extra(args, "eval")
         try:
             outcome = run_program(program, self._reader)
         except StoredValueError as error:

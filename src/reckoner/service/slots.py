@@ -72,6 +72,9 @@ class SlotTable:
     def __len__(self) -> int:
         return len(self._slots)
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._slots
+
 
 class SlotReader(Mapping[str, Value]):
     """The read-only mapping a formula sees: materializes values on demand."""
