@@ -221,16 +221,37 @@ def test_7_3_a_taken_closed_name_refuses_record_end_and_loses_nothing(home: Path
     assert rows[2]["ok"] is False
 
 
-def test_7_3_a_record_that_failed_to_close_is_never_overwritten(home: Path) -> None:
+def test_issue_8_a_record_that_failed_to_close_stays_open_and_listed(home: Path) -> None:
+    """Issue 8 (against manual 7.2): a close whose rename fails refuses record_end, keeps the
+    record open, resumable and listed, and a later record_end closes it; nothing is discarded."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Stuck"})
+        record = engine.open_record_id
+        engine.call("set", {"name": "V", "value": {"num": 1}})
         stuck = open_file(home).read_bytes()
         # The rename fails for a reason the engine cannot see coming.
         (home / "records").rename(home / "records-away")
         (home / "records").write_text("not a directory")
-        assert engine.call("record_end", {}) == {"ok": True}  # 7.2: the trace failure is logged
+        receipt = engine.call("record_end", {})
+        assert receipt["ok"] is False and receipt["code"] == "ENGINE_UNKNOWN_ERROR"
+        assert receipt["error"].startswith("the record could not be closed: ")
+        assert "in the way" in receipt["error"] and "stays open" in receipt["error"]
+        assert engine.open_record_id == record and set(engine.slot_snapshot()) == {"V"}
+        assert engine.records().open is not None and engine.records().open.id == record
+        # The end row was taken back; only the refusal's own row follows the kept bytes.
+        rows = file_rows(open_file(home))
+        assert open_file(home).read_bytes().startswith(stuck)
+        assert [(row["tool"], row["ok"]) for row in rows][-1] == ("record_end", False)
         (home / "records").unlink()
         (home / "records-away").rename(home / "records")
+        assert engine.call("record_end", {}) == {"ok": True}
         assert engine.call("record_start", {"title": "Next"}) == {"ok": True}
-    kept = [path.read_bytes() for path in (home / "discarded").iterdir()]
-    assert len(kept) == 1 and kept[0].startswith(stuck)
+    assert not (home / "discarded").exists()
+    rows = file_rows(home / "records" / f"{record}.jsonl")
+    assert [(row["tool"], row["ok"]) for row in rows] == [
+        ("record_start", True),
+        ("set", True),
+        ("record_end", False),
+        ("record_end", True),
+    ]
+    assert [row["seq"] for row in rows] == [1, 2, 3, 4]

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import errno
 import os
+import stat
 import threading
 import time
 from dataclasses import dataclass
@@ -116,9 +118,54 @@ class DeleteOutcome(enum.Enum):
 # Small file helpers
 
 
+class NotARegularFileError(OSError):
+    """A record path names a FIFO, a device, a directory or a symlink: never read or followed."""
+
+
+# A record path is opened without following a symlink and without waiting on a FIFO's writer.
+_SAFE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _open_regular(path: str | Path, flags: int = os.O_RDONLY) -> int:
+    """A descriptor on ``path`` when it is a regular file; raise OSError otherwise (issue 8)."""
+    try:
+        fd = os.open(path, flags | _SAFE_FLAGS)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise NotARegularFileError(
+                errno.ELOOP, "a symbolic link, which is never followed", str(path)
+            ) from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "a directory", str(path))
+        raise NotARegularFileError(errno.EINVAL, "not a regular file", str(path))
+    return fd
+
+
+def _open_regular_for_read(path: str | Path) -> Any:
+    return open(_open_regular(path), "rb")
+
+
+def _regular_stat(path: Path) -> os.stat_result | None:
+    """The file's own stat when it is a regular file (a symlink is not followed), else None."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info if stat.S_ISREG(info.st_mode) else None
+
+
 def _read_bytes(path: Path) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
+    with _open_regular_for_read(path) as handle:
+        data: bytes = handle.read()
+        return data
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -148,7 +195,12 @@ def _open_identity(parsed_rows: list[dict[str, Any]]) -> tuple[str | None, str |
 
 
 class OpenRecordJournal:
-    """The engine's handle on ``open-record.jsonl``: recover, start, append, close."""
+    """The engine's handle on ``open-record.jsonl``: recover, start, append, close.
+
+    Each step either happens whole or leaves the files as they were (issue 8): a failed
+    append is cut back to the last acknowledged byte, a failed start leaves no open file, and
+    a failed close leaves the record open and ours. Every failure is raised as ``OSError``.
+    """
 
     def __init__(self, layout: HomeLayout, fsync: bool = False) -> None:
         self.layout = layout
@@ -157,7 +209,14 @@ class OpenRecordJournal:
         self._handle: Any = None  # a raw, unbuffered FileIO held open between appends
         self._needs_newline = False
         self._active = False  # the open file is ours: recovered or started by this journal
+        self._size = 0  # bytes of the open file that hold acknowledged rows
+        self._torn = False  # bytes past _size may be on disk: cut them before the next write
         self._lock = threading.Lock()
+
+    @property
+    def size(self) -> int:
+        """The acknowledged length of the open file: a mark for ``retract``."""
+        return self._size
 
     # -- recovery ------------------------------------------------------------------
 
@@ -171,6 +230,9 @@ class OpenRecordJournal:
         try:
             data = _read_bytes(path)
         except FileNotFoundError:
+            return None
+        except NotARegularFileError:
+            self._discard("it is not a regular file (a FIFO, a device or a symbolic link)")
             return None
         except OSError as error:
             self.notes.append(f"the open record {path} cannot be read ({error}); left in place")
@@ -202,12 +264,43 @@ class OpenRecordJournal:
                 f"the open record {record_id} had {parsed.dropped} line(s) that do not parse; "
                 "they were skipped"
             )
+        if _ends_with_accepted_end(parsed.rows) and self._finish_close(record_id):
+            return None
         with self._lock:
             self._needs_newline = not parsed.ends_cleanly
+            self._size = len(data)
+            self._torn = False
             self._active = True
         return RecoveredRecord(
             record_id=record_id, title=title, rows=parsed.rows, last_seq=last_seq
         )
+
+    def _finish_close(self, record_id: str) -> bool:
+        """Close a record whose end row was written before a kill stopped the rename (issue 8)."""
+        target = self.layout.record_file(record_id)
+        try:
+            self.layout.records_dir.mkdir(exist_ok=True)
+            if os.path.lexists(target):
+                self.notes.append(
+                    f"the open record {record_id} holds its record_end row, but {target} already "
+                    "exists; resumed as open so record_end can be called again"
+                )
+                return False
+            os.rename(self.layout.open_record, target)
+            if self.fsync:
+                _fsync_directory(self.layout.records_dir)
+                _fsync_directory(self.layout.root)
+        except OSError as error:
+            self.notes.append(
+                f"the open record {record_id} holds its record_end row, but its close could not "
+                f"be finished ({error}); resumed as open"
+            )
+            return False
+        self.notes.append(
+            f"the open record {record_id} already held its accepted record_end row; its close "
+            f"was finished into {target}"
+        )
+        return True
 
     def _discard(self, why: str) -> None:
         try:
@@ -258,55 +351,91 @@ class OpenRecordJournal:
         """Write ``open-record.jsonl`` afresh: header and first row, replaced atomically."""
         if not is_valid_record_id(record_id):
             raise ValueError(f"record id {record_id!r} is not a valid identifier")
+        data = header_line() + encode_row(first_row)
         with self._lock:
             self._close_handle_locked()
-            if not self._active and os.path.lexists(self.layout.open_record):
-                # A file we did not recover (unreadable at start): keep it, never overwrite it.
-                target = self._move_aside()
-                self.notes.append(f"an unrecovered open record was moved to {target}")
             temp = self.layout.root / f"{_START_TEMP_PREFIX}{os.getpid()}.{time.time_ns()}.tmp"
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+            fd = os.open(
+                temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o644
+            )
             handle = open(fd, "ab", buffering=0)  # noqa: SIM115 - held open across appends
             try:
-                self._write_all(handle, header_line() + encode_row(first_row))
+                self._write_all(handle, data)
                 if self.fsync:
                     os.fsync(handle.fileno())
+                if not self._active and os.path.lexists(self.layout.open_record):
+                    # A file we did not recover (unreadable at start): keep it, never
+                    # overwrite it. Moved only once the new file is whole.
+                    target = self._move_aside()
+                    self.notes.append(f"an unrecovered open record was moved to {target}")
                 os.replace(temp, self.layout.open_record)
-                if self.fsync:
-                    _fsync_directory(self.layout.root)
             except BaseException:
                 handle.close()
                 with contextlib.suppress(OSError):
                     os.unlink(temp)
                 raise
+            if self.fsync:
+                try:
+                    _fsync_directory(self.layout.root)
+                except BaseException:
+                    # The start is not durable, so it did not happen: take the file back.
+                    handle.close()
+                    with contextlib.suppress(OSError):
+                        os.unlink(self.layout.open_record)
+                    raise
             # The descriptor still names the renamed inode, so appends continue in place.
             self._handle = handle
+            self._size = len(data)
+            self._torn = False
             self._needs_newline = False
             self._active = True
 
     def append(self, row: dict[str, Any]) -> None:
-        """Append one row with one ``write``; raise OSError when it does not reach the OS."""
+        """Append one row with one ``write``; raise OSError, file unchanged, when it fails."""
         line = encode_row(row)
         with self._lock:
-            if self._handle is None:
-                if not self._active:
-                    raise OSError("no open record to append to")
-                self._handle = open(self.layout.open_record, "ab", buffering=0)  # noqa: SIM115
+            handle = self._handle or self._reopen_locked()
+            if self._torn:
+                self._cut_back_locked(handle)
             if self._needs_newline:
                 # After a torn last line the new row starts on a line of its own.
                 line = b"\n" + line
             try:
                 # One write() per row; a short write (a full disk) is finished or reported.
-                written = self._handle.write(line)
+                written = handle.write(line)
                 if written is None or written < len(line):
-                    self._write_all(self._handle, line[written or 0 :])
+                    self._write_all(handle, line[written or 0 :])
                 if self.fsync:
-                    os.fsync(self._handle.fileno())
+                    os.fsync(handle.fileno())
             except BaseException:
-                # Part of the line may be on disk; the next row must not be glued to it.
-                self._needs_newline = True
+                # Part of the row may be on disk: cut it off now, or before the next write.
+                self._torn = True
+                with contextlib.suppress(OSError):
+                    self._cut_back_locked(handle)
                 raise
+            self._size += len(line)
             self._needs_newline = False
+
+    def retract(self, mark: int) -> None:
+        """Take back the rows appended since ``size`` read ``mark`` (a close that failed)."""
+        with self._lock:
+            if mark >= self._size:
+                return
+            self._size = mark
+            self._torn = True
+            with contextlib.suppress(OSError):
+                self._cut_back_locked(self._handle or self._reopen_locked())
+
+    def _reopen_locked(self) -> Any:
+        if not self._active:
+            raise OSError(errno.ENOENT, "no open record to append to")
+        fd = _open_regular(self.layout.open_record, os.O_WRONLY | os.O_APPEND)
+        self._handle = open(fd, "ab", buffering=0)  # noqa: SIM115 - held open across appends
+        return self._handle
+
+    def _cut_back_locked(self, handle: Any) -> None:
+        os.ftruncate(handle.fileno(), self._size)
+        self._torn = False
 
     @staticmethod
     def _write_all(handle: Any, data: bytes) -> None:
@@ -315,31 +444,43 @@ class OpenRecordJournal:
         while written is not None and written < len(data):
             more = handle.write(data[written:])
             if not more:
-                raise OSError("the disk accepted only part of a record row")
+                raise OSError(errno.ENOSPC, "the disk accepted only part of a record row")
             written += more
 
     def close_into(self, record_id: str) -> Path:
-        """Rename the open file to ``records/<id>.jsonl`` in one atomic step."""
+        """Rename the open file to ``records/<id>.jsonl`` in one atomic step.
+
+        On failure the record stays in the open tier and stays ours: appends and a later
+        ``close_into`` continue it.
+        """
         if not is_valid_record_id(record_id):
             raise ValueError(f"record id {record_id!r} is not a valid identifier")
         target = self.layout.record_file(record_id)
         with self._lock:
+            if self._torn:
+                self._cut_back_locked(self._handle or self._reopen_locked())
             self._close_handle_locked()
-            try:
-                self.layout.records_dir.mkdir(exist_ok=True)
-                if os.path.lexists(target):
-                    raise FileExistsError(f"the record file {target} already exists")
-                os.rename(self.layout.open_record, target)
-            except OSError:
-                # The file stays in the open tier but is no longer ours: the next start moves
-                # it aside instead of rewriting it, so a record that failed to close is kept.
-                self._active = False
-                raise
+            self.layout.records_dir.mkdir(exist_ok=True)
+            if os.path.lexists(target):
+                raise FileExistsError(errno.EEXIST, "a closed record by this id exists", str(target))
+            os.rename(self.layout.open_record, target)
             if self.fsync:
-                _fsync_directory(self.layout.records_dir)
-                _fsync_directory(self.layout.root)
+                try:
+                    _fsync_directory(self.layout.records_dir)
+                    _fsync_directory(self.layout.root)
+                except OSError as error:
+                    # Not durable, so not closed: put it back unless that fails too, in
+                    # which case the rename stands and the record is closed after all.
+                    try:
+                        os.rename(target, self.layout.open_record)
+                    except OSError:
+                        pass
+                    else:
+                        raise error from None
             self._active = False
             self._needs_newline = False
+            self._size = 0
+            self._torn = False
         return target
 
     def close_handle(self) -> None:
@@ -352,6 +493,14 @@ class OpenRecordJournal:
         if handle is not None:
             with contextlib.suppress(OSError):
                 handle.close()
+
+
+def _ends_with_accepted_end(rows: list[dict[str, Any]]) -> bool:
+    """True when the last accepted row of a record is its ``record_end`` (manual 7.4)."""
+    for row in reversed(rows):
+        if row.get("ok") is True:
+            return bool(row.get("tool") == "record_end")
+    return False
 
 
 # ---------------------------------------------------------------------------------------
@@ -476,9 +625,8 @@ class RecordArchive:
     def open_entry(self) -> OpenEntry | None:
         """The open record's identity, cached on the open file's stat."""
         path = self.layout.open_record
-        try:
-            info = os.stat(path)
-        except OSError:
+        info = _regular_stat(path)
+        if info is None:
             return None
         key = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
         with self._lock:
@@ -547,15 +695,11 @@ class RecordArchive:
         """A validator of one record from ``stat`` alone (an ETag); None when missing."""
         if not is_valid_record_id(record_id):
             return None
-        try:
-            info = os.stat(self.layout.record_file(record_id))
-        except OSError:
-            info = None
+        info = _regular_stat(self.layout.record_file(record_id))
         if info is not None:
             return f"c-{info.st_ino:x}-{info.st_mtime_ns:x}-{info.st_size:x}"
-        try:
-            info = os.stat(self.layout.open_record)
-        except OSError:
+        info = _regular_stat(self.layout.open_record)
+        if info is None:
             return None
         # The open id is cached on this same stat, so an unchanged poll reads nothing.
         open_entry = self.open_entry()
@@ -609,7 +753,7 @@ class RecordArchive:
 def _read_open_head(path: Path) -> OpenEntry | None:
     """The open record's identity from its header and start row (re-read whole if odd)."""
     try:
-        with open(path, "rb") as handle:
+        with _open_regular_for_read(path) as handle:
             head = handle.read(_HEAD_CHUNK)
             whole = len(head) < _HEAD_CHUNK
             lines = head.split(b"\n", 2)
@@ -641,7 +785,7 @@ def _summarize_closed_file(path: str, record_id: str) -> ClosedEntry | None:
     row (the end); anything unusual falls back to parsing every line.
     """
     try:
-        with open(path, "rb") as handle:
+        with _open_regular_for_read(path) as handle:
             size = os.fstat(handle.fileno()).st_size
             if size <= _WHOLE_READ_LIMIT:
                 head = tail = handle.read()
