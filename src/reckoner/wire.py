@@ -2,12 +2,16 @@
 
 One decision lives here: how a value is spelled as JSON text. Output is compact, and a
 double that holds a whole number is written without a fractional part (``4700``, not
-``4700.0``; ``-0`` as ``0``), so files read the same as the reference implementation's,
-which writes numbers the way JavaScript does.
+``4700.0``), so files read the same as the reference implementation's, which writes numbers
+the way JavaScript does. Two departures keep every value the engine accepts writable and
+read back bit for bit (issue 8): ``-0.0`` keeps its sign, and a value nested deeper than
+orjson writes (255 levels) is written by the standard library in the same spelling.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from typing import Any
 
@@ -25,7 +29,8 @@ def _plain(value: Any) -> Any:
     kind = type(value)
     if kind is float:
         if value.is_integer() and -_LARGEST_JSON_INT < value < _LARGEST_JSON_INT:
-            return int(value)
+            # -0.0 stays a double ("-0.0"): as "0" it would read back as +0.0.
+            return int(value) if value or math.copysign(1.0, value) > 0 else value
         return value
     # Leaves that need nothing (str, int, bool, None) are passed without a call each.
     if kind is dict:
@@ -44,10 +49,23 @@ _WHOLE_FLOAT_TEXT = re.compile(rb"\.0(?:[,\]}]|$)")
 
 def dumps(value: Any) -> bytes:
     """Compact JSON bytes, whole doubles written as integers."""
-    text = orjson.dumps(value)
+    try:
+        text = orjson.dumps(value)
+    except orjson.JSONEncodeError as error:
+        if "recursion" not in str(error).lower():
+            raise
+        return _dumps_deep(value)
     if _WHOLE_FLOAT_TEXT.search(text) is None:
         return text
     return orjson.dumps(_plain(value))
+
+
+def _dumps_deep(value: Any) -> bytes:
+    """What orjson refuses only for its depth: the standard library's encoder, same spelling
+    (orjson reads such text back, up to 1,024 levels)."""
+    return json.dumps(
+        _plain(value), ensure_ascii=False, allow_nan=False, separators=(",", ":")
+    ).encode()
 
 
 def dumps_text(value: Any) -> str:

@@ -462,7 +462,9 @@ class OpenRecordJournal:
             self._close_handle_locked()
             self.layout.records_dir.mkdir(exist_ok=True)
             if os.path.lexists(target):
-                raise FileExistsError(errno.EEXIST, "a closed record by this id exists", str(target))
+                raise FileExistsError(
+                    errno.EEXIST, "a closed record by this id exists", str(target)
+                )
             os.rename(self.layout.open_record, target)
             if self.fsync:
                 try:
