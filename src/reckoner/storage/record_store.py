@@ -207,7 +207,6 @@ class OpenRecordJournal:
         self.fsync = fsync
         self.notes: list[str] = []
         self._handle: Any = None  # a raw, unbuffered FileIO held open between appends
-        self._needs_newline = False
         self._active = False  # the open file is ours: recovered or started by this journal
         self._size = 0  # bytes of the open file that hold acknowledged rows
         self._torn = False  # bytes past _size may be on disk: cut them before the next write
@@ -237,7 +236,11 @@ class OpenRecordJournal:
         except OSError as error:
             self.notes.append(f"the open record {path} cannot be read ({error}); left in place")
             return None
-        parsed = parse_lines(data)
+        # Every row is written with its newline in one write, so a last line without one is
+        # a write that never finished and was never acknowledged, even when it parses: it is
+        # dropped, and cut off the file before anything follows it (issue 8).
+        whole = data.rfind(b"\n") + 1
+        parsed = parse_lines(data[:whole])
         if parsed.header_version is None:
             self._discard("it has no header line")
             return None
@@ -264,13 +267,19 @@ class OpenRecordJournal:
                 f"the open record {record_id} had {parsed.dropped} line(s) that do not parse; "
                 "they were skipped"
             )
+        with self._lock:
+            self._size = whole
+            self._torn = whole < len(data)
+            self._active = True
+            if self._torn:
+                self.notes.append(
+                    f"the open record {record_id} ended in a row cut short "
+                    f"({len(data) - whole} bytes); it was dropped"
+                )
+                with contextlib.suppress(OSError):  # else the first append cuts it
+                    self._cut_back_locked(self._reopen_locked())
         if _ends_with_accepted_end(parsed.rows) and self._finish_close(record_id):
             return None
-        with self._lock:
-            self._needs_newline = not parsed.ends_cleanly
-            self._size = len(data)
-            self._torn = False
-            self._active = True
         return RecoveredRecord(
             record_id=record_id, title=title, rows=parsed.rows, last_seq=last_seq
         )
@@ -296,6 +305,11 @@ class OpenRecordJournal:
                 f"be finished ({error}); resumed as open"
             )
             return False
+        with self._lock:
+            self._close_handle_locked()
+            self._active = False
+            self._size = 0
+            self._torn = False
         self.notes.append(
             f"the open record {record_id} already held its accepted record_end row; its close "
             f"was finished into {target}"
@@ -387,7 +401,6 @@ class OpenRecordJournal:
             self._handle = handle
             self._size = len(data)
             self._torn = False
-            self._needs_newline = False
             self._active = True
 
     def append(self, row: dict[str, Any]) -> None:
@@ -397,9 +410,6 @@ class OpenRecordJournal:
             handle = self._handle or self._reopen_locked()
             if self._torn:
                 self._cut_back_locked(handle)
-            if self._needs_newline:
-                # After a torn last line the new row starts on a line of its own.
-                line = b"\n" + line
             try:
                 # One write() per row; a short write (a full disk) is finished or reported.
                 written = handle.write(line)
@@ -414,7 +424,6 @@ class OpenRecordJournal:
                     self._cut_back_locked(handle)
                 raise
             self._size += len(line)
-            self._needs_newline = False
 
     def retract(self, mark: int) -> None:
         """Take back the rows appended since ``size`` read ``mark`` (a close that failed)."""
@@ -480,7 +489,6 @@ class OpenRecordJournal:
                     else:
                         raise error from None
             self._active = False
-            self._needs_newline = False
             self._size = 0
             self._torn = False
         return target
