@@ -468,7 +468,8 @@ class OpenRecordJournal:
         with self._lock:
             if self._torn:
                 self._cut_back_locked(self._handle or self._reopen_locked())
-            self._close_handle_locked()
+            # The descriptor is kept until the rename is done: a failed close can then still
+            # take its end row back on a home that just turned read-only.
             self.layout.records_dir.mkdir(exist_ok=True)
             if os.path.lexists(target):
                 raise FileExistsError(
@@ -488,6 +489,7 @@ class OpenRecordJournal:
                         pass
                     else:
                         raise error from None
+            self._close_handle_locked()
             self._active = False
             self._size = 0
             self._torn = False
