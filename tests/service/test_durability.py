@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -401,3 +404,36 @@ def test_issue_8_a_close_left_unfinished_onto_a_taken_id_is_resumed_open(home: P
     with Engine(home) as again:
         assert again.open_record_id == record
     assert intruder.read_bytes() == b"someone else's\n"
+
+
+_KILL_AT_CLOSE = """
+import os, signal, sys
+from reckoner import Engine
+engine = Engine(sys.argv[1])
+engine.call("record_start", {"title": "Killed at close"})
+engine.call("set", {"name": "V", "value": {"num": 1}})
+real_rename = os.rename
+def rename(source, target, **kwargs):
+    if os.path.basename(os.path.dirname(target)) == "records":
+        os.kill(os.getpid(), signal.SIGKILL)  # after the end row, before the rename
+    real_rename(source, target, **kwargs)
+os.rename = rename
+engine.call("record_end", {"text": "bye"})
+"""
+
+
+def test_issue_8_sigkill_between_the_end_row_and_the_rename_finishes_the_close(
+    home: Path,
+) -> None:
+    """Issue 8 item 7 with a real SIGKILL: the next start closes the record."""
+    done = subprocess.run(
+        [sys.executable, "-c", _KILL_AT_CLOSE, str(home)], capture_output=True, timeout=60
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    rows = file_rows(open_file(home))
+    assert (rows[-1]["tool"], rows[-1]["ok"]) == ("record_end", True)
+    record = rows[0]["content"]["record"]
+    with Engine(home) as again:
+        assert again.open_record_id is None
+        assert [entry.id for entry in again.records().closed] == [record]
+    assert file_rows(home / "records" / f"{record}.jsonl") == rows
