@@ -1,7 +1,8 @@
 """The engine a host runs: six operations, one slot table, at most one open record.
 
 `Engine.call(tool, args)` answers one receipt (manual 2.2) and never raises. Every call
-made while a record is open appends one trace row before its receipt is returned.
+made while a record is open appends one trace row before its receipt is returned; a call
+whose row cannot be written is refused and changes nothing (issue 8, against manual 7.2).
 """
 
 from __future__ import annotations
