@@ -296,15 +296,19 @@ class OpenRecordJournal:
                 )
                 return False
             os.rename(self.layout.open_record, target)
-            if self.fsync:
-                _fsync_directory(self.layout.records_dir)
-                _fsync_directory(self.layout.root)
         except OSError as error:
             self.notes.append(
                 f"the open record {record_id} holds its record_end row, but its close could not "
                 f"be finished ({error}); resumed as open"
             )
             return False
+        if self.fsync:
+            try:
+                _fsync_directory(self.layout.records_dir)
+                _fsync_directory(self.layout.root)
+            except OSError as error:
+                # The rename is done, so the record is closed; only its durability is unsure.
+                self.notes.append(f"the finished close of {record_id} was not fsynced ({error})")
         with self._lock:
             self._close_handle_locked()
             self._active = False
