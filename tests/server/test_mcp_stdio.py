@@ -5,7 +5,6 @@ Every test spawns the real server as a subprocess on a fresh home (issue 4).
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -314,27 +313,6 @@ def test_tool_schemas_document_every_argument(tmp_path: Path) -> None:
                     }
 
     anyio.run(main)
-
-
-def test_9_a_second_server_on_a_held_home_says_one_sentence(tmp_path: Path) -> None:
-    """One engine per home: a second `reckoner serve` exits 2 naming the holder, no traceback,
-    nothing on stdout."""
-    home = tmp_path / "home"
-    first = RawStdioServer(home)
-    try:
-        first.initialize()
-        second = subprocess.run(
-            serve_command(home), input=b"", capture_output=True, timeout=60, env=os.environ.copy()
-        )
-    finally:
-        first.close()
-    assert second.returncode == 2
-    assert second.stdout == b""
-    err = second.stderr.decode()
-    assert "Traceback" not in err
-    assert err.startswith("reckoner: ")
-    assert len(err.strip().splitlines()) == 1
-    assert str(first.process.pid) in err
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.1"])
