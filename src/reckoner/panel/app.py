@@ -345,7 +345,10 @@ def create_app(
             methods=["GET", "PUT", "POST", "DELETE", "PATCH"],
         ),
         Route(f"{API}/{{rest:path}}", api.api_not_found),
-        Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
+        # A symlink inside static/ that points out of it is never followed.
+        Mount(
+            "/static", app=StaticFiles(directory=STATIC_DIR, follow_symlink=False), name="static"
+        ),
     ]
     app = Starlette(
         routes=routes,

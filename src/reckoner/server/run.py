@@ -57,8 +57,9 @@ class HangUpsInOneLine(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         failure = record.exc_info[1] if record.exc_info else None
         if isinstance(failure, _HANG_UPS):
+            said = record.getMessage()
             record.msg = "a client hung up mid-request (%s: %s)"
-            record.args = (record.getMessage(), type(failure).__name__)
+            record.args = (said, type(failure).__name__)
             record.exc_info = None
             record.exc_text = None
             record.levelno, record.levelname = logging.WARNING, "WARNING"
