@@ -6,6 +6,7 @@ loopback, except where a storage fault is injected at the panel's edge."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -203,7 +204,9 @@ def test_issue_8_sigterm_stops_the_panel_while_requests_are_stuck(
             "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
         ).encode()
     )
-    with pytest.raises(httpx.TimeoutException):
+    # Today reading a FIFO state.json blocks its thread for good; should that ever be
+    # refused instead, the body that never ends still keeps a request open.
+    with contextlib.suppress(httpx.TimeoutException):
         httpx.get(f"{panel.base}{API}/settings", timeout=2)
     try:
         stderr = panel.stop(timeout=SHUTDOWN_GRACE_SECONDS + 30)
@@ -259,12 +262,12 @@ def test_issue_8_a_fifo_in_the_home_is_unreadable_and_never_hangs_the_panel(
     """A FIFO named like a record is reported unreadable (or left out), never waited on."""
     write_closed(home, RowBuilder("1700000000000", "a real one", 1_700_000_000_000))
     os.mkfifo(home / where)
-    index = httpx.get(f"{panel.base}{API}/records-index", timeout=5)
+    index = httpx.get(f"{panel.base}{API}/records-index", timeout=3)
     assert index.status_code == 200
     body = index.json()
     assert [e["id"] for e in body["closed"]] == ["1700000000000"]
     assert body["open"] is None
-    one = httpx.get(f"{panel.base}{API}/records/1700000000003", timeout=5)
+    one = httpx.get(f"{panel.base}{API}/records/1700000000003", timeout=3)
     assert one.status_code == 404
     _assert_panel_still_usable(panel)
 
