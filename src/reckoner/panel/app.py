@@ -27,12 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from reckoner.core.dimensions import BASE_SYMBOLS, NAME_TABLE
-from reckoner.panel.security import (
-    BodyLimitMiddleware,
-    GuardMiddleware,
-    HostPolicy,
-    is_loopback,
-)
+from reckoner.panel.security import GuardMiddleware, HostPolicy, is_loopback
 from reckoner.panel.settings import SettingsError, apply_settings, settings_view
 from reckoner.panel.typeset import typeset_rows
 from reckoner.storage.home import HomeError, HomeLayout
@@ -237,7 +232,7 @@ class PanelApi:
                 f"The settings endpoint takes GET or PUT, not {request.method}.",
                 headers={"allow": "GET, PUT"},
             )
-        raw = await request.body()  # BodyLimitMiddleware stops it at MAX_BODY_BYTES
+        raw = await request.body()  # the guard stops it at MAX_BODY_BYTES (413)
         try:
             body = loads(raw)
         except ValueError:
@@ -345,10 +340,7 @@ def create_app(
             methods=["GET", "PUT", "POST", "DELETE", "PATCH"],
         ),
         Route(f"{API}/{{rest:path}}", api.api_not_found),
-        # A symlink inside static/ that points out of it is never followed.
-        Mount(
-            "/static", app=StaticFiles(directory=STATIC_DIR, follow_symlink=False), name="static"
-        ),
+        Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(
         routes=routes,
@@ -359,11 +351,11 @@ def create_app(
         },
         middleware=[
             Middleware(_SecurityHeaders),
-            Middleware(GuardMiddleware, policy=HostPolicy(bound_host, bound_port)),
             Middleware(
-                BodyLimitMiddleware,
-                limit=MAX_BODY_BYTES,
-                advice="send only the settings sections you change",
+                GuardMiddleware,
+                policy=HostPolicy(bound_host, bound_port),
+                max_body_bytes=MAX_BODY_BYTES,
+                body_advice="send only the settings sections you change",
             ),
         ],
     )

@@ -113,9 +113,18 @@ async def send_refusal(send: Send, status: int, sentence: str, *, close: bool = 
 
 class GuardMiddleware:
     """Refuses a foreign Host (421), a foreign Origin on a state change (403), and a
-    state-changing request that is not JSON (415) before the app sees it."""
+    state-changing request that is not JSON (415) before the app sees it; with
+    ``max_body_bytes``, a body over it too (413, see BodyLimitMiddleware)."""
 
-    def __init__(self, app: ASGIApp, policy: HostPolicy) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        policy: HostPolicy,
+        max_body_bytes: int | None = None,
+        body_advice: str = "send less",
+    ) -> None:
+        if max_body_bytes is not None:
+            app = BodyLimitMiddleware(app, max_body_bytes, body_advice)
         self.app = app
         self.policy = policy
 

@@ -11,7 +11,6 @@ open the home again, so fixing the home needs no restart of the client.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,14 +34,9 @@ def unusable_home_cause(home: Path, error: OSError) -> str:
 class HomeEngine:
     """One engine on one home, opened on first use and again after each failure to open."""
 
-    def __init__(
-        self,
-        home: Path | str | None,
-        *,
-        open_engine: Callable[[Path], Engine] = Engine,
-    ) -> None:
+    def __init__(self, home: Path | str | None, **engine_options: Any) -> None:
         self.home = resolve_home(home)
-        self._open_engine = open_engine
+        self._engine_options = engine_options
         self._lock = threading.Lock()
         self._engine: Engine | None = None
         self._closed = False
@@ -54,7 +48,7 @@ class HomeEngine:
         with self._lock:
             if self._engine is None and not self._closed:
                 try:
-                    self._engine = self._open_engine(self.home)
+                    self._engine = Engine(self.home, **self._engine_options)
                     self.failure = None
                 except OSError as error:
                     self.failure = unusable_home_cause(self.home, error)
