@@ -147,9 +147,14 @@ def test_issue_9_a_second_server_on_a_held_home_explains_in_its_receipts(tmp_pat
     first.call_tool("record_start", {"title": "held by the first"})
     errlog = tmp_path / "stderr.txt"
 
+    # The first server's place, asked for by name where a home has several (issue 9's
+    # lanes), and ignored where it has one.
+    second = stdio_params(home)
+    second.env = {"RECKONER_LANE": "1"}
+
     async def main() -> tuple[dict[str, Any], dict[str, Any]]:
         with errlog.open("w") as sink:
-            async with Client(stdio_client(stdio_params(home), errlog=sink)) as client:
+            async with Client(stdio_client(second, errlog=sink)) as client:
                 refused = receipt_of(await client.call_tool("get", {"name": "x"}))
                 first.close()
                 resumed = receipt_of(
