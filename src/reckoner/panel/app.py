@@ -249,7 +249,7 @@ class PanelApi:
             self.note("error", "panel: settings save failed", error=str(failure))
             return _error(
                 500,
-                f"The settings could not be saved to the home's state.json "
+                "The settings could not be saved to the home's state.json "
                 f"({failure.strerror or type(failure).__name__}); make the home writable.",
             )
         self.note("info", "panel: settings saved", sections=saved)
