@@ -188,3 +188,24 @@ def test_issue_8_http_error_bodies_name_no_path_of_this_machine(tmp_path: Path) 
         assert not MACHINE_PATH.search(body), body
         assert "root:" not in body, body
         assert "Traceback" not in body, body
+
+
+def test_issue_8_sigterm_stops_the_http_server_while_a_request_is_stuck(tmp_path: Path) -> None:
+    """A client that sends half a body and waits forever: SIGTERM still ends the server
+    (the helper waits at most 30 s for it), with no traceback, and the engine is closed."""
+    home = tmp_path / "home"
+    stderr: list[bytes] = []
+    with http_server(home, stderr_sink=stderr) as url:
+        host, port = _host_port(url)
+        stuck = socket.create_connection((host, port), timeout=30)
+        stuck.sendall(
+            (
+                f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                "Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{"
+            ).encode()
+        )
+        time.sleep(0.5)
+    stuck.close()
+    text = b"".join(stderr).decode()
+    assert "Traceback" not in text, text
+    assert "engine closed" in "".join(p.read_text() for p in (home / "logs").glob("*.log"))

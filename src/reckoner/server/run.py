@@ -6,6 +6,7 @@ diverts the process's own fd 1 to stderr while it serves.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import os
@@ -34,6 +35,10 @@ _LEVELS = {
 }
 
 
+SHUTDOWN_GRACE_SECONDS = 3
+"""How long a stopping HTTP server waits for open requests before it cancels them."""
+
+
 class ServeError(Exception):
     """A server that cannot start, with the one sentence that says why."""
 
@@ -49,7 +54,8 @@ _HANG_UPS: tuple[type[BaseException], ...] = (
 
 
 class HangUpsInOneLine(logging.Filter):
-    """A client that hangs up mid-request is not a fault of the server: one line, no traceback.
+    """A client that hangs up mid-request, or a request still open when the server stops, is
+    not a fault of the server: one line, no traceback.
 
     The call it made, if one had started, still finishes and keeps its row (SerialEngine).
     """
@@ -57,12 +63,17 @@ class HangUpsInOneLine(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         failure = record.exc_info[1] if record.exc_info else None
         if isinstance(failure, _HANG_UPS):
-            said = record.getMessage()
-            record.msg = "a client hung up mid-request (%s: %s)"
-            record.args = (said, type(failure).__name__)
-            record.exc_info = None
-            record.exc_text = None
-            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            what = "a client hung up mid-request"
+        elif isinstance(failure, asyncio.CancelledError):
+            what = "a request still open at shutdown was cancelled"
+        else:
+            return True
+        said = " ".join(record.getMessage().split())
+        record.msg = what + " (%s: %s)"
+        record.args = (said, type(failure).__name__)
+        record.exc_info = None
+        record.exc_text = None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True
 
 
@@ -138,7 +149,15 @@ async def serve_http(server: Server[Any], sock: socket.socket) -> None:
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH, transport_security=host_guard(str(host), int(port))
     )
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        # A client that never finishes its request must not keep SIGTERM from stopping the
+        # server; a tool call under way still finishes (SerialEngine never abandons one).
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+    )
     shown_host = f"[{host}]" if ":" in str(host) else host
     print(
         f"reckoner: MCP over streamable HTTP at http://{shown_host}:{port}{MCP_PATH}",
