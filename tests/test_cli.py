@@ -130,7 +130,12 @@ def test_an_unusable_home_is_one_sentence(tmp_path: Path) -> None:
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("x")
     assert_one_sentence(reckoner("call", "get", '{"name": "x"}', "--home", str(not_a_dir)))
-    assert_one_sentence(reckoner("serve", "--home", str(not_a_dir)))
+    # Issue 9: the server serves anyway (its receipts explain, see tests/server), and says so
+    # in one line; with no client on stdin it ends at once.
+    served = reckoner("serve", "--home", str(not_a_dir), stdin="")
+    assert served.returncode == 0 and served.stdout == ""
+    lines = served.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("reckoner: serving without an engine"), lines
 
 
 def _demo_home(tmp_path: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:

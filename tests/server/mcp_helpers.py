@@ -104,12 +104,12 @@ class RawStdioServer:
             if message.get("id") == request_id:
                 return message
 
-    def initialize(self) -> dict[str, Any]:
+    def initialize(self, version: str = HANDSHAKE_VERSION) -> dict[str, Any]:
         answer = self.response(
             self.request(
                 "initialize",
                 {
-                    "protocolVersion": HANDSHAKE_VERSION,
+                    "protocolVersion": version,
                     "capabilities": {},
                     "clientInfo": {"name": "raw-test", "version": "0"},
                 },
@@ -139,21 +139,34 @@ def assert_only_protocol(lines: list[bytes]) -> None:
 
 
 @contextmanager
-def http_server(home: Path, env: dict[str, str] | None = None) -> Iterator[str]:
-    """`reckoner serve --http --port 0` on loopback; yields the MCP URL it announces."""
+def http_server(
+    home: Path,
+    env: dict[str, str] | None = None,
+    *,
+    host: str = "127.0.0.1",
+    stderr_sink: list[bytes] | None = None,
+) -> Iterator[str]:
+    """`reckoner serve --http --port 0` on loopback; yields the MCP URL it announces.
+
+    ``stderr_sink`` receives every stderr line, complete once the context has exited.
+    """
     process = subprocess.Popen(
-        serve_command(home, "--http", "--port", "0"),
+        serve_command(home, "--http", "--host", host, "--port", "0"),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, **(env or {})},
     )
+    sink = stderr_sink if stderr_sink is not None else []
+    drain: threading.Thread | None = None
     try:
         assert process.stderr is not None
         deadline = time.monotonic() + 60
         url = None
         while url is None and time.monotonic() < deadline:
-            line = process.stderr.readline().decode()
+            raw = process.stderr.readline()
+            sink.append(raw)
+            line = raw.decode()
             if not line and process.poll() is not None:
                 raise AssertionError(f"server exited with {process.returncode}")
             match = re.search(r"(http://\S+/mcp)", line)
@@ -162,11 +175,17 @@ def http_server(home: Path, env: dict[str, str] | None = None) -> Iterator[str]:
         assert url is not None, "the server never announced its URL"
         # Keep draining stderr so a chatty server can never block on a full pipe.
         stderr = process.stderr
-        threading.Thread(target=lambda: stderr.read(), daemon=True).start()
+        drain = threading.Thread(target=lambda: sink.extend(stderr), daemon=True)
+        drain.start()
         yield url
     finally:
         process.terminate()
-        out, _ = process.communicate(timeout=30)
+        process.wait(timeout=30)
+        if drain is not None:
+            drain.join(timeout=10)
+        assert process.stdout is not None
+        out = process.stdout.read()
+        process.stdout.close()
         # Over HTTP stdout carries nothing at all: logs go to stderr and the home's logs/.
         assert out == b"", out[:200]
 

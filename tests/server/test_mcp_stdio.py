@@ -5,7 +5,6 @@ Every test spawns the real server as a subprocess on a fresh home (issue 4).
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -236,7 +235,9 @@ def test_7_4_client_disconnecting_mid_call_leaves_a_recoverable_record(tmp_path:
     server.process.stdout.close()
     assert server.process.wait(timeout=120) == 0
     assert server.process.stderr is not None
-    assert b"Traceback" not in server.process.stderr.read()
+    err = server.process.stderr.read()
+    # Issue 8: a client hanging up is at most one line, never a traceback.
+    assert b"Traceback" not in err and len(err.strip().splitlines()) <= 1, err
 
     rows = record_rows(home)
     assert [r["seq"] for r in rows] == list(range(1, len(rows) + 1))
@@ -314,27 +315,6 @@ def test_tool_schemas_document_every_argument(tmp_path: Path) -> None:
                     }
 
     anyio.run(main)
-
-
-def test_9_a_second_server_on_a_held_home_says_one_sentence(tmp_path: Path) -> None:
-    """One engine per home: a second `reckoner serve` exits 2 naming the holder, no traceback,
-    nothing on stdout."""
-    home = tmp_path / "home"
-    first = RawStdioServer(home)
-    try:
-        first.initialize()
-        second = subprocess.run(
-            serve_command(home), input=b"", capture_output=True, timeout=60, env=os.environ.copy()
-        )
-    finally:
-        first.close()
-    assert second.returncode == 2
-    assert second.stdout == b""
-    err = second.stderr.decode()
-    assert "Traceback" not in err
-    assert err.startswith("reckoner: ")
-    assert len(err.strip().splitlines()) == 1
-    assert str(first.process.pid) in err
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.1"])

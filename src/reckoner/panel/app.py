@@ -7,6 +7,7 @@ another process at the same time.
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import sys
@@ -18,8 +19,9 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -38,8 +40,13 @@ from reckoner.wire import dumps, loads
 STATIC_DIR = Path(__file__).parent / "static"
 API = "/api/reckoner"
 DEFAULT_POLL_MS = 5000
-# A settings body is a few small objects; anything near this is not one.
+# A settings body is a few small objects; anything near this is not one. The guard counts the
+# body as it streams in and stops at this, so an over-large one is never held in memory.
 MAX_BODY_BYTES = 64 * 1024
+# How long a stopping panel waits for requests under way before it leaves without them: a
+# request stuck on a file (a FIFO, a hung mount) or a client that never finishes its body
+# must not keep SIGTERM from stopping the panel.
+SHUTDOWN_GRACE_SECONDS = 3.0
 
 _SECURITY_HEADERS = {
     # KaTeX positions glyphs with inline style attributes, hence 'unsafe-inline' for styles
@@ -195,11 +202,12 @@ class PanelApi:
             outcome = self.archive.delete(record_id)
         except OSError as failure:
             self.note("error", "panel: record delete failed", record=record_id, error=str(failure))
+            # The sentence names the folder inside the home, never a path of this machine.
             return _error(
                 500,
                 f"Record {record_id!r} could not be deleted "
                 f"({failure.strerror or type(failure).__name__}); check the permissions of "
-                f"{self.home / 'records'}.",
+                "the home's records folder.",
             )
         if outcome is DeleteOutcome.DELETED:
             self.note("info", "panel: record deleted", record=record_id)
@@ -224,13 +232,7 @@ class PanelApi:
                 f"The settings endpoint takes GET or PUT, not {request.method}.",
                 headers={"allow": "GET, PUT"},
             )
-        raw = await request.body()
-        if len(raw) > MAX_BODY_BYTES:
-            return _error(
-                413,
-                f"The settings body is {len(raw)} bytes, over the limit of {MAX_BODY_BYTES}; "
-                "send only the sections you change.",
-            )
+        raw = await request.body()  # the guard stops it at MAX_BODY_BYTES (413)
         try:
             body = loads(raw)
         except ValueError:
@@ -247,7 +249,7 @@ class PanelApi:
             self.note("error", "panel: settings save failed", error=str(failure))
             return _error(
                 500,
-                f"The settings could not be saved to {self.home / 'state.json'} "
+                "The settings could not be saved to the home's state.json "
                 f"({failure.strerror or type(failure).__name__}); make the home writable.",
             )
         self.note("info", "panel: settings saved", sections=saved)
@@ -300,9 +302,30 @@ def create_app(
     api = PanelApi(home, poll_ms, log)
 
     async def internal_error(request: Request, exc: Exception) -> Response:
-        # Still one JSON sentence for the page; the log keeps what happened.
+        # Still one JSON sentence for the page, naming no path of this machine (an OSError's
+        # text carries its file name); the log keeps what happened.
         api.note("error", "panel: endpoint failed", path=request.url.path, error=repr(exc))
-        return _error(500, f"internal error: {type(exc).__name__}: {exc}"[:300])
+        return _error(
+            500,
+            f"The panel could not answer this request (internal error: {type(exc).__name__}); "
+            "its run log in the home's logs folder has the details.",
+        )
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        # The router's own refusals (a wrong method) as JSON sentences like every other.
+        assert isinstance(exc, HTTPException)
+        return _error(
+            exc.status_code,
+            f"The panel cannot answer {request.method} {request.url.path}: {exc.detail}.",
+            headers=dict(exc.headers) if exc.headers else None,
+        )
+
+    async def client_gone(request: Request, exc: Exception) -> Response:
+        # One line, not a traceback: a client that hangs up mid-request is not a fault.
+        api.note(
+            "info", "panel: the client hung up before its request was read", path=request.url.path
+        )
+        return Response(status_code=499)
 
     routes = [
         Route("/", api.index_page, methods=["GET"]),
@@ -321,10 +344,19 @@ def create_app(
     ]
     app = Starlette(
         routes=routes,
-        exception_handlers={Exception: internal_error},
+        exception_handlers={
+            HTTPException: http_error,
+            ClientDisconnect: client_gone,
+            Exception: internal_error,
+        },
         middleware=[
             Middleware(_SecurityHeaders),
-            Middleware(GuardMiddleware, policy=HostPolicy(bound_host, bound_port)),
+            Middleware(
+                GuardMiddleware,
+                policy=HostPolicy(bound_host, bound_port),
+                max_body_bytes=MAX_BODY_BYTES,
+                body_advice="send only the settings sections you change",
+            ),
         ],
     )
     # Exposed so tests and benchmarks can observe what the endpoints read.
@@ -378,7 +410,7 @@ def run_panel(home: Path, host: str, port: int, open_browser: bool) -> None:
     app = create_app(home, bound_host=host, bound_port=bound_port, log=log)
     url = panel_url(host, bound_port)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    server = uvicorn.Server(config)
+    server = _stoppable_server(config, log)
     print(f"reckoner panel: serving {home} at {url}  (Ctrl+C to stop)", flush=True)
     if open_browser:
         threading.Timer(0.3, webbrowser.open, args=(url,)).start()
@@ -401,3 +433,30 @@ def run_panel(home: Path, host: str, port: int, open_browser: bool) -> None:
 
 def _exit_cleanly(signum: int, frame: object) -> None:
     raise SystemExit(0)
+
+
+def _leave_if_still_running(log: RunLog) -> None:
+    """Called SHUTDOWN_GRACE_SECONDS after a stop signal, if the panel has not stopped yet."""
+    log.warn("panel: stopped while a request was still under way; it was abandoned")
+    log.close()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # A thread blocked in a read cannot be interrupted, and interpreter exit would wait
+    # for it; nothing of the panel's is left to flush.
+    os._exit(0)
+
+
+def _stoppable_server(config: Any, log: RunLog) -> Any:
+    """A uvicorn server that a stop signal ends within SHUTDOWN_GRACE_SECONDS, whatever its
+    requests are waiting on."""
+    import uvicorn
+
+    class PanelServer(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if not self.should_exit:
+                timer = threading.Timer(SHUTDOWN_GRACE_SECONDS, _leave_if_still_running, (log,))
+                timer.daemon = True
+                timer.start()
+            super().handle_exit(sig, frame)
+
+    return PanelServer(config)

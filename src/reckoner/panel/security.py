@@ -1,8 +1,10 @@
-"""The panel's guard: which Host and Origin a request may carry (DNS rebinding, CSRF).
+"""The panel's guard: which Host and Origin a request may carry (DNS rebinding, CSRF), and
+how large its body may be.
 
 A local web app is still reachable by any page the user visits: a foreign page can post a
 form to it, and a rebinding DNS name can make the browser treat the panel as that page's
-own origin. The guard refuses both before any endpoint runs.
+own origin. The guard refuses both before any endpoint runs. A body is counted as it
+arrives, so an over-large one is refused without ever being held in memory.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from reckoner.wire import dumps
 
@@ -94,11 +96,35 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
+async def send_refusal(send: Send, status: int, sentence: str, *, close: bool = False) -> None:
+    """Answer ``{"error": sentence}`` in place of the app; ``close`` ends the connection, so
+    the rest of a refused body is not read."""
+    body = dumps({"error": sentence})
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"cache-control", b"no-store"),
+    ]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 class GuardMiddleware:
     """Refuses a foreign Host (421), a foreign Origin on a state change (403), and a
-    state-changing request that is not JSON (415) before the app sees it."""
+    state-changing request that is not JSON (415) before the app sees it; with
+    ``max_body_bytes``, a body over it too (413, see BodyLimitMiddleware)."""
 
-    def __init__(self, app: ASGIApp, policy: HostPolicy) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        policy: HostPolicy,
+        max_body_bytes: int | None = None,
+        body_advice: str = "send less",
+    ) -> None:
+        if max_body_bytes is not None:
+            app = BodyLimitMiddleware(app, max_body_bytes, body_advice)
         self.app = app
         self.policy = policy
 
@@ -110,20 +136,7 @@ class GuardMiddleware:
         if refusal is None:
             await self.app(scope, receive, send)
             return
-        status, sentence = refusal
-        body = dumps({"error": sentence})
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"cache-control", b"no-store"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await send_refusal(send, *refusal)
 
     def refusal(self, scope: Scope) -> tuple[int, str] | None:
         host = _header(scope, b"host")
@@ -159,3 +172,60 @@ class GuardMiddleware:
                 f"not {shown}; send the settings as a JSON object.",
             )
         return None
+
+
+class _BodyTooLarge(Exception):
+    """Raised out of ``receive`` once a body passes the limit; the middleware answers 413."""
+
+
+class BodyLimitMiddleware:
+    """Refuses a body over ``limit`` bytes with 413 and one JSON sentence: at once when
+    Content-Length says so, otherwise as soon as the bytes received pass it.
+
+    Starlette's own limit answers plain text, and replaces any answer to a request whose
+    declared length is over it with that text, so the panel counts for itself.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int, advice: str) -> None:
+        self.app = app
+        self.limit = limit
+        self.advice = advice
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.limit:
+            await send_refusal(send, 413, self._sentence(f"{declared} bytes, over"), close=True)
+            return
+        received = 0
+        started = False
+
+        async def counting_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise _BodyTooLarge
+            return message
+
+        async def watching_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counting_receive, watching_send)
+        except _BodyTooLarge:
+            if not started:
+                await send_refusal(send, 413, self._sentence("over"), close=True)
+
+    def _sentence(self, size: str) -> str:
+        return f"The request body is {size} the panel's limit of {self.limit} bytes; {self.advice}."
+
+
+def _content_length(scope: Scope) -> int | None:
+    value = (_header(scope, b"content-length") or "").strip()
+    return int(value) if value.isdigit() else None

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import anyio.to_thread
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
+from mcp.shared.exceptions import MCPError
 
 from reckoner import __version__
 from reckoner.server.texts import SKILLS, Skill, persona, skill_text
@@ -20,6 +21,9 @@ from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES, TOOL_NAME
 from reckoner.wire import dumps_text
 
 SERVER_NAME = "reckoner"
+
+RESOURCE_NOT_FOUND = -32002
+"""The MCP schema's code for an unknown resource URI; ``mcp_types`` names no constant for it."""
 
 
 class ToolCaller(Protocol):
@@ -112,7 +116,12 @@ def build_server(engine: ToolCaller | SerialEngine, *, preset: str = "reckoner")
         skill = _find_skill(name=params.name)
         if skill is None:
             known = ", ".join(s.name for s in SKILLS)
-            raise ValueError(f"unknown prompt {params.name!r}; the prompts are: {known}")
+            # An MCPError reaches the client as this JSON-RPC error on every revision; any other
+            # exception would be code 0 or "Internal server error" with a traceback.
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"There is no prompt {params.name!r}; the prompts are: {known}.",
+            )
         return types.GetPromptResult(
             description=skill.description,
             messages=[
@@ -143,7 +152,10 @@ def build_server(engine: ToolCaller | SerialEngine, *, preset: str = "reckoner")
         skill = _find_skill(uri=str(params.uri))
         if skill is None:
             known = ", ".join(s.uri for s in SKILLS)
-            raise ValueError(f"unknown resource {params.uri!r}; the resources are: {known}")
+            raise MCPError(
+                RESOURCE_NOT_FOUND,
+                f"There is no resource {str(params.uri)!r}; the resources are: {known}.",
+            )
         return types.ReadResourceResult(
             contents=[
                 types.TextResourceContents(

@@ -6,6 +6,7 @@ diverts the process's own fd 1 to stderr while it serves.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import os
@@ -18,10 +19,12 @@ from typing import Any
 import anyio
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.requests import ClientDisconnect
 
 from reckoner.server.app import SerialEngine, build_server
 from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
-from reckoner.service import Engine
+from reckoner.server.home_engine import HomeEngine
 
 _LEVELS = {
     "debug": logging.DEBUG,
@@ -32,8 +35,46 @@ _LEVELS = {
 }
 
 
+SHUTDOWN_GRACE_SECONDS = 3
+"""How long a stopping HTTP server waits for open requests before it cancels them."""
+
+
 class ServeError(Exception):
     """A server that cannot start, with the one sentence that says why."""
+
+
+_HANG_UPS: tuple[type[BaseException], ...] = (
+    ClientDisconnect,
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+    BrokenPipeError,
+    ConnectionResetError,
+)
+"""What the transports raise when the client went away; the SDK logs them with a traceback."""
+
+
+class HangUpsInOneLine(logging.Filter):
+    """A client that hangs up mid-request, or a request still open when the server stops, is
+    not a fault of the server: one line, no traceback.
+
+    The call it made, if one had started, still finishes and keeps its row (SerialEngine).
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        failure = record.exc_info[1] if record.exc_info else None
+        if isinstance(failure, _HANG_UPS):
+            what = "a client hung up mid-request"
+        elif isinstance(failure, asyncio.CancelledError):
+            what = "a request still open at shutdown was cancelled"
+        else:
+            return True
+        said = " ".join(record.getMessage().split())
+        record.msg = what + " (%s: %s)"
+        record.args = (said, type(failure).__name__)
+        record.exc_info = None
+        record.exc_text = None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
 
 
 def _configure_stderr_logging() -> None:
@@ -44,6 +85,7 @@ def _configure_stderr_logging() -> None:
     if not any(getattr(h, "stream", None) is sys.stderr for h in root.handlers):
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.addFilter(HangUpsInOneLine())
         root.addHandler(handler)
     root.setLevel(level)
 
@@ -81,6 +123,20 @@ def bind_loopback(host: str, port: int) -> socket.socket:
     return sock
 
 
+def host_guard(host: str, port: int) -> TransportSecuritySettings:
+    """The Host and Origin values the HTTP server answers to: its own address and port only.
+
+    Built for every bound address, because the SDK switches its DNS-rebinding guard on by
+    itself only for 127.0.0.1, ::1 and localhost, not for the rest of 127.0.0.0/8.
+    """
+    shown = {f"[{host}]" if ":" in host else host, "127.0.0.1", "localhost", "[::1]"}
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=sorted(f"{name}:{port}" for name in shown),
+        allowed_origins=sorted(f"http://{name}:{port}" for name in shown),
+    )
+
+
 async def serve_stdio(server: Server[Any]) -> None:
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
@@ -90,8 +146,18 @@ async def serve_http(server: Server[Any], sock: socket.socket) -> None:
     import uvicorn
 
     host, port = sock.getsockname()[:2]
-    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=str(host))
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH, transport_security=host_guard(str(host), int(port))
+    )
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        # A client that never finishes its request must not keep SIGTERM from stopping the
+        # server; a tool call under way still finishes (SerialEngine never abandons one).
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+    )
     shown_host = f"[{host}]" if ":" in str(host) else host
     print(
         f"reckoner: MCP over streamable HTTP at http://{shown_host}:{port}{MCP_PATH}",
@@ -111,16 +177,20 @@ def serve(
 ) -> None:
     """Open the home's engine and serve it until the client (stdio) or a signal (HTTP) ends it.
 
-    Raises ``ServeError`` or the engine's ``OSError`` (home locked or unusable) before serving.
+    A home the engine cannot open does not stop the server: it serves anyway and answers
+    every tool call with a receipt naming the cause (issue 9). Raises ``ServeError`` when the
+    HTTP address cannot be used.
     """
     _configure_stderr_logging()
     sock = bind_loopback(host, port) if http else None
-    try:
-        engine = Engine(home=home)
-    except BaseException:
-        if sock is not None:
-            sock.close()
-        raise
+    engine = HomeEngine(home)
+    if engine.open() is None:
+        # One line for whoever reads the host's log; the client sees it in every receipt.
+        print(
+            f"reckoner: serving without an engine, every tool call answers why: {engine.failure}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     # A terminated server still closes its engine (log line, lock, file handle) on the way out.
     def on_sigterm(signum: int, frame: object) -> None:
