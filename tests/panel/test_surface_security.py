@@ -46,11 +46,6 @@ def _assert_no_machine_path(text: str, home: Path) -> None:
         assert root not in text, (root, text)
 
 
-NEEDS_REGULAR_FILE_READS = pytest.mark.xfail(
-    strict=False, reason="needs i8-durability's regular-file reads in RecordArchive"
-)
-
-
 @dataclass
 class RunningPanel:
     process: subprocess.Popen[bytes]
@@ -227,7 +222,6 @@ def _record_outside(tmp_path: Path, record_id: str) -> Path:
     return outside
 
 
-@NEEDS_REGULAR_FILE_READS
 def test_issue_8_a_symlink_in_records_never_serves_a_file_outside_the_home(
     panel: RunningPanel, home: Path, tmp_path: Path
 ) -> None:
@@ -243,7 +237,6 @@ def test_issue_8_a_symlink_in_records_never_serves_a_file_outside_the_home(
     assert typeset.status_code == 404
 
 
-@NEEDS_REGULAR_FILE_READS
 def test_issue_8_a_symlink_as_the_open_record_is_never_followed(
     panel: RunningPanel, home: Path, tmp_path: Path
 ) -> None:
@@ -254,7 +247,6 @@ def test_issue_8_a_symlink_as_the_open_record_is_never_followed(
     assert one.status_code == 404 and "secret" not in one.text
 
 
-@NEEDS_REGULAR_FILE_READS
 @pytest.mark.parametrize("where", ["records/1700000000003.jsonl", "open-record.jsonl"])
 def test_issue_8_a_fifo_in_the_home_is_unreadable_and_never_hangs_the_panel(
     panel: RunningPanel, home: Path, where: str
