@@ -440,14 +440,22 @@ def test_3_4_reading_never_changes_what_is_stored() -> None:
     assert value == Quantity(298.15, vec("kelvin"))
 
 
-def test_3_4_minus_zero_is_rendered_as_zero() -> None:
+def test_3_4_minus_zero_is_rendered_as_zero_when_cut_to_digits() -> None:
+    for rendered in (
+        get(q(-0.0), digits=3)["num"],
+        get(q(complex(-0.0, -0.0)), digits=2)["im"],
+    ):
+        assert rendered == 0.0 and math.copysign(1.0, rendered) == 1.0
+
+
+def test_3_4_an_exact_reading_keeps_the_sign_of_zero_so_it_stores_back_exactly() -> None:
+    """Issue 8: a get receipt with no digits stores back bit for bit, -0.0 included."""
     for rendered in (
         get(q(-0.0))["num"],
-        get(q(-0.0), digits=3)["num"],
         get(q(-0.0), form="rect")["re"],
         get(q(complex(-0.0, -0.0)))["im"],
     ):
-        assert rendered == 0.0 and math.copysign(1.0, rendered) == 1.0
+        assert rendered == 0.0 and math.copysign(1.0, rendered) == -1.0
 
 
 ROUND_TRIP_VALUES = [

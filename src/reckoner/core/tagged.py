@@ -470,6 +470,9 @@ def _render_scalar(x: Scalar, options: RenderOptions) -> JSON:
 
 def _cut(x: float, options: RenderOptions) -> float | int:
     x = float(x)
-    if options.digits is None or x == 0 or not math.isfinite(x):
+    if options.digits is None:
+        # An exact reading stores back exactly (manual 3.4), -0.0 included (issue 8).
+        return stored_number(x)
+    if x == 0 or not math.isfinite(x):
         return json_number(x)
     return json_number(float(f"{x:.{min(options.digits, 17) - 1}e}"))
