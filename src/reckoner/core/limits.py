@@ -24,3 +24,6 @@ MAX_VALUE_DEPTH = 200
 
 MAX_DIMENSION_EXPONENT = 1_000_000
 """Largest magnitude of one exponent of a stored vector (`@m^1e300` has no storable vector)."""
+
+MAX_UNIT_LENGTH = 100
+"""Characters in one unit expression (`unit` on set, get and eval's read)."""
