@@ -155,7 +155,7 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
                 ErrorCode.INVALID_DIMENSION,
                 f"{where} {raw[:60]!r} names no row of the SI table; use one of "
                 f"{', '.join(dims.ALL_NAMES)}, or 7 integers in the order m,kg,s,A,K,mol,cd "
-                f"(convert other units to SI before set)",
+                f"({_unit_hint(where, raw[:60])})",
             )
         return row.vector, dims.affine_map(raw), raw
     if type(raw) is list:
@@ -192,6 +192,13 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
         f"{where} is {describe_json(raw)}; write a table name such as 'ohm' or 7 integers "
         f"in the order m,kg,s,A,K,mol,cd",
     )
+
+
+def _unit_hint(where: str, spelled: str) -> str:
+    """The way to other units: `unit`, on the reading side and the writing side alike."""
+    if where.startswith(("get's", "eval's")):
+        return f"to read another unit, ask with unit instead of dim, as in unit: {spelled!r}"
+    return f"for another unit, write unit instead of dim, as in unit: {spelled!r}"
 
 
 def _big(x: int) -> str:
@@ -551,8 +558,8 @@ def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
         raise fail(
             ErrorCode.INCOMPATIBLE_DIMENSION,
             f"get's dim {claimed} is the vector {dims.spell(options.vector)}, but the value "
-            f"holds {dims.spell(value.vector)}; ask for a dim of the stored vector or omit "
-            f"dim (nothing was converted)",
+            f"holds {dims.spell(value.vector)}; ask for a dim of the stored vector, use unit "
+            f"to read another unit of it, or omit dim (nothing was converted)",
         )
     unit_out: dict[str, JSON] = {}
     if options.unit is not None:

@@ -308,7 +308,9 @@ class Engine:
             known = ", ".join(self._slots.names()) or "none yet"
             raise _refuse(
                 ErrorCode.SLOT_NOT_FOUND,
-                f"the slot {name} does not exist; set or eval it first (slots now: {known})",
+                f"the slot {name} does not exist (slots now: {known}); set it if the question "
+                f"gives it, or eval it first if it is a result, and otherwise stop and name it "
+                f"as missing",
             )
         value = _materialize(slot, name)
         rendered = _settled(guarded(lambda: render(value, options)))
