@@ -5,16 +5,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from service_helpers import StepClock
 
 from reckoner import Engine
 from reckoner.core.errors import ErrorCode
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_store import RecordArchive
+from reckoner.units import resolve_unit
 
 OHM = [2, 1, -3, -2, 0, 0, 0]
 KELVIN = [0, 0, 0, 0, 1, 0, 0]
@@ -233,3 +237,21 @@ def test_cli_call_takes_unit_and_read(home: Path) -> None:
         "value"
     ] == {"num": 5184, "unit": "km^2/h^2", "dim": "gray"}
     assert call("get", {"name": "v", "unit": "mi/h", "digits": 3})["value"]["num"] == 44.7
+
+
+@given(
+    x=st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300),
+    unit=st.sampled_from(["kOhm", "km/h", "degF", "mPa*s", "psi", "deg", "uF", "kWh", "in"]),
+)
+def test_conversion_is_exact_on_the_written_decimal(x: float, unit: str) -> None:
+    """Issue 14: a number converts from its shortest decimal spelling with the exact factor,
+    rounded once, and reading it back in the same unit returns it to within the rounding of
+    the SI double (an offset unit's zero sits far from the SI zero)."""
+    spec = resolve_unit(unit)
+    exact = Fraction(repr(x)) * spec.exact_factor + spec.exact_offset
+    si = spec.into_si(x)
+    if abs(exact) < Fraction(1.7e308):
+        assert si == float(exact)
+        back = spec.out_of_si(si)
+        scale = max(abs(x), abs(float(spec.exact_offset / spec.exact_factor)))
+        assert abs(back - x) <= 1e-13 * scale

@@ -43,7 +43,9 @@ class UnitSpec:
     """A resolved unit expression: ``SI = x*factor + offset``, exact, with its vector.
 
     Built by the unit catalogue outside the core; the core only applies it. A unit whose map
-    equals a table name's (identity, degC) applies that map in floats, exactly as `dim`."""
+    equals a table name's (identity, degC) applies that map in floats, exactly as `dim`.
+    Otherwise a number is taken at its shortest decimal spelling and converted with exact
+    integers, rounded once: 4.7 kOhm is 4700 and 1.002 mPa*s is 0.001002, as written."""
 
     text: str
     vector: dims.Vector
@@ -66,36 +68,59 @@ class UnitSpec:
     def is_identity(self) -> bool:
         return self.table_map is not None and self.table_map.is_identity
 
-    @property
-    def is_affine(self) -> bool:
-        return self.exact_offset != 0
-
     def into_si(self, x: float, *, scale_only: bool = False) -> float:
-        """A written number into SI, exactly, rounded once (scale_only: an imaginary part)."""
+        """A written number into SI (scale_only: an imaginary part, which takes no offset)."""
         if self.table_map is not None:
             m = self.table_map
             return x * m.factor if scale_only else x * m.factor + m.offset
-        exact = Fraction(repr(x)) * self.exact_factor
-        return _rounded(exact if scale_only else exact + self.exact_offset)
+        mantissa, shift = _decimal(x)
+        p, q = self.exact_factor.numerator, self.exact_factor.denominator
+        r, s = (
+            (0, 1) if scale_only else (self.exact_offset.numerator, self.exact_offset.denominator)
+        )
+        # x*p/q + r/s over one denominator; int / int is correctly rounded.
+        if shift >= 0:
+            return _ratio(mantissa * 10**shift * p * s + r * q, q * s)
+        scale = 10**-shift
+        return _ratio(mantissa * p * s + r * q * scale, q * s * scale)
 
     def out_of_si(self, x: float, *, scale_only: bool = False) -> float:
-        """An SI number in this unit, exactly, rounded once."""
+        """An SI number in this unit, converted the same exact way."""
         if self.table_map is not None:
             m = self.table_map
             return x / m.factor if scale_only else (x - m.offset) / m.factor
-        exact = Fraction(repr(x)) if scale_only else Fraction(repr(x)) - self.exact_offset
-        return _rounded(exact / self.exact_factor)
+        mantissa, shift = _decimal(x)
+        p, q = self.exact_factor.numerator, self.exact_factor.denominator
+        r, s = (
+            (0, 1) if scale_only else (self.exact_offset.numerator, self.exact_offset.denominator)
+        )
+        # (x - r/s) * q/p over one denominator.
+        if shift >= 0:
+            return _ratio((mantissa * 10**shift * s - r) * q, s * p)
+        scale = 10**-shift
+        return _ratio((mantissa * s - r * scale) * q, s * p * scale)
+
+
+def _decimal(x: float) -> tuple[int, int]:
+    """A finite double's shortest decimal spelling as ``mantissa * 10**shift``."""
+    text = repr(x)
+    exponent = 0
+    if "e" in text:
+        text, power = text.split("e")
+        exponent = int(power)
+    whole, _, fraction = text.partition(".")
+    return int(whole + fraction), exponent - len(fraction)
+
+
+def _ratio(numerator: int, denominator: int) -> float:
+    try:
+        return numerator / denominator
+    except OverflowError:
+        return math.inf if numerator > 0 else -math.inf  # refused later as not finite
 
 
 UnitResolver = Callable[[JSON, str], UnitSpec]
 """Resolves `unit` text (or refuses with a raised failure); supplied from outside the core."""
-
-
-def _rounded(exact: Fraction) -> float:
-    try:
-        return float(exact)
-    except OverflowError:
-        return math.inf if exact > 0 else -math.inf  # refused later as not finite
 
 
 # -- numbers and dims in -------------------------------------------------------------------

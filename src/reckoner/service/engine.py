@@ -293,9 +293,13 @@ class Engine:
         form = stored(value)
         rev = self._slots.write(name, form, value)
         content = {"name": name, "value": form}
-        written = _units_written(raw)
-        if written is not None:
-            content["unit"] = written  # the row keeps the unit as the model transcribed it
+        unit = raw.get("unit")
+        if type(unit) is str:
+            content["unit"] = unit  # the row keeps the unit as the model transcribed it
+        elif "object" in raw:
+            written = _units_written(raw)
+            if written is not None:
+                content["unit"] = written
         return {"ok": True, "name": name, "rev": rev, "value": form}, content
 
     def _op_get(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:

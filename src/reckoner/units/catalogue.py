@@ -61,18 +61,28 @@ def _catalogue() -> Any:
         return _registry
 
 
+_resolved: dict[str, UnitSpec] = {}  # every expression resolved once; a hit is one lookup
+_MAX_RESOLVED = 4096
+
+
 def resolve_unit(raw: object, where: str = "unit") -> UnitSpec:
     """A unit expression as the core applies it; refuses with one sentence (raises)."""
-    if type(raw) is not str:
+    if type(raw) is str:
+        hit = _resolved.get(raw)
+        if hit is not None:
+            return hit
+    else:
         raise fail(
             ErrorCode.INVALID_DIMENSION,
             f"{where} is {describe_json(raw)}, but a unit is a string such as 'kOhm', "
             f"'km/h' or 'kg/m^3'",
         )
-    return _resolve(raw, where)
+    spec = _resolve(raw, where)
+    if len(_resolved) < _MAX_RESOLVED:
+        _resolved[raw] = spec
+    return spec
 
 
-@lru_cache(maxsize=1024)
 def _resolve(text: str, where: str) -> UnitSpec:
     terms = _parse(text, where)
     registry = _catalogue()
