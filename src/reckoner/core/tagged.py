@@ -7,7 +7,6 @@ import cmath
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -636,8 +635,12 @@ def _cut(x: float, options: RenderOptions) -> float | int:
 def round_significant(x: float, digits: int) -> float:
     """`x` to `digits` significant digits, half away from zero, on its shortest decimal
     spelling (repr): 2.5 -> 3, 0.15 -> 0.2, 2.5e-7 -> 3e-7 alike, whatever the binary value."""
-    spelled = Decimal(repr(x))
-    if digits >= len(spelled.as_tuple().digits):
+    mantissa, shift = _decimal(x)
+    size = abs(mantissa)
+    drop = len(str(size)) - digits
+    if drop <= 0:
         return x  # already as short as asked: nothing to cut
-    quantum = Decimal(1).scaleb(spelled.adjusted() - digits + 1)
-    return float(spelled.quantize(quantum, rounding=ROUND_HALF_UP))
+    kept, rest = divmod(size, 10**drop)
+    if 2 * rest >= 10**drop:
+        kept += 1  # a tie goes away from zero
+    return float(f"{'-' if mantissa < 0 else ''}{kept}e{shift + drop}")
