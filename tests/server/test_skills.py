@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from reckoner.core.contract import TOOL_BY_NAME
 from reckoner.core.dimensions import NAME_TABLE
 from reckoner.core.errors import ErrorCode
 from reckoner.core.notation import NOTATIONS
@@ -122,6 +123,17 @@ def test_every_skill_example_evaluates_as_shown(example: Example, tmp_path: Path
                 f"{example.id}: {step.line}\n  shown:   {json.dumps(step.expected)}"
                 f"\n  engine:  {json.dumps(receipt)}"
             )
+
+
+def test_issue_14_skill_calls_use_the_contract_keys() -> None:
+    """Issue 14: every call the skills show names a contract tool with only its keys; a call
+    that leaves out a required key or adds another is shown refused."""
+    for example in ALL_EXAMPLES:
+        for step in example.steps:
+            tool = TOOL_BY_NAME[step.tool]
+            keys = set(step.args)
+            well_formed = keys <= set(tool.keys) and set(tool.required) <= keys
+            assert well_formed or step.expected["ok"] is False, (example.id, step.line)
 
 
 def test_8_2_interface_skill_names_every_code_and_what_to_do() -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from service_helpers import StepClock
 
 from reckoner import Engine
-from reckoner.core.errors import ErrorCode
+from reckoner.core.errors import EngineError, ErrorCode
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_store import RecordArchive
 from reckoner.units import resolve_unit
@@ -156,6 +156,8 @@ BAD_UNITS: list[tuple[Any, ErrorCode, str]] = [
     ("m%", ErrorCode.INVALID_DIMENSION, "'%'"),
     ("m^0.5", ErrorCode.INVALID_DIMENSION, "whole powers"),
     ("m^(1/2)", ErrorCode.INVALID_DIMENSION, "whole powers"),
+    ("km^99999999999", ErrorCode.INVALID_DIMENSION, "MAX_UNIT_POWER"),
+    ("dB", ErrorCode.INVALID_DIMENSION, "no linear conversion"),
     ("degC/s", ErrorCode.INVALID_DIMENSION, "delta_degC"),
     ("degF*m", ErrorCode.INVALID_DIMENSION, "delta_degF"),
     ("degC^2", ErrorCode.INVALID_DIMENSION, "offset"),
@@ -237,6 +239,14 @@ def test_cli_call_takes_unit_and_read(home: Path) -> None:
         "value"
     ] == {"num": 5184, "unit": "km^2/h^2", "dim": "gray"}
     assert call("get", {"name": "v", "unit": "mi/h", "digits": 3})["value"]["num"] == 44.7
+    record_id = RecordArchive(HomeLayout(home)).index().open.id  # type: ignore[union-attr]
+    shown = subprocess.run(
+        [sys.executable, "-m", "reckoner", "show", record_id, "--home", str(home)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "given in km/h" in shown
 
 
 @given(
@@ -254,4 +264,52 @@ def test_conversion_is_exact_on_the_written_decimal(x: float, unit: str) -> None
         assert si == float(exact)
         back = spec.out_of_si(si)
         scale = max(abs(x), abs(float(spec.exact_offset / spec.exact_factor)))
-        assert abs(back - x) <= 1e-13 * scale
+        assert abs(back - x) <= 1e-13 * scale + 1e-300  # subnormals may underflow in SI
+
+
+_UNIT_PIECES = st.sampled_from(
+    [
+        "m",
+        "kg",
+        "s",
+        "kOhm",
+        "degC",
+        "degF",
+        "dB",
+        "neper",
+        "min",
+        "Pa",
+        "%",
+        "1",
+        "^",
+        "^-2",
+        "^0.5",
+        "*",
+        "/",
+        "(",
+        ")",
+        " ",
+        "+",
+        "e3",
+        "x",
+        "inf",
+        "nan",
+        "delta_degC",
+        "µ",
+        "**",
+    ]
+)
+
+
+@given(pieces=st.lists(_UNIT_PIECES, min_size=1, max_size=8), tail=st.text(max_size=3))
+def test_any_unit_text_is_stored_or_refused_in_one_sentence(pieces: list[str], tail: str) -> None:
+    """Issue 14 "Bad input": whatever the text, `unit` resolves or is refused with
+    ENGINE_INVALID_DIMENSION in one line, never an internal error."""
+    text = "".join(pieces) + tail
+    try:
+        spec = resolve_unit(text)
+    except EngineError as error:
+        assert error.failure.code is ErrorCode.INVALID_DIMENSION
+        assert "\n" not in error.failure.message and "internal error" not in error.failure.message
+    else:
+        assert spec.text == text and spec.exact_factor > 0
