@@ -50,8 +50,29 @@ def _add_home(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _tools_help() -> str:
+    """The tools and their argument keys, from the one contract (key? marks an option)."""
+    import textwrap
+
+    from reckoner.core.contract import TOOLS
+
+    lines = ["tools and their JSON arguments (key? is optional):"]
+    for tool in TOOLS:
+        lines.append(f"  {tool.signature()}")
+        for argument in tool.arguments:
+            text = f"{argument.key}: {argument.description}"
+            lines.extend(
+                textwrap.wrap(text, 88, initial_indent="      ", subsequent_indent="        ")
+            )
+    lines.append(
+        """example: reckoner call set '{"name": "R1", "value": {"num": 4700, "dim": "ohm"}}'"""
+    )
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line; `reckoner --help` lists every command."""
+    from reckoner.core.contract import TOOL_NAMES
     from reckoner.server.defaults import DEFAULT_HTTP_PORT
     from reckoner.server.texts import PRESETS
 
@@ -70,11 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
         "call",
         help="make one engine call on the home and print its receipt as JSON",
         description=(
-            "Make one call (set, get, eval, record_start, record_message, record_end) on the "
-            "home's engine and print the receipt as JSON. Exit code 1 when the engine refused."
+            f"Make one call ({', '.join(TOOL_NAMES)}) on the home's engine and print the "
+            "receipt as JSON. Exit code 1 when the engine refused."
         ),
+        epilog=_tools_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    call.add_argument("tool", help="set, get, eval, record_start, record_message or record_end")
+    call.add_argument("tool", metavar="TOOL", help=" | ".join(TOOL_NAMES))
     call.add_argument(
         "args", metavar="JSON", help="the arguments as one JSON object ('-' reads stdin)"
     )
@@ -230,7 +253,10 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
             str(text)
         ) if text else "[dim](no closing text)[/dim]"
     if tool == "set":
-        return "set", f"{escape(str(body.get('name')))} = {escape(format_value(body.get('value')))}"
+        given = body.get("unit")
+        written = f" [dim](given in {escape(given)})[/dim]" if isinstance(given, str) else ""
+        value = escape(format_value(body.get("value")))
+        return "set", f"{escape(str(body.get('name')))} = {value}{written}"
     if tool == "get":
         return "get", f"{escape(str(body.get('name')))} → {escape(format_value(body.get('value')))}"
     if tool == "eval":

@@ -232,7 +232,7 @@ MALFORMED: list[tuple[str, Any, str]] = [
     ("set", {"name": "V", "value": {"num": "12"}}, "ENGINE_INVALID_ARGS"),
     ("set", {"name": "V", "value": {"num": None}}, "ENGINE_INVALID_ARGS"),
     ("set", {"name": "V", "value": {"num": True}}, "ENGINE_INVALID_ARGS"),
-    ("set", {"name": "V", "value": {"num": 1, "unit": "V"}}, "ENGINE_INVALID_ARGS"),
+    ("set", {"name": "V", "value": {"num": 1, "units": "V"}}, "ENGINE_INVALID_ARGS"),
     ("set", {"name": "V", "value": {"array": 5}}, "ENGINE_INVALID_ARGS"),
     ("set", {"name": "V", "value": {"array": [1, {"num": 2}]}}, "ENGINE_INVALID_ARGS"),
     ("set", {"name": "V", "value": {"object": [1]}}, "ENGINE_INVALID_ARGS"),
@@ -377,9 +377,9 @@ def test_8_1_extra_key_refusal_names_the_allowed_keys(recording: Engine) -> None
 
 
 def test_8_1_value_error_comes_before_an_extra_key(recording: Engine) -> None:
-    receipt = recording.call("set", {"name": "V", "value": {"bogus": 1}, "unit": "V"})
+    receipt = recording.call("set", {"name": "V", "value": {"bogus": 1}, "colour": "V"})
     assert receipt["code"] == "ENGINE_INVALID_ARGS"
-    assert "unit" not in receipt["error"]
+    assert "colour" not in receipt["error"]
 
 
 def test_8_1_message_text_checked_before_hide(recording: Engine) -> None:

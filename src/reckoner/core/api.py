@@ -19,7 +19,14 @@ from .evaluator import Program, compile_tree
 from .limits import MAX_DIMENSION_EXPONENT, MAX_NESTING_DEPTH
 from .names import is_name
 from .parser import parse
-from .tagged import RenderOptions, describe_json, parse_tagged, render, stored_form
+from .tagged import (
+    RenderOptions,
+    UnitResolver,
+    describe_json,
+    parse_tagged,
+    render,
+    stored_form,
+)
 from .values import (
     Obj,
     Quantity,
@@ -165,11 +172,12 @@ def _short_vector(v: dims.Vector) -> str:
     return "[" + ",".join(shown) + "]"
 
 
-def parse_value(raw: JSON) -> Value | Failure:
-    """`set`'s tagged value, converted to SI and checked as storable."""
+def parse_value(raw: JSON, units: UnitResolver | None = None) -> Value | Failure:
+    """`set`'s tagged value, converted to SI and checked as storable; `units` resolves a
+    `unit` key (the core has no catalogue of its own)."""
 
     def build() -> Value:
-        value = parse_tagged(raw)
+        value = parse_tagged(raw, units=units)
         admit(value, "value")
         return value
 

@@ -24,3 +24,9 @@ MAX_VALUE_DEPTH = 200
 
 MAX_DIMENSION_EXPONENT = 1_000_000
 """Largest magnitude of one exponent of a stored vector (`@m^1e300` has no storable vector)."""
+
+MAX_UNIT_LENGTH = 100
+"""Characters in one unit expression (`unit` on set, get and eval's read)."""
+
+MAX_UNIT_POWER = 20
+"""Largest magnitude of one whole power in a unit expression (`m^3`, `s^-2`)."""

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import cmath
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -26,12 +29,97 @@ from .values import (
 )
 
 TAGS = ("num", "re", "mag", "array", "object")
-KEYS = frozenset({"num", "re", "im", "mag", "ang", "array", "object", "dim"})
+KEYS = frozenset({"num", "re", "im", "mag", "ang", "array", "object", "dim", "unit"})
 TAG_VOCABULARY = (
-    "{num}, {re, im}, {mag, ang}, {array} or {object}, each with an optional dim "
+    "{num}, {re, im}, {mag, ang}, {array} or {object}, each with an optional dim or unit "
     "(not beside object)"
 )
 JSON = Any
+
+
+@dataclass(frozen=True, slots=True)
+class UnitSpec:
+    """A resolved unit expression: ``SI = x*factor + offset``, exact, with its vector.
+
+    Built by the unit catalogue outside the core; the core only applies it. A unit whose map
+    equals a table name's (identity, degC) applies that map in floats, exactly as `dim`.
+    Otherwise a number is taken at its shortest decimal spelling and converted with exact
+    integers, rounded once: 4.7 kOhm is 4700 and 1.002 mPa*s is 0.001002, as written."""
+
+    text: str
+    vector: dims.Vector
+    exact_factor: Fraction
+    exact_offset: Fraction
+    factor: float
+    offset: float
+    table_map: dims.AffineMap | None
+
+    @classmethod
+    def of(cls, text: str, vector: dims.Vector, factor: Fraction, offset: Fraction) -> UnitSpec:
+        table_map = None
+        for name in ("dim-less", "degC"):
+            candidate = dims.affine_map(name)
+            if factor == Fraction(candidate.factor) and offset == Fraction(str(candidate.offset)):
+                table_map = candidate
+        return cls(text, vector, factor, offset, float(factor), float(offset), table_map)
+
+    @property
+    def is_identity(self) -> bool:
+        return self.table_map is not None and self.table_map.is_identity
+
+    def into_si(self, x: float, *, scale_only: bool = False) -> float:
+        """A written number into SI (scale_only: an imaginary part, which takes no offset)."""
+        if self.table_map is not None:
+            m = self.table_map
+            return x * m.factor if scale_only else x * m.factor + m.offset
+        mantissa, shift = _decimal(x)
+        p, q = self.exact_factor.numerator, self.exact_factor.denominator
+        r, s = (
+            (0, 1) if scale_only else (self.exact_offset.numerator, self.exact_offset.denominator)
+        )
+        # x*p/q + r/s over one denominator; int / int is correctly rounded.
+        if shift >= 0:
+            return _ratio(mantissa * 10**shift * p * s + r * q, q * s)
+        scale = 10**-shift
+        return _ratio(mantissa * p * s + r * q * scale, q * s * scale)
+
+    def out_of_si(self, x: float, *, scale_only: bool = False) -> float:
+        """An SI number in this unit, converted the same exact way."""
+        if self.table_map is not None:
+            m = self.table_map
+            return x / m.factor if scale_only else (x - m.offset) / m.factor
+        mantissa, shift = _decimal(x)
+        p, q = self.exact_factor.numerator, self.exact_factor.denominator
+        r, s = (
+            (0, 1) if scale_only else (self.exact_offset.numerator, self.exact_offset.denominator)
+        )
+        # (x - r/s) * q/p over one denominator.
+        if shift >= 0:
+            return _ratio((mantissa * 10**shift * s - r) * q, s * p)
+        scale = 10**-shift
+        return _ratio((mantissa * s - r * scale) * q, s * p * scale)
+
+
+def _decimal(x: float) -> tuple[int, int]:
+    """A finite double's shortest decimal spelling as ``mantissa * 10**shift``."""
+    text = repr(x)
+    exponent = 0
+    if "e" in text:
+        text, power = text.split("e")
+        exponent = int(power)
+    whole, _, fraction = text.partition(".")
+    return int(whole + fraction), exponent - len(fraction)
+
+
+def _ratio(numerator: int, denominator: int) -> float:
+    try:
+        return numerator / denominator
+    except OverflowError:
+        return math.inf if numerator > 0 else -math.inf  # refused later as not finite
+
+
+UnitResolver = Callable[[JSON, str], UnitSpec]
+"""Resolves `unit` text (or refuses with a raised failure); supplied from outside the core."""
 
 
 # -- numbers and dims in -------------------------------------------------------------------
@@ -91,7 +179,7 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
                 ErrorCode.INVALID_DIMENSION,
                 f"{where} {raw[:60]!r} names no row of the SI table; use one of "
                 f"{', '.join(dims.ALL_NAMES)}, or 7 integers in the order m,kg,s,A,K,mol,cd "
-                f"(convert other units to SI before set)",
+                f"({_unit_hint(where, raw[:60])})",
             )
         return row.vector, dims.affine_map(raw), raw
     if type(raw) is list:
@@ -130,6 +218,13 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
     )
 
 
+def _unit_hint(where: str, spelled: str) -> str:
+    """The way to other units: `unit`, on the reading side and the writing side alike."""
+    if where.startswith(("get's", "eval's")):
+        return f"to read another unit, ask with unit instead of dim, as in unit: {spelled!r}"
+    return f"for another unit, write unit instead of dim, as in unit: {spelled!r}"
+
+
 def _big(x: int) -> str:
     """An integer for a message; a huge one by its size (str() of it may even refuse)."""
     if abs(x) < 10**15:
@@ -140,8 +235,10 @@ def _big(x: int) -> str:
 # -- set's tagged value --------------------------------------------------------------------
 
 
-def parse_tagged(raw: JSON, where: str = "value", depth: int = 0) -> Value:
-    """`set`'s value: exactly one tag plus an optional `dim`, converted to SI on entry."""
+def parse_tagged(
+    raw: JSON, where: str = "value", depth: int = 0, units: UnitResolver | None = None
+) -> Value:
+    """`set`'s value: exactly one tag plus an optional `dim` or `unit`, converted to SI."""
     if depth > MAX_VALUE_DEPTH:
         raise _too_deep(where)
     if type(raw) is not dict:
@@ -175,8 +272,19 @@ def parse_tagged(raw: JSON, where: str = "value", depth: int = 0) -> Value:
                 f"{where} puts dim beside object, but an object takes its dimensions per "
                 f"field; move dim into each field's value",
             )
-        return _object(raw["object"], where, depth)
-    vector, mapping, _ = parse_dim(raw.get("dim"), f"{where}.dim")
+        if raw.get("unit") is not None:
+            raise fail(
+                ErrorCode.INVALID_ARGS,
+                f"{where} puts unit beside object, but an object takes its units per "
+                f"field; move unit into each field's value",
+            )
+        return _object(raw["object"], where, depth, units)
+    mapping: dims.AffineMap | UnitSpec
+    if raw.get("unit") is None:
+        vector, mapping, _ = parse_dim(raw.get("dim"), f"{where}.dim")
+    else:
+        mapping = _unit_in(raw, where, units)
+        vector = mapping.vector
     if tag == "num":
         x = number(raw["num"], f"{where}.num")
         return Quantity(_map_in(x, mapping), vector)
@@ -203,7 +311,27 @@ def parse_tagged(raw: JSON, where: str = "value", depth: int = 0) -> Value:
     return Quantity(make_array(elements), vector)
 
 
-def _flat_real(items: list[JSON], mapping: dims.AffineMap) -> np.ndarray[Any, Any] | None:
+def _unit_in(raw: dict[str, JSON], where: str, units: UnitResolver | None) -> UnitSpec:
+    """The value's unit; a dim beside it may only repeat its vector (a get receipt's echo)."""
+    if units is None:
+        raise fail(ErrorCode.INVALID_ARGS, f"{where}.unit is not accepted here; use dim")
+    spec = units(raw["unit"], f"{where}.unit")
+    if raw.get("dim") is not None:
+        vector, mapping, name = parse_dim(raw["dim"], f"{where}.dim")
+        if vector != spec.vector or not mapping.is_identity:
+            shown = name or str(dims.integers(vector))
+            raise fail(
+                ErrorCode.INVALID_ARGS,
+                f"{where} gives both dim {shown} and unit {spec.text!r} "
+                f"({dims.spell(spec.vector)}), which disagree; give unit alone, it carries "
+                f"the dimension",
+            )
+    return spec
+
+
+def _flat_real(
+    items: list[JSON], mapping: dims.AffineMap | UnitSpec
+) -> np.ndarray[Any, Any] | None:
     """A flat list of finite JSON numbers in one numpy pass (what `_elements` builds element
     by element, bit for bit); None sends anything else down the careful path that words
     the refusal."""
@@ -243,24 +371,36 @@ def _polar(mag: float, ang: float) -> complex:
     return complex(mag * math.cos(ang), mag * math.sin(ang))
 
 
-def _map_in(x: Scalar, mapping: dims.AffineMap) -> Scalar:
+def _map_in(x: Scalar, mapping: dims.AffineMap | UnitSpec) -> Scalar:
     if mapping.is_identity:
         return x
+    if type(mapping) is UnitSpec:
+        if type(x) is complex:
+            return complex(mapping.into_si(x.real), mapping.into_si(x.imag, scale_only=True))
+        return mapping.into_si(x)  # type: ignore[arg-type]
     if type(x) is complex:
         return complex(x.real * mapping.factor + mapping.offset, x.imag * mapping.factor)
     return x * mapping.factor + mapping.offset
 
 
-def _map_out(x: Scalar, mapping: dims.AffineMap) -> Scalar:
+def _map_out(x: Scalar, mapping: dims.AffineMap | UnitSpec) -> Scalar:
     if mapping.is_identity:
         return x
+    if type(mapping) is UnitSpec:
+        if type(x) is complex:
+            return complex(mapping.out_of_si(x.real), mapping.out_of_si(x.imag, scale_only=True))
+        return mapping.out_of_si(float(x))  # type: ignore[arg-type]
     if type(x) is complex:
         return complex((x.real - mapping.offset) / mapping.factor, x.imag / mapping.factor)
     return (x - mapping.offset) / mapping.factor
 
 
 def _elements(
-    items: list[JSON], where: str, mapping: dims.AffineMap, counter: list[int], depth: int
+    items: list[JSON],
+    where: str,
+    mapping: dims.AffineMap | UnitSpec,
+    counter: list[int],
+    depth: int,
 ) -> list[Element]:
     if depth > MAX_VALUE_DEPTH:
         raise _too_deep(where)
@@ -310,7 +450,7 @@ def _bare_complex(item: dict[str, JSON], where: str) -> complex:
     )
 
 
-def _object(fields: JSON, where: str, depth: int) -> Obj:
+def _object(fields: JSON, where: str, depth: int, units: UnitResolver | None) -> Obj:
     if type(fields) is not dict:
         raise fail(
             ErrorCode.INVALID_ARGS,
@@ -325,7 +465,7 @@ def _object(fields: JSON, where: str, depth: int) -> Obj:
                 f"the field name {str(name)[:40]!r} in {where}.object breaks the name rule: a "
                 f"letter or underscore, then ASCII letters, digits or underscores",
             )
-        parsed[name] = parse_tagged(field_value, f"{where}.object.{name}", depth + 1)
+        parsed[name] = parse_tagged(field_value, f"{where}.object.{name}", depth + 1, units)
     return Obj(parsed)
 
 
@@ -388,11 +528,18 @@ def _bare_element(e: Element) -> JSON:
 
 
 class RenderOptions:
-    """`get`'s validated `form`, `digits` and `dim`."""
+    """`get`'s validated `form`, `digits`, `dim` and (resolved outside the core) `unit`."""
 
-    __slots__ = ("digits", "dim_raw", "form", "mapping", "name", "vector")
+    __slots__ = ("digits", "dim_raw", "form", "mapping", "name", "unit", "vector")
 
-    def __init__(self, form: JSON, digits: JSON, dim: JSON) -> None:
+    def __init__(
+        self,
+        form: JSON,
+        digits: JSON,
+        dim: JSON,
+        unit: UnitSpec | None = None,
+        where: str = "get's",
+    ) -> None:
         if form is not None and form not in ("rect", "polar"):
             raise fail(
                 ErrorCode.INVALID_ARGS,
@@ -414,10 +561,19 @@ class RenderOptions:
             self.digits = int(digits)
         self.dim_raw = dim
         self.vector: dims.Vector | None = None
-        self.mapping = dims.IDENTITY
+        self.mapping: dims.AffineMap | UnitSpec = dims.IDENTITY
         self.name: str | None = None
+        self.unit = unit
         if dim is not None:
-            self.vector, self.mapping, self.name = parse_dim(dim, "get's dim")
+            self.vector, self.mapping, self.name = parse_dim(dim, f"{where} dim")
+            if unit is not None:
+                raise fail(
+                    ErrorCode.INVALID_ARGS,
+                    f"{where} dim {str(dim)[:60]!r} and unit {unit.text!r} both ask for a "
+                    f"spelling; keep unit alone (it reads any unit of the stored vector)",
+                )
+        elif unit is not None:
+            self.vector, self.mapping = unit.vector, unit
 
 
 def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
@@ -425,15 +581,26 @@ def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
     if isinstance(value, Obj):
         return {"object": {name: render(v, options) for name, v in value.fields.items()}}
     if options.vector is not None and options.vector != value.vector:
+        if options.unit is not None:
+            raise fail(
+                ErrorCode.INCOMPATIBLE_DIMENSION,
+                f"the unit {options.unit.text!r} is the vector {dims.spell(options.vector)}, "
+                f"but the value holds {dims.spell(value.vector)}; ask for a unit of the "
+                f"stored vector or omit unit (nothing was converted)",
+            )
         claimed = options.name or str(dims.integers(options.vector))
         raise fail(
             ErrorCode.INCOMPATIBLE_DIMENSION,
             f"get's dim {claimed} is the vector {dims.spell(options.vector)}, but the value "
-            f"holds {dims.spell(value.vector)}; ask for a dim of the stored vector or omit "
-            f"dim (nothing was converted)",
+            f"holds {dims.spell(value.vector)}; ask for a dim of the stored vector, use unit "
+            f"to read another unit of it, or omit dim (nothing was converted)",
         )
-    if options.name is not None:
-        dim_out: JSON = options.name
+    unit_out: dict[str, JSON] = {}
+    if options.unit is not None:
+        unit_out = {"unit": options.unit.text}
+        dim_out: JSON = dims.first_name(value.vector) or dims.integers(value.vector)
+    elif options.name is not None:
+        dim_out = options.name
     elif options.vector is not None:
         dim_out = options.dim_raw
     else:
@@ -441,11 +608,11 @@ def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
     payload = value.payload
     if is_array_payload(payload):
         items = [_render_element(e, options) for e in as_list(payload)]  # type: ignore[arg-type]
-        return {"array": items, "dim": dim_out}
+        return {"array": items, **unit_out, "dim": dim_out}
     rendered = _render_scalar(payload, options)  # type: ignore[arg-type]
     if isinstance(rendered, dict):
-        return {**rendered, "dim": dim_out}
-    return {"num": rendered, "dim": dim_out}
+        return {**rendered, **unit_out, "dim": dim_out}
+    return {"num": rendered, **unit_out, "dim": dim_out}
 
 
 def _render_element(e: Element, options: RenderOptions) -> JSON:
@@ -475,4 +642,18 @@ def _cut(x: float, options: RenderOptions) -> float | int:
         return stored_number(x)
     if x == 0 or not math.isfinite(x):
         return json_number(x)
-    return json_number(float(f"{x:.{min(options.digits, 17) - 1}e}"))
+    return json_number(round_significant(x, options.digits))
+
+
+def round_significant(x: float, digits: int) -> float:
+    """`x` to `digits` significant digits, half away from zero, on its shortest decimal
+    spelling (repr): 2.5 -> 3, 0.15 -> 0.2, 2.5e-7 -> 3e-7 alike, whatever the binary value."""
+    mantissa, shift = _decimal(x)
+    size = abs(mantissa)
+    drop = len(str(size)) - digits
+    if drop <= 0:
+        return x  # already as short as asked: nothing to cut
+    kept, rest = divmod(size, 10**drop)
+    if 2 * rest >= 10**drop:
+        kept += 1  # a tie goes away from zero
+    return float(f"{'-' if mantissa < 0 else ''}{kept}e{shift + drop}")

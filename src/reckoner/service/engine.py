@@ -21,6 +21,8 @@ from typing import Any
 
 from reckoner.core import ErrorCode, Failure, stored
 from reckoner.core.api import check_name, compile_formula, guarded, parse_value, run_program
+from reckoner.core.contract import READ_KEYS
+from reckoner.core.contract import TOOLS as CONTRACT
 from reckoner.core.tagged import RenderOptions, describe_json, render
 from reckoner.storage.home import HomeLayout, resolve_home
 from reckoner.storage.home_lock import acquire_home_lock
@@ -33,21 +35,16 @@ from reckoner.storage.record_store import (
 )
 from reckoner.storage.run_log import open_run_log
 from reckoner.storage.state_file import StateFile
+from reckoner.units import resolve_unit
 
 from .slots import SlotReader, SlotTable, StoredValueError
 
 Receipt = dict[str, Any]
 FSYNC_ENV = "RECKONER_FSYNC"
 
-TOOLS: dict[str, tuple[str, ...]] = {
-    "set": ("name", "value"),
-    "get": ("name", "form", "digits", "dim"),
-    "eval": ("formula", "target"),
-    "record_start": ("title",),
-    "record_message": ("text", "hide"),
-    "record_end": ("text",),
-}
-NEEDS_OPEN_RECORD = frozenset({"set", "get", "eval", "record_message", "record_end"})
+# Derived from the one contract (core/contract.py): names, keys and the record gate.
+TOOLS: dict[str, tuple[str, ...]] = {tool.name: tool.keys for tool in CONTRACT}
+NEEDS_OPEN_RECORD = frozenset(tool.name for tool in CONTRACT if tool.needs_open_record)
 _ALLOWED_KEYS = {tool: frozenset(keys) for tool, keys in TOOLS.items()}
 
 
@@ -296,7 +293,7 @@ class Engine:
             )
         raw = args["value"]
         # The value is an argument, so its own refusal comes before an extra key's (issue 3).
-        value = None if raw is None else _settled(parse_value(raw))
+        value = None if raw is None else _settled(parse_value(raw, resolve_unit))
         _no_extra(args, "set")
         if value is None:
             self._slots.delete(name)
@@ -306,21 +303,29 @@ class Engine:
             }
         form = stored(value)
         rev = self._slots.write(name, form, value)
-        return {"ok": True, "name": name, "rev": rev, "value": form}, {"name": name, "value": form}
+        content = {"name": name, "value": form}
+        unit = raw.get("unit")
+        if type(unit) is str:
+            content["unit"] = unit  # the row keeps the unit as the model transcribed it
+        elif "object" in raw:
+            written = _units_written(raw)
+            if written is not None:
+                content["unit"] = written
+        return {"ok": True, "name": name, "rev": rev, "value": form}, content
 
     def _op_get(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
         name = _name_arg(args, "name", "get's name")
-        # form, digits and dim are arguments: checked in order, before extras and the lookup.
-        options: RenderOptions = _settled(
-            guarded(lambda: RenderOptions(args.get("form"), args.get("digits"), args.get("dim")))
-        )
+        # form, digits, dim and unit are arguments: checked in order, before extras and lookup.
+        options = _read_options(args, "get's")
         _no_extra(args, "get")
         slot = self._slots.get(name)
         if slot is None:
             known = ", ".join(self._slots.names()) or "none yet"
             raise _refuse(
                 ErrorCode.SLOT_NOT_FOUND,
-                f"the slot {name} does not exist; set or eval it first (slots now: {known})",
+                f"the slot {name} does not exist (slots now: {known}); set it if the question "
+                f"gives it, or eval it first if it is a result, and otherwise stop and name it "
+                f"as missing",
             )
         value = _materialize(slot, name)
         rendered = _settled(guarded(lambda: render(value, options)))
@@ -343,12 +348,19 @@ class Engine:
             target = _name_arg(args, "target", "eval's target")
         if not args.keys() <= _ALLOWED_KEYS["eval"]:
             _no_extra(args, "eval")
+        read = args.get("read")
+        options = None if read is None else _read_options(_read_arg(read), "eval's read")
         try:
             outcome = run_program(program, self._reader)
         except StoredValueError as error:
             raise _refuse(ErrorCode.UNKNOWN_ERROR, f"internal error: {error}") from None
         if isinstance(outcome, Failure):
             raise Refusal(outcome)
+        # The reading is part of the call: a unit of the wrong vector refuses before the write.
+        shown = None
+        if options is not None:
+            value = outcome.value
+            shown = _settled(guarded(lambda: render(value, options)))
         result = stored(outcome.value)
         rev = self._slots.write(target, result, outcome.value)
         slots = self._slots
@@ -364,6 +376,9 @@ class Engine:
             "vars": reads,
             "result": result,
         }
+        if shown is not None:
+            content["value"] = shown
+            return {"ok": True, "target": target, "rev": rev, "value": shown}, content
         return {"ok": True, "target": target, "rev": rev}, content
 
     def _op_record_start(self, args: dict[str, Any]) -> tuple[Receipt, None]:
@@ -533,6 +548,51 @@ def _text_arg(args: dict[str, Any], key: str, tool: str, *, required: bool) -> s
             + "; write a short sentence",
         )
     return raw
+
+
+def _read_options(source: dict[str, Any], where: str) -> RenderOptions:
+    """get's reading options (form, digits, dim, unit), checked in that order."""
+    form, digits, dim, unit = (source.get(key) for key in READ_KEYS)
+
+    def build() -> RenderOptions:
+        options = RenderOptions(form, digits, dim, None, where)
+        if unit is None:
+            return options
+        return RenderOptions(form, digits, dim, resolve_unit(unit, f"{where} unit"), where)
+
+    built: RenderOptions = _settled(guarded(build))
+    return built
+
+
+def _read_arg(read: Any) -> dict[str, Any]:
+    """eval's read: an object of get's options and nothing else."""
+    if not isinstance(read, dict):
+        raise _refuse(
+            ErrorCode.INVALID_ARGS,
+            f"eval's read must be an object of get's options ({', '.join(READ_KEYS)}), such as "
+            f'{{"digits": 4, "unit": "mW"}}, but it is {describe_json(read)}',
+        )
+    extra = [key for key in read if key not in READ_KEYS]
+    if extra:
+        raise _refuse(
+            ErrorCode.INVALID_ARGS,
+            f"eval's read has no option {str(extra[0])[:40]!r}; its options are "
+            f"{', '.join(READ_KEYS)}, as for get",
+        )
+    return read
+
+
+def _units_written(raw: Any) -> Any:
+    """The units a tagged value was written in, as the row keeps them (None when none)."""
+    if not isinstance(raw, dict):
+        return None
+    fields = raw.get("object")
+    if isinstance(fields, dict):
+        written = {name: _units_written(field) for name, field in fields.items()}
+        kept = {name: unit for name, unit in written.items() if unit is not None}
+        return kept or None
+    unit = raw.get("unit")
+    return unit if type(unit) is str else None
 
 
 def _no_extra(args: dict[str, Any], tool: str) -> None:

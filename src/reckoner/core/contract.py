@@ -1,0 +1,359 @@
+"""The tool contract: the six tools, their arguments and the name rule, as data.
+
+The one place the contract is spelled. The engine's argument checks, the MCP input schemas,
+the CLI help and the skills' tests derive from it; nothing here checks or renders anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from .dimensions import ALL_NAMES
+from .limits import MAX_FORMULA_LENGTH, MAX_UNIT_LENGTH
+
+JSONSchema = dict[str, Any]
+
+NAME_RULE = "a letter or underscore, then ASCII letters, digits or underscores"
+NAME_SCHEMA_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*$"
+
+
+class Null(Enum):
+    """What a JSON null in an argument's place means to the engine."""
+
+    REFUSED = "refused"  # null is refused, as a missing required argument is
+    ABSENT = "absent"  # null means the same as leaving the key out
+    VALUE = "value"  # null carries a meaning of its own (set's value: delete the slot)
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    """One argument of one tool."""
+
+    key: str
+    required: bool
+    null: Null
+    shape: JSONSchema  # the JSON shape of a non-null value
+    description: str
+
+    @property
+    def admits_null(self) -> bool:
+        return self.null is not Null.REFUSED
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One tool: its name, whether it needs an open record, and its arguments in order."""
+
+    name: str
+    needs_open_record: bool
+    arguments: tuple[Argument, ...]
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(a.key for a in self.arguments)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(a.key for a in self.arguments if a.required)
+
+    def signature(self) -> str:
+        """The call as the skills and the CLI help write it: ``get {name, form?, ...}``."""
+        keys = ", ".join(a.key if a.required else f"{a.key}?" for a in self.arguments)
+        return f"{self.name} {{{keys}}}"
+
+
+# -- shared shapes ---------------------------------------------------------------------
+
+_SLOT_NAME: JSONSchema = {
+    "type": "string",
+    "pattern": NAME_SCHEMA_PATTERN,
+    "description": (
+        "A bare slot name: a letter or underscore, then letters, digits or underscores "
+        "(R1, v_out). Never '@R1': the @ form exists only inside a formula."
+    ),
+}
+
+_DIM_SPELLINGS: list[JSONSchema] = [
+    {"type": "string", "enum": list(ALL_NAMES)},
+    {"type": "array", "items": {"type": "integer"}, "minItems": 7, "maxItems": 7},
+]
+
+_UNIT: JSONSchema = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": MAX_UNIT_LENGTH,
+    "description": (
+        "A unit expression in ASCII: unit names with SI prefixes joined by * and /, each with "
+        "an optional integer power ^n, one level of parentheses (kOhm, km/h, kg/m^3, mPa*s, "
+        "degF, delta_degC). The engine converts to SI itself."
+    ),
+}
+
+_DIM_IN_VALUE: JSONSchema = {
+    "description": (
+        "The value's SI dimension: a table name (the vector of that row; 'degC' also shifts "
+        "by +273.15), or 7 integer exponents in the order m, kg, s, A, K, mol, cd "
+        "(e.g. [1,0,-1,0,0,0,0] for a speed). Omitted or null means dimensionless. Beside "
+        "unit it may only repeat the unit's vector, as a get receipt does."
+    ),
+    "anyOf": [*_DIM_SPELLINGS, {"type": "null"}],
+}
+
+_UNIT_IN_VALUE: JSONSchema = {
+    "description": (
+        "Instead of dim: the unit the numbers are written in, converted to SI on entry "
+        "({'num': 4.7, 'unit': 'kOhm'} stores 4700 ohm). Omitted or null: no unit."
+    ),
+    "anyOf": [{k: v for k, v in _UNIT.items() if k != "description"}, {"type": "null"}],
+}
+
+_ELEMENT: JSONSchema = {
+    "description": (
+        "An array element, bare (no tag, no dim): a number, {re, im}, {mag, ang} "
+        "or a nested array. Every element shares the array's one dim or unit."
+    ),
+    "anyOf": [
+        {"type": "number"},
+        {
+            "type": "object",
+            "properties": {"re": {"type": "number"}, "im": {"type": "number"}},
+            "required": ["re", "im"],
+            "additionalProperties": False,
+        },
+        {
+            "type": "object",
+            "properties": {"mag": {"type": "number"}, "ang": {"type": "number"}},
+            "required": ["mag", "ang"],
+            "additionalProperties": False,
+        },
+        {"type": "array", "items": {"$ref": "#/$defs/element"}},
+    ],
+}
+
+
+def _tagged(title: str, payload: dict[str, JSONSchema], required: list[str]) -> JSONSchema:
+    return {
+        "title": title,
+        "type": "object",
+        "properties": {
+            **payload,
+            "dim": {"$ref": "#/$defs/dim"},
+            "unit": {"$ref": "#/$defs/unit"},
+        },
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+_NUMBER: JSONSchema = {"type": "number"}
+
+_VALUE: JSONSchema = {
+    "description": (
+        "A tagged value carrying exactly one tag, with its dim or its unit: "
+        '{"num": 4700, "dim": "ohm"} or {"num": 4.7, "unit": "kOhm"} a real; '
+        '{"re": 3, "im": 4, "dim": ...} a complex; '
+        '{"mag": 5, "ang": 0.9273, "dim": ...} a polar complex (radians, stored rectangular); '
+        '{"array": [1, 2, 3], "unit": "mm"} an array of bare elements sharing one dim or unit; '
+        '{"object": {"field": <value>, ...}} an object, a dim or unit per field and none '
+        "beside it."
+    ),
+    "anyOf": [
+        _tagged("real", {"num": _NUMBER}, ["num"]),
+        _tagged("complex, rectangular", {"re": _NUMBER, "im": _NUMBER}, ["re", "im"]),
+        _tagged("complex, polar (radians)", {"mag": _NUMBER, "ang": _NUMBER}, ["mag", "ang"]),
+        _tagged(
+            "array", {"array": {"type": "array", "items": {"$ref": "#/$defs/element"}}}, ["array"]
+        ),
+        {
+            "title": "object",
+            "type": "object",
+            "properties": {
+                "object": {
+                    "type": "object",
+                    "propertyNames": {"pattern": NAME_SCHEMA_PATTERN},
+                    "additionalProperties": {"$ref": "#/$defs/value"},
+                }
+            },
+            "required": ["object"],
+            "additionalProperties": False,
+        },
+    ],
+}
+
+VALUE_DEFS: JSONSchema = {
+    "dim": _DIM_IN_VALUE,
+    "unit": _UNIT_IN_VALUE,
+    "element": _ELEMENT,
+    "value": _VALUE,
+}
+"""The `$defs` the `set` schema refers to (`#/$defs/value`)."""
+
+# -- get's reading options, shared by get and eval's read ----------------------------------
+
+_FORM = Argument(
+    "form",
+    False,
+    Null.ABSENT,
+    {"type": "string", "enum": ["rect", "polar"]},
+    "Render every scalar leaf as {re, im} ('rect') or {mag, ang} in radians ('polar'). "
+    "Omit for the stored form (a real stays {num}).",
+)
+_DIGITS = Argument(
+    "digits",
+    False,
+    Null.ABSENT,
+    {"type": "integer", "minimum": 1},
+    "Round every leaf to this many significant digits, half away from zero (never padded). "
+    "Only for presenting; a rounded receipt fed back to set stores rounded numbers.",
+)
+_DIM = Argument(
+    "dim",
+    False,
+    Null.ABSENT,
+    {"anyOf": _DIM_SPELLINGS},
+    "A claim about the stored dimension. A table name must be a row of the stored vector and "
+    "converts the leaves into it (e.g. 'degC' from kelvin); 7 integers must equal the stored "
+    "vector and convert nothing. A mismatch is refused with ENGINE_INCOMPATIBLE_DIMENSION. "
+    "To read in another unit use unit.",
+)
+_UNIT_OUT = Argument(
+    "unit",
+    False,
+    Null.ABSENT,
+    _UNIT,
+    "Read the value in this unit (mW, kWh, min, mm, degF); its vector must equal the stored "
+    "one. degC/degF read an absolute temperature, delta_degC/delta_degF a difference. The "
+    "receipt carries unit and dim and can be fed back into set unchanged.",
+)
+READ_OPTIONS: tuple[Argument, ...] = (_FORM, _DIGITS, _DIM, _UNIT_OUT)
+"""get's options, in order; eval's `read` takes the same."""
+
+
+def property_schema(argument: Argument) -> JSONSchema:
+    """One argument's JSON Schema; null is admitted exactly where the engine accepts it."""
+    if not argument.admits_null:
+        return {**argument.shape, "description": argument.description}
+    return {"description": argument.description, "anyOf": [argument.shape, {"type": "null"}]}
+
+
+_READ: JSONSchema = {
+    "type": "object",
+    "properties": {a.key: property_schema(a) for a in READ_OPTIONS},
+    "additionalProperties": False,
+}
+
+_TEXT: JSONSchema = {"type": "string", "minLength": 1}
+
+_EVAL_READ = Argument(
+    "read",
+    False,
+    Null.ABSENT,
+    _READ,
+    "Also read the result back, as get would with these options ({} for none): "
+    "the receipt then carries value, exactly as get renders it. Saves the get.",
+)
+
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        "set",
+        True,
+        (
+            Argument("name", True, Null.REFUSED, _SLOT_NAME, _SLOT_NAME["description"]),
+            Argument(
+                "value",
+                True,
+                Null.VALUE,
+                {"$ref": "#/$defs/value"},
+                "The value to store, as a tagged object with its dim or its unit "
+                "(see $defs/value), or null to delete the slot.",
+            ),
+        ),
+    ),
+    Tool(
+        "get",
+        True,
+        (
+            Argument("name", True, Null.REFUSED, _SLOT_NAME, _SLOT_NAME["description"]),
+            *READ_OPTIONS,
+        ),
+    ),
+    Tool(
+        "eval",
+        True,
+        (
+            Argument(
+                "formula",
+                True,
+                Null.REFUSED,
+                {"type": "string", "maxLength": MAX_FORMULA_LENGTH},
+                "Exactly one expression in ASCII: numbers (12, 4.7, 2.5e-3, imaginary 2j), "
+                "slots @name, @name[i], @name.field, + - * / ^ and parentheses, and the "
+                "$notations ($pi, $sqrt(x), $atan2(x, y), $sum_{k=1}^{10}(k^2), ...). "
+                "Multiplication is always written '*'. Literals are dimensionless; "
+                "dimensions come from the slots.",
+            ),
+            Argument(
+                "target",
+                True,
+                Null.REFUSED,
+                _SLOT_NAME,
+                "The bare slot name the result is written to (created at revision 1, "
+                "or overwritten with revision + 1).",
+            ),
+            _EVAL_READ,
+        ),
+    ),
+    Tool(
+        "record_start",
+        False,
+        (
+            Argument(
+                "title",
+                True,
+                Null.REFUSED,
+                _TEXT,
+                "The question this record answers, in one line.",
+            ),
+        ),
+    ),
+    Tool(
+        "record_message",
+        True,
+        (
+            Argument(
+                "text",
+                True,
+                Null.REFUSED,
+                _TEXT,
+                "One explanation for the record: why the next step, what a result means. "
+                "Quote numbers only as they came back from get.",
+            ),
+            Argument(
+                "hide",
+                False,
+                Null.ABSENT,
+                {"type": "boolean"},
+                "true marks the message as a note for the article writer, not for the record view.",
+            ),
+        ),
+    ),
+    Tool(
+        "record_end",
+        True,
+        (
+            Argument(
+                "text",
+                False,
+                Null.ABSENT,
+                {"type": "string"},
+                "An optional closing text: the answer in words, citing get results.",
+            ),
+        ),
+    ),
+)
+
+TOOL_BY_NAME: dict[str, Tool] = {tool.name: tool for tool in TOOLS}
+TOOL_NAMES: tuple[str, ...] = tuple(TOOL_BY_NAME)
+READ_KEYS: tuple[str, ...] = tuple(a.key for a in READ_OPTIONS)

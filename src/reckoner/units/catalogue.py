@@ -1,0 +1,309 @@
+"""Unit expressions: a small grammar of our own over the names of pint's default registry.
+
+`kg/m^3`, `mPa*s`, `km/h`, `degF`: products and quotients of unit names (SI prefixes
+included), each with an optional integer power, and at most one level of parentheses. The
+registry is built on the first unit (it reads its definition file), and every expression is
+resolved once: later calls with the same text cost one dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import threading
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from reckoner.core import dimensions as dims
+from reckoner.core.errors import ErrorCode, fail
+from reckoner.core.limits import MAX_UNIT_LENGTH, MAX_UNIT_POWER
+from reckoner.core.tagged import UnitSpec, describe_json
+
+# pint's base dimensions, in the order of our vectors (m, kg, s, A, K, mol, cd).
+_BASE_DIMENSIONS = (
+    "[length]",
+    "[mass]",
+    "[time]",
+    "[current]",
+    "[temperature]",
+    "[substance]",
+    "[luminosity]",
+)
+_SI_BASE_UNITS = ("meter", "kilogram", "second", "ampere", "kelvin", "mole", "candela")
+
+# Spellings people write that the registry lacks, mapped onto the registry's own names.
+_ALIASES = ("Ohm = ohm", "Ohms = ohm")
+
+_TOKEN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EXPONENT = re.compile(
+    r"\s*(?P<paren>\()?\s*(?P<num>[+-]?\d+(?:\.\d*)?(?:/\d+)?)(?(paren)\s*(?P<close>\)))"
+)
+
+# A few non-ASCII symbols people paste, with the ASCII spelling the grammar takes.
+_ASCII_HINTS = {"µ": "u", "μ": "u", "Ω": "ohm", "°": "deg", "·": "*", "²": "^2", "³": "^3"}
+
+_lock = threading.Lock()
+_registry: Any = None
+
+
+def _catalogue() -> Any:
+    """pint's default registry with exact rational factors, built once on first use."""
+    global _registry
+    with _lock:
+        if _registry is None:
+            import pint  # the only import of pint in reckoner
+
+            registry: Any = pint.UnitRegistry(non_int_type=Fraction)
+            for alias in _ALIASES:
+                registry.define(alias)
+            _registry = registry
+        return _registry
+
+
+_resolved: dict[str, UnitSpec] = {}  # every expression resolved once; a hit is one lookup
+_MAX_RESOLVED = 4096
+
+
+def resolve_unit(raw: object, where: str = "unit") -> UnitSpec:
+    """A unit expression as the core applies it; refuses with one sentence (raises)."""
+    if type(raw) is str:
+        hit = _resolved.get(raw)
+        if hit is not None:
+            return hit
+    else:
+        raise fail(
+            ErrorCode.INVALID_DIMENSION,
+            f"{where} is {describe_json(raw)}, but a unit is a string such as 'kOhm', "
+            f"'km/h' or 'kg/m^3'",
+        )
+    spec = _resolve(raw, where)
+    if len(_resolved) < _MAX_RESOLVED:
+        _resolved[raw] = spec
+    return spec
+
+
+def _resolve(text: str, where: str) -> UnitSpec:
+    terms = _parse(text, where)
+    registry = _catalogue()
+    factor = Fraction(1)
+    vector: list[int] = [0] * 7
+    resolved = [_unit_of(registry, name, text, where) for name, _ in terms]
+    offset_units = [
+        (name, power) for (name, power), (_, _, off) in zip(terms, resolved, strict=True) if off
+    ]
+    if offset_units and (len(terms) != 1 or terms[0][1] != 1):
+        name = offset_units[0][0]
+        raise fail(
+            ErrorCode.INVALID_DIMENSION,
+            f"{where} {text!r} puts {name}, a scale whose zero is offset, inside a product or "
+            f"power, where the offset has no meaning; write delta_{name.removeprefix('delta_')}"
+            f" for a temperature difference (delta_degC/s) or use kelvin",
+        )
+    for (unit_factor, unit_vector, _), (_, power) in zip(resolved, terms, strict=True):
+        factor *= unit_factor**power
+        for i in range(7):
+            vector[i] += unit_vector[i] * power
+    offset = resolved[0][2] if offset_units else Fraction(0)
+    if any(not dims.exponent_in_range(x) for x in vector) or factor == 0:
+        raise fail(
+            ErrorCode.INVALID_DIMENSION,
+            f"{where} {text[:60]!r} has a power beyond what a stored vector holds; write a "
+            f"unit with small integer powers",
+        )
+    return UnitSpec.of(text, dims.from_integers(vector), factor, offset)
+
+
+def _parse(text: str, where: str) -> list[tuple[str, int]]:
+    """The expression as (name, integer power) pairs; `/` negates the term after it."""
+    if not text.strip():
+        raise fail(
+            ErrorCode.INVALID_DIMENSION,
+            f"{where} is empty; write a unit such as 'kOhm', 'km/h' or 'kg/m^3', or omit unit",
+        )
+    if len(text) > MAX_UNIT_LENGTH:
+        raise fail(
+            ErrorCode.INVALID_DIMENSION,
+            f"{where} is {len(text)} characters long, over the limit of {MAX_UNIT_LENGTH} "
+            f"(MAX_UNIT_LENGTH); write the unit shorter, such as 'kg/m^3'",
+        )
+    for c in text:
+        if ord(c) > 127:
+            hint = _ASCII_HINTS.get(c)
+            fix = f"write {hint!r} for it" if hint else "write the unit in ASCII"
+            raise fail(
+                ErrorCode.INVALID_DIMENSION,
+                f"{where} {text!r} contains the character {c!r} (U+{ord(c):04X}), and a unit "
+                f"is ASCII; {fix} (kOhm, um, degC)",
+            )
+    terms = _Reader(text, where).expression()
+    return [(name, power) for name, power in terms if power != 0]
+
+
+class _Reader:
+    """Recursive descent over: expr = term (('*'|'/') term)*; term = atom ('^' int)?;
+    atom = name | '1' | '(' expr ')', with one level of parentheses."""
+
+    def __init__(self, text: str, where: str) -> None:
+        self.text, self.where, self.pos, self.depth = text, where, 0, 0
+
+    def _refuse(self, sentence: str) -> Exception:
+        return fail(ErrorCode.INVALID_DIMENSION, f"{self.where} {self.text!r} {sentence}")
+
+    def _peek(self) -> str:
+        rest = self.text[self.pos :].lstrip()
+        self.pos = len(self.text) - len(rest)
+        return rest[:2] if rest.startswith("**") else rest[:1]
+
+    def expression(self) -> list[tuple[str, int]]:
+        terms = self._term()
+        while True:
+            op = self._peek()
+            if op not in ("*", "/"):
+                break
+            self.pos += 1
+            following = self._term()
+            terms += [(n, -p) for n, p in following] if op == "/" else following
+        found = self._peek()
+        if found and not (found == ")" and self.depth):
+            if found == ")":
+                raise self._refuse("closes a parenthesis it never opened; remove the ')'")
+            if _TOKEN_NAME.match(found) or found.isdigit():
+                raise self._refuse(
+                    f"has {found!r} where * or / belongs; multiply units with *, as in N*m"
+                )
+            raise self._refuse(
+                f"uses {found!r}, which a unit expression does not have; join unit names "
+                f"with * and /, and write powers as ^2 or ^-1 (kg*m^2/s^2)"
+            )
+        return terms
+
+    def _term(self) -> list[tuple[str, int]]:
+        terms = self._atom()
+        op = self._peek()
+        if op in ("^", "**"):
+            self.pos += len(op)
+            power = self._exponent()
+            terms = [(n, p * power) for n, p in terms]
+        return terms
+
+    def _atom(self) -> list[tuple[str, int]]:
+        found = self._peek()
+        if found == "(":
+            if self.depth:
+                raise self._refuse(
+                    "nests parentheses; a unit takes one level at most, as in kg/(m*s^2)"
+                )
+            self.pos += 1
+            self.depth = 1
+            terms = self.expression()
+            if self._peek() != ")":
+                raise self._refuse("opens a parenthesis it never closes; add the ')'")
+            self.pos += 1
+            self.depth = 0
+            return terms
+        match = _TOKEN_NAME.match(self.text, self.pos)
+        if match:
+            self.pos = match.end()
+            return [(match.group(), 1)]
+        after = self.text[self.pos + 1 : self.pos + 2]
+        if found == "1" and not after.isdigit() and after != ".":
+            self.pos += 1
+            return []  # the 1 of 1/s
+        if not found:
+            raise self._refuse("ends where a unit name belongs; complete it, as in kg/m^3")
+        raise self._refuse(
+            f"has {found!r} where a unit name belongs; write unit names joined by * and /, "
+            f"such as kg/m^3 (numbers other than the 1 of 1/s belong in the value)"
+        )
+
+    def _exponent(self) -> int:
+        match = _EXPONENT.match(self.text, self.pos)
+        raw = match.group("num") if match else None
+        if match is None or raw is None or "." in raw or "/" in raw:
+            shown = raw or self.text[self.pos :].strip()[:10] or "nothing"
+            raise self._refuse(
+                f"raises a unit to the power {shown}, and a unit takes whole powers only "
+                f"(m^2, s^-1); a fractional power has no whole SI vector"
+            )
+        self.pos = match.end()
+        power = int(raw)
+        if abs(power) > MAX_UNIT_POWER:
+            raise self._refuse(
+                f"raises a unit to the power {power}, beyond the limit of {MAX_UNIT_POWER} "
+                f"(MAX_UNIT_POWER); a unit takes small whole powers such as m^3 or s^-2"
+            )
+        return power
+
+
+def _unit_of(
+    registry: Any, name: str, text: str, where: str
+) -> tuple[Fraction, list[int], Fraction]:
+    """One unit name's exact SI factor, integer vector and offset (zero unless affine)."""
+    candidates = registry.parse_unit_name(name, case_sensitive=True)
+    if not candidates:
+        loose = registry.parse_unit_name(name, case_sensitive=False)
+        if len({p + u for p, u, _ in loose}) == 1:
+            candidates = loose
+    plain = [c for c in candidates if c[0] == "" and c[2] == ""]
+    if plain:
+        candidates = plain[:1]
+    if not candidates:
+        close = difflib.get_close_matches(name, _names(registry), n=3, cutoff=0.7)
+        nearby = f"; close spellings: {', '.join(close)}" if close else ""
+        raise fail(
+            ErrorCode.INVALID_DIMENSION,
+            f"{where} {text!r}: {name!r} is no unit of the catalogue{nearby} (SI prefixes "
+            f"go straight before the name, as in kOhm, mW, uF)",
+        )
+    try:
+        resolutions = {_exact(registry, p + u) for p, u, _ in candidates}
+    except Exception:  # pint's own refusal of a unit with no linear map (dB, neper, octave)
+        raise fail(
+            ErrorCode.INVALID_DIMENSION,
+            f"{where} {text!r}: {name!r} has no linear conversion to SI (a logarithmic or "
+            f"otherwise non-linear unit); write the quantity in a linear unit and take "
+            f"logarithms in eval",
+        ) from None
+    if len(resolutions) > 1:
+        spelled = " or ".join(f"{p}{u}" for p, u, _ in candidates[:3])
+        raise fail(
+            ErrorCode.INVALID_DIMENSION,
+            f"{where} {text!r}: {name!r} is ambiguous ({spelled}); write the unit's full name",
+        )
+    factor, vector, offset = resolutions.pop()
+    if vector is None:
+        raise fail(
+            ErrorCode.INVALID_DIMENSION,
+            f"{where} {text!r}: {name!r} measures something outside the 7 SI base dimensions; "
+            f"use a unit of physical quantities",
+        )
+    return factor, list(vector), offset
+
+
+@lru_cache(maxsize=512)
+def _exact(registry: Any, unit_name: str) -> tuple[Fraction, tuple[int, ...] | None, Fraction]:
+    unit = registry.Unit(unit_name)
+    dimensionality = dict(registry.get_dimensionality(unit))
+    if any(d not in _BASE_DIMENSIONS for d in dimensionality):
+        return Fraction(1), None, Fraction(0)
+    exponents = [Fraction(dimensionality.get(d, 0)) for d in _BASE_DIMENSIONS]
+    if any(e.denominator != 1 for e in exponents):
+        return Fraction(1), None, Fraction(0)
+    vector = tuple(int(e) for e in exponents)
+    target = registry.Unit("dimensionless")
+    for base, exponent in zip(_SI_BASE_UNITS, vector, strict=True):
+        if exponent:
+            target = target * registry.Unit(base) ** exponent
+    one = Fraction(registry.Quantity(Fraction(1), unit).to(target).magnitude)
+    zero = Fraction(registry.Quantity(Fraction(0), unit).to(target).magnitude)
+    return one - zero, vector, zero
+
+
+@lru_cache(maxsize=1)
+def _names_cached(registry: Any) -> tuple[str, ...]:
+    return tuple(n for n in dir(registry) if n.isascii() and not n.startswith("_"))
+
+
+def _names(registry: Any) -> tuple[str, ...]:
+    return _names_cached(registry)
