@@ -146,6 +146,12 @@ class JobRunner:
         with self._lock:
             return self._jobs.get(job_id)
 
+    def produced(self) -> set[str]:
+        """The files the finished jobs wrote (what the panel may reveal)."""
+        with self._lock:
+            jobs = list(self._jobs.values())
+        return {path for job in jobs for path in (job.path, job.pdf) if path}
+
     def cancel(self, job_id: str) -> Job | None:
         job = self.get(job_id)
         if job is not None:
