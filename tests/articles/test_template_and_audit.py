@@ -191,7 +191,7 @@ def records(draw: st.DrawFn) -> list[dict[str, Any]]:
     return rows
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(records(), st.sampled_from(CASES))
 def test_10_template_output_always_audits_clean(rows: list[dict[str, Any]], case: Any) -> None:
     """The template writer shows only cut facts, so the audit never finds a stray number."""

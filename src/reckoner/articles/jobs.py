@@ -18,7 +18,7 @@ from reckoner.articles import compiler, files
 from reckoner.articles.audit import Unmatched, audit
 from reckoner.articles.facts import ArticleRefusal, collect_facts, resolve_language
 from reckoner.articles.latex import BodyRefusal, shell
-from reckoner.articles.writers.base import Draft, Writer, WriterFailure
+from reckoner.articles.writers.base import Draft, Writer, WriterCancelled, WriterFailure
 from reckoner.storage.record_format import is_valid_record_id
 from reckoner.storage.record_store import RecordArchive
 from reckoner.wire import dumps
@@ -171,7 +171,7 @@ class JobRunner:
         self.note("info", "article: job started", job=job.id, record=job.request.record_id)
         try:
             self._phases(job, progress)
-        except JobCancelled:
+        except (JobCancelled, WriterCancelled):
             job.status = "cancelled"
             job.error = "The job was cancelled; nothing was written."
         except (ArticleRefusal, BodyRefusal, WriterFailure) as refusal:

@@ -74,13 +74,6 @@ def check_body(body: str) -> None:
             f"The LaTeX body uses the ^^ character escape at line {line}; write the characters "
             "themselves."
         )
-    for environment in _ENVIRONMENT.finditer(body):
-        if environment.group(1).strip() in _FORBIDDEN_ENVIRONMENTS:
-            raise BodyRefusal(
-                f"The LaTeX body opens or closes the {environment.group(1).strip()} environment "
-                f"at line {_line_of(body, environment.start())}; the host supplies the document "
-                "around the body, so write the body alone."
-            )
     depth = 0
     dollars = 0
     index = 0
@@ -96,6 +89,14 @@ def check_body(body: str) -> None:
                     "not restructure the document, load packages, reach files or run programs, "
                     "so write the body without it."
                 )
+            if name in ("begin", "end"):
+                environment = _ENVIRONMENT.match(body, index)
+                if environment and environment.group(1).strip() in _FORBIDDEN_ENVIRONMENTS:
+                    raise BodyRefusal(
+                        f"The LaTeX body opens or closes the {environment.group(1).strip()} "
+                        f"environment at line {_line_of(body, index)}; the host supplies the "
+                        "document around the body, so write the body alone."
+                    )
             index = match.end() if match else index + 1
             continue
         if char == "%":

@@ -15,6 +15,10 @@ class WriterFailure(RuntimeError):
     """A writer that could not produce an article; the message is one sentence, no secrets."""
 
 
+class WriterCancelled(Exception):
+    """The job was cancelled while the writer was working."""
+
+
 @dataclass(frozen=True, slots=True)
 class Draft:
     """An article body as a writer produced it, and who produced it."""
