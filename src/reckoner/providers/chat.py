@@ -102,7 +102,7 @@ class ChatProvider:
         variable = KEY_VARIABLES[self.kind]
         if "Timeout" in name:
             return (
-                f"The {self.kind} provider{where} did not answer within {self.timeout:.0f} s; "
+                f"The {self.kind} provider{where} did not answer within {self.timeout:g} s; "
                 "try again later, or choose a faster model or the template writer."
             )
         if status == 401 or status == 403:
