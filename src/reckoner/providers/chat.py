@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 PROVIDERS = ("openai", "anthropic")
-DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
+DEFAULT_MODELS = {"openai": "gpt-5.5", "anthropic": "claude-sonnet-5-5"}
 KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 BASE_URL_VARIABLES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 DEFAULT_TIMEOUT_S = 120.0
