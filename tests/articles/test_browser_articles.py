@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from article_helpers import HAND_ID, hand_rows, row, write_record
+from article_helpers import HAND_ID, row, write_record
 from fake_providers import FakeProvider, Reply
 
 from reckoner.panel.background import BackgroundPanel
@@ -29,16 +29,9 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    write_record(tmp_path / "home", HAND_ID, hand_rows())
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def out(tmp_path: Path) -> Path:
-    folder = tmp_path / "out"
-    (folder / "sub-a").mkdir(parents=True)
-    return folder
+def out(out: Path) -> Path:
+    (out / "sub-a").mkdir()
+    return out
 
 
 @pytest.fixture

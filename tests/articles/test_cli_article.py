@@ -22,12 +22,6 @@ def reckoner(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[st
     )
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    write_record(tmp_path / "home", HAND_ID, hand_rows())
-    return tmp_path / "home"
-
-
 def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
 

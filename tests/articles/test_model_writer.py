@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from article_helpers import HAND_ID, hand_rows, write_record
+from article_helpers import HAND_ID, hand_rows
 from fake_providers import FakeProvider, Reply
 
 from reckoner.articles.facts import collect_facts
@@ -32,19 +32,6 @@ GOOD_MD = (
 INVENTED_MD = GOOD_MD + "\nThis is about 17.5 % more than last year.\n"
 GOOD_TEX = "\\section*{Heating}\nThe current is $I = 0.0025$ A.\n"
 HOSTILE_TEX = "\\documentclass{article}\n\\begin{document}hi\\end{document}"
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    write_record(tmp_path / "home", HAND_ID, hand_rows())
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def out(tmp_path: Path) -> Path:
-    folder = tmp_path / "out"
-    folder.mkdir()
-    return folder
 
 
 @pytest.fixture(autouse=True)

@@ -20,19 +20,6 @@ API = "/api/reckoner"
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    write_record(tmp_path / "home", HAND_ID, hand_rows())
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def out(tmp_path: Path) -> Path:
-    folder = tmp_path / "out"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
 def panel(home: Path) -> Iterator[BackgroundPanel]:
     with BackgroundPanel(home) as running:
         yield running
