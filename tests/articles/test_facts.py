@@ -113,5 +113,8 @@ def test_10_damaged_rows_are_skipped_like_refused_ones() -> None:
     rows = hand_rows()
     rows[4]["content"]["value"] = {"num": "not a number", "dim": [0] * 7}
     rows[5]["content"] = "not an object"
+    rows[6]["content"]["value"] = {"num": 1, "dim": [[1], 0, 0, 0, 0, 0, 0]}
+    rows[7]["content"]["value"] = {"array": [1], "dim": [{"m": 1}, 0, 0, 0, 0, 0, 0]}
     facts = collect_facts(HAND_ID, rows, is_open=False)
     assert "T" not in dict(facts.conditions)
+    assert "Z0" not in dict(facts.conditions) and "xs" not in dict(facts.conditions)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 from typing import Any
 
 from reckoner.articles.numbers import cut, digit_runs, exact, shown_numbers
@@ -94,9 +95,15 @@ class Facts:
     conditions: tuple[tuple[str, Value], ...]
     entries: tuple[Entry, ...]
     closing: str | None
-    # Every number the record holds that a writer may show, at full precision: stored
-    # values, dimension exponents, array lengths, formula literals and the record's prose.
-    reference: tuple[Decimal, ...] = field(repr=False)
+    # What the reference is built from, kept raw: only the audit needs it, so it is built
+    # on first use rather than with every article.
+    _sources: _Collector = field(repr=False, compare=False)
+
+    @cached_property
+    def reference(self) -> tuple[Decimal, ...]:
+        """Every number the record holds that a writer may show, at full precision, sorted:
+        stored values, dimension exponents, array lengths, formula literals and the prose."""
+        return _reference(self._sources)
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -121,9 +128,13 @@ class _Collector:
         self.conditions: dict[str, Value] = {}
         self.entries: list[Entry] = []
         self.closing: str | None = None
-        self.floats: list[float] = []
+        # Every distinct stored number, with its cut form.
+        self.numbers: dict[float, Num] = {}
         self.texts: list[str] = []
         self.integers: set[int] = set()
+        # Every distinct dim list seen, checked once: a record repeats a few vectors.
+        self.dims: dict[tuple[object, ...], Dim] = {}
+        self.scalars: dict[tuple[object, ...], Scalar] = {}
 
     def value(self, raw: object) -> Value | None:
         return _value(raw, self)
@@ -228,13 +239,13 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
         conditions=tuple(facts.conditions.items()),
         entries=tuple(facts.entries),
         closing=facts.closing,
-        reference=_reference(facts),
+        _sources=facts,
     )
 
 
 def _reference(facts: _Collector) -> tuple[Decimal, ...]:
     numbers: set[Decimal] = set()
-    for x in facts.floats:
+    for x in facts.numbers:
         numbers.update(exact(x))
     numbers.update(Decimal(abs(n)) for n in facts.integers)
     for text in [*facts.texts, facts.closing or ""]:
@@ -246,30 +257,36 @@ def _reference(facts: _Collector) -> tuple[Decimal, ...]:
 # -- values ------------------------------------------------------------------------------
 
 
-def _is_number(x: object) -> bool:
-    return type(x) in (int, float)
-
-
 def _dim(raw: object, facts: _Collector) -> Dim | None:
     if raw is None:
         return ZERO_DIM
-    if (
-        isinstance(raw, list)
-        and len(raw) == 7
-        and all(type(x) is int or (type(x) is float and x.is_integer()) for x in raw)
-    ):
-        dim = tuple(int(x) for x in raw)
-        facts.integers.update(dim)
-        return dim  # type: ignore[return-value]
-    return None
+    if type(raw) is not list or len(raw) != 7:
+        return None
+    key = tuple(raw)
+    try:
+        known = facts.dims.get(key)
+    except TypeError:
+        return None  # an unhashable component is no integer either
+    if known is not None:
+        return known
+    if not all(type(x) is int or (type(x) is float and x.is_integer()) for x in key):
+        return None
+    dim: Dim = tuple(int(x) for x in key)  # type: ignore[assignment]
+    facts.dims[key] = dim
+    facts.integers.update(dim)
+    return dim
 
 
 def _real(x: object, facts: _Collector) -> Num | None:
-    if not _is_number(x):
+    kind = type(x)
+    if kind is not float and kind is not int:
         return None
-    number = float(x)  # type: ignore[arg-type]
-    facts.floats.append(number)
-    return Num(cut(number))
+    # A step reads the values earlier rows stored, so most numbers come round again.
+    known: Num | None = facts.numbers.get(x)  # type: ignore[call-overload]
+    if known is None:
+        number = float(x)  # type: ignore[arg-type]
+        known = facts.numbers[number] = Num(cut(number))
+    return known
 
 
 def _element(raw: object, facts: _Collector) -> Element | None:
@@ -293,8 +310,23 @@ def _complex(raw: Mapping[str, Any], facts: _Collector) -> Cplx | None:
 
 def _value(raw: object, facts: _Collector) -> Value | None:
     """A stored value (manual 3.2's tagged shape with ``dim`` as 7 integers), cut."""
-    if not isinstance(raw, dict):
+    if type(raw) is not dict:
         return None
+    number, dim_list = raw.get("num"), raw.get("dim")
+    if len(raw) == 2 and type(dim_list) is list and type(number) in (float, int):
+        # The commonest value, a real: the same number in the same unit recurs row after row.
+        key = (number, *dim_list)
+        try:
+            known = facts.scalars.get(key)
+        except TypeError:
+            return None  # a component that is a list or an object: not a vector
+        if known is None:
+            dim = _dim(dim_list, facts)
+            real = _real(number, facts)
+            if dim is None or real is None:
+                return None
+            known = facts.scalars[key] = Scalar(real, dim)
+        return known
     if "object" in raw:
         fields = raw["object"]
         if not isinstance(fields, dict):

@@ -71,6 +71,7 @@ class Markup:
 
     def __init__(self, imaginary: str = "i") -> None:
         self.imaginary = imaginary
+        self._units: dict[Dim, str] = {}
 
     # -- formatting primitives, per format ------------------------------------------------
 
@@ -81,10 +82,7 @@ class Markup:
         return f"$$\n{tex}\n$$"
 
     def text(self, prose: str) -> str:
-        out = []
-        for char in prose:
-            out.append("\\" + char if char in _MD_SPECIAL else char)
-        return "".join(out)
+        return prose.translate(_MD_TABLE)
 
     def paragraph(self, prose: str) -> str:
         # A record message may span lines; each becomes its own line of the paragraph.
@@ -105,10 +103,12 @@ class Markup:
 
     def unit(self, dim: Dim) -> str:
         """The unit after a value: its table name as a word, else its base symbols."""
-        if not any(dim):
-            return ""
-        name = unit_name(dim)
-        return self.text(name) if name else self.math(unit_tex(dim))
+        shown = self._units.get(dim)
+        if shown is None:
+            name = unit_name(dim)
+            shown = "" if not any(dim) else self.text(name) if name else self.math(unit_tex(dim))
+            self._units[dim] = shown
+        return shown
 
     def value_tex(self, value: Scalar | ArrayValue) -> str:
         if isinstance(value, Scalar):
@@ -144,7 +144,7 @@ class Markup:
         return out
 
 
-_MD_SPECIAL = frozenset("\\`*_$<>[]|#")
+_MD_TABLE = str.maketrans({char: "\\" + char for char in "\\`*_$<>[]|#"})
 
 
 def _field_tex(name: str) -> str:
@@ -165,6 +165,9 @@ _TEX_ESCAPES = {
 }
 
 
+_TEX_TABLE = str.maketrans(_TEX_ESCAPES)
+
+
 class TexMarkup(Markup):
     """The LaTeX body's spelling (the shell around it is ``latex.py``'s)."""
 
@@ -174,7 +177,7 @@ class TexMarkup(Markup):
         return f"\\[\n{tex}\n\\]"
 
     def text(self, prose: str) -> str:
-        return "".join(_TEX_ESCAPES.get(char, char) for char in prose)
+        return prose.translate(_TEX_TABLE)
 
     def paragraph(self, prose: str) -> str:
         return "\\\\\n".join(self.text(line) for line in prose.splitlines() or [""])
