@@ -67,13 +67,20 @@ def make_record(home: Path, rows: int, distinct: bool = False) -> str:
 
 def timed(action: Callable[[], Any], repeat: int) -> float:
     """The median wall time of ``action`` in seconds."""
-    samples = []
+    return interleaved([action], repeat)[0]
+
+
+def interleaved(actions: list[Callable[[], Any]], repeat: int) -> list[float]:
+    """The median wall time of each action, run in turn so that a busy moment of the
+    machine falls on every side alike."""
+    samples: list[list[float]] = [[] for _ in actions]
     for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        for index, action in enumerate(actions):
+            gc.collect()
+            start = time.perf_counter()
+            action()
+            samples[index].append(time.perf_counter() - start)
+    return [statistics.median(times) for times in samples]
 
 
 def pdf_pages(body: str, language: str) -> int | None:
@@ -119,8 +126,7 @@ def main() -> None:
             facts = collect_facts(view.id, view.rows, is_open=view.is_open)
             return render(facts, "en", "md")
 
-        floor_s = timed(floor, options.repeat)
-        article_s = timed(article, options.repeat)
+        floor_s, article_s = interleaved([floor, article], options.repeat)
         body = article()
         shapes = "every formula distinct" if options.distinct_formulas else "4 formula shapes"
         print(
