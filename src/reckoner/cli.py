@@ -138,7 +138,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     article.add_argument("id", help="the record identifier (see 'reckoner records')")
     article.add_argument("--format", choices=("md", "tex"), default="md", help="default: md")
-    article.add_argument("--out", metavar="DIR", help="the output directory")
+    article.add_argument(
+        "--out",
+        metavar="DIR",
+        help="the output directory (default: the format's remembered one, else the current one)",
+    )
     article.add_argument(
         "--name", metavar="FILE", help="the file name (default: reckoner-<first 8 of the id>)"
     )

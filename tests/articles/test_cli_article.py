@@ -113,3 +113,17 @@ def test_10_demo_ends_by_writing_the_demo_records_article(tmp_path: Path) -> Non
     assert "Worked example" in text and "\\frac" in text
     sidecar = json.loads(articles[0].with_suffix(".audit.json").read_text())
     assert sidecar["unmatched"] == []
+
+
+def test_9_1_article_without_out_uses_the_formats_remembered_folder(
+    home: Path, tmp_path: Path
+) -> None:
+    remembered = tmp_path / "remembered"
+    remembered.mkdir()
+    state = {"generation": {"markdown": {"directory": str(remembered), "language": "zh-CN"}}}
+    (home / "state.json").write_text(json.dumps(state))
+    done = reckoner("article", HAND_ID, "--home", str(home))
+    assert done.returncode == 0, done.stderr
+    path = remembered / "reckoner-17000000.md"
+    assert done.stdout.strip() == str(path)
+    assert "## 已知条件" in path.read_text(encoding="utf-8")

@@ -27,7 +27,8 @@ def run_article_job(
     compile_pdf: bool = False,
     console: Any = None,
 ) -> Job:
-    """Run one job to its end; what the command line leaves out comes from the settings."""
+    """Run one job to its end; what the command line leaves out comes from the settings
+    (the folder: the format's remembered one, else the current directory)."""
     settings = generation_view(StateFile(archive.layout).subtree(GENERATION_KEY), str(Path.cwd()))
     try:
         chosen = settings[canonical_format(format_name)]
@@ -37,7 +38,7 @@ def run_article_job(
     request = JobRequest(
         record_id=record_id,
         format=format_name,
-        directory=directory or str(Path.cwd()),
+        directory=directory or chosen["directory"],
         file_name=file_name,
         language=language or chosen["language"],
         compile=compile_pdf,
