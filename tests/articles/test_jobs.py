@@ -70,3 +70,49 @@ def test_10_progress_passes_through_every_phase_in_order(home: Path, out: Path) 
     assert phases[:4] == ["prepare", "generate", "write", "compile"]
     percents = [percent for _, percent in seen]
     assert percents == sorted(percents) and percents[-1] == 100
+
+
+def test_10_a_job_killed_mid_compile_leaves_nothing_once_the_next_job_runs(
+    tmp_path: Path, out: Path
+) -> None:
+    """A SIGKILLed `reckoner article` cannot clean up; its temporaries carry its pid, and the
+    next job in that folder removes those of processes that are gone."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    home = tmp_path / "big-home"
+    rows = [{"seq": 1, "at": 1, "tool": "record_start", "ok": True,
+             "content": {"title": "long", "record": "1700000000009"}}]  # fmt: skip
+    for seq in range(2, 3000):
+        rows.append(
+            {"seq": seq, "at": seq, "tool": "eval", "ok": True,
+             "content": {"formula": "@a + 1", "target": f"x{seq}", "rev": 1,
+                         "vars": {"a": {"num": seq, "dim": [0] * 7}},
+                         "result": {"num": seq + 1, "dim": [0] * 7}}}
+        )  # fmt: skip
+    rows.append({"seq": 3000, "at": 3000, "tool": "record_end", "ok": True, "content": {}})
+    from article_helpers import write_record
+
+    write_record(home, "1700000000009", rows)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "reckoner", "article", "1700000000009", "--home", str(home),
+         "--out", str(out), "--format", "tex", "--compile"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not any(p.name.endswith(".part") for p in out.iterdir()):
+        assert time.monotonic() < deadline and child.poll() is None, "no temporary appeared"
+        time.sleep(0.01)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    assert [p.name for p in out.iterdir() if p.name.endswith(".part")]  # left behind
+    job = runner(home).run(JobRequest("1700000000009", "markdown", str(out)))
+    assert job.status == "done"
+    assert sorted(p.name for p in out.iterdir()) == [
+        "reckoner-17000000.audit.json",
+        "reckoner-17000000.md",
+    ]
+    assert json.loads((out / "reckoner-17000000.audit.json").read_text())["unmatched"] == []

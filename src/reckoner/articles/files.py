@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -95,6 +96,7 @@ def output_directory(directory: str | None) -> Path:
         raise ArticleRefusal(
             f"The output path {str(path)!r} is a file, not a directory; choose a folder."
         )
+    sweep_stale(path)
     probe = path / f".reckoner-probe-{os.getpid()}-{time.time_ns()}"
     try:
         probe.write_bytes(b"")
@@ -105,6 +107,40 @@ def output_directory(directory: str | None) -> Path:
             f"({failure.strerror or type(failure).__name__}); choose a folder you can write to."
         ) from None
     return path
+
+
+# The temporary names this module writes: ``.<stem>.<pid>.<ns>.part`` (a file or a folder).
+_TEMPORARY = re.compile(r"^\..+\.([0-9]+)\.[0-9]+\.part$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+def sweep_stale(directory: Path) -> list[str]:
+    """Remove what a killed job left half-written: temporaries of processes that are gone."""
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _TEMPORARY.match(entry.name)
+        if match is None or _alive(int(match.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+            removed.append(entry.name)
+    return removed
 
 
 def ensure_directory(path: Path) -> Path:
