@@ -188,3 +188,27 @@ def test_11_2_settings_generation_block_saves_each_format_on_its_own(
     page.fill("#gen-md-directory", "relative/path")
     page.click("#gen-md-save")
     page.wait_for_selector("#gen-md-line[data-kind='ok']")
+
+
+def test_11_1_a_compile_failure_shows_its_sentence_and_the_log_tail(
+    panel: BackgroundPanel, page: Any, out: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A body that passes the checks but not TeX: the .tex is kept, the log's tail is shown."""
+    fake = FakeProvider([Reply("\\section*{Heat}\nThe current is $0.0025$ A. \\undefinedthing\n")])
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-browser-test")
+    try:
+        open_record(page, panel)
+        page.click("#generate-latex")
+        page.fill("#gen-directory", str(out))
+        page.check("#gen-compile")
+        page.select_option("#gen-writer", "openai")
+        page.fill("#gen-base", fake.openai_url)
+        page.click("#gen-start")
+        page.wait_for_selector("#gen-compile-error", timeout=WAIT_MS)
+        assert "the .tex is kept" in page.inner_text("#gen-compile-error")
+        assert "undefinedthing" in page.inner_text("#gen-log")
+        tex = out / "reckoner-17000000" / "reckoner-17000000.tex"
+        assert page.inner_text("#gen-path") == str(tex) and tex.is_file()
+        assert page.locator("#gen-pdf").count() == 0
+    finally:
+        fake.close()
