@@ -24,6 +24,8 @@ def cut(x: float) -> str:
     if x == 0 or not math.isfinite(x):
         return "0" if x == 0 else repr(x)
     magnitude = abs(x)
+    if magnitude < LARGEST_PLAIN and x == int(x) and magnitude >= 1:
+        return str(int(x))  # a whole number in the plain range: the commonest case
     if magnitude < SMALLEST_PLAIN or magnitude >= LARGEST_PLAIN:
         mantissa, _, exponent = f"{x:.{MAX_DECIMALS}e}".partition("e")
         return f"{_trim(mantissa)}e{int(exponent)}"
