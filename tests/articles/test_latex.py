@@ -106,3 +106,22 @@ def test_10_a_compile_failure_reports_the_log_tail_and_keeps_the_tex(tmp_path: P
     assert not outcome.ok and tex.is_file()
     assert "the .tex is kept" in outcome.sentence
     assert "undefinedcommandhere" in outcome.log_tail
+
+
+def test_10_plain_xelatex_is_the_fallback_without_latexmk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from reckoner.articles import compiler
+
+    real_which = shutil.which
+    monkeypatch.setattr(
+        compiler.shutil, "which", lambda name: None if name == "latexmk" else real_which(name)
+    )
+    facts = collect_facts(HAND_ID, hand_rows(), is_open=False)
+    tex = tmp_path / "fallback.tex"
+    tex.write_text(shell(render(facts, "en", "tex"), "en"), encoding="utf-8")
+    outcome = compile_pdf(tex, lambda: False)
+    assert outcome.ok and outcome.driver == "xelatex", outcome.log_tail
+    assert "4712.1235" in pdf_text(tmp_path / "fallback.pdf")

@@ -100,7 +100,11 @@ def test_10_model_writer_sends_the_rules_and_cut_facts_and_reports_the_prompt_ve
     assert PROMPT_VERSION in system and "Never invent, recompute" in system
     facts = json.loads(user)
     assert facts["title"] == "Heating a 4.7 kOhm resistor"
-    assert facts["conditions"]["R1"] == {"value": "4712.1235", "unit": "ohm"}
+    assert facts["conditions"]["R1"] == {
+        "value": "4712.1235",
+        "unit": "ohm",
+        "dim": [2, 1, -3, -2, 0, 0, 0],
+    }
     kinds = [entry["kind"] for entry in facts["sequence"]]
     assert kinds == ["explanation", "authorNote", "explanation", "step", "step"]
     step = facts["sequence"][3]

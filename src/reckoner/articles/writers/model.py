@@ -108,13 +108,18 @@ def _unit(dim: tuple[int, ...]) -> str:
 
 
 def value_json(value: Value) -> object:
-    """A cut value as the model receives it: ``{"value": "6875", "unit": "ohm"}``."""
+    """A cut value as the model receives it: ``{"value": "6875", "unit": "ohm", "dim": [...]}``;
+    the ``dim`` keeps its 7 integers, uncut (manual 10)."""
     if isinstance(value, Scalar):
         number = value.number
         shown = number.text if isinstance(number, Num) else _complex_text(number)
-        return {"value": shown, "unit": _unit(value.dim)}
+        return {"value": shown, "unit": _unit(value.dim), "dim": list(value.dim)}
     if isinstance(value, ArrayValue):
-        return {"value": _element_text(value.items), "unit": _unit(value.dim)}
+        return {
+            "value": _element_text(value.items),
+            "unit": _unit(value.dim),
+            "dim": list(value.dim),
+        }
     return {name: value_json(sub) for name, sub in value.fields}
 
 
