@@ -212,3 +212,22 @@ def test_11_1_a_compile_failure_shows_its_sentence_and_the_log_tail(
         assert page.locator("#gen-pdf").count() == 0
     finally:
         fake.close()
+
+
+def test_i18n_the_article_ui_speaks_simplified_chinese(
+    panel: BackgroundPanel, browser: Any, out: Path
+) -> None:
+    context = browser.new_context(locale="zh-CN", viewport={"width": 1200, "height": 1000})
+    page = context.new_page()
+    try:
+        open_record(page, panel)
+        assert page.inner_text("#generate-markdown") == "生成 Markdown"
+        page.click("#generate-markdown")
+        assert page.inner_text("#generate-title") == "生成 Markdown 文章"
+        page.fill("#gen-directory", str(out))
+        page.click("#gen-start")
+        page.wait_for_selector("#gen-outcome")
+        assert page.inner_text("#gen-outcome") == "文章已写好。"
+        assert page.inner_text("#gen-audit-clean") == "文章中的每个数字都与记录一致。"
+    finally:
+        context.close()
