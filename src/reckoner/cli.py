@@ -150,6 +150,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_home(demo)
 
+    article = commands.add_parser(
+        "article",
+        help="write a closed record up as a Markdown or LaTeX solution article",
+        description=(
+            "Write a closed record up as a standalone solution article. Every number in it is "
+            "audited against the record; numbers that match nothing are listed as warnings. "
+            "Defaults come from the remembered generation settings."
+        ),
+    )
+    article.add_argument("id", help="the record identifier (see 'reckoner records')")
+    article.add_argument("--format", choices=("md", "tex"), default="md", help="default: md")
+    article.add_argument(
+        "--out",
+        metavar="DIR",
+        help="the output directory (default: the format's remembered one, else the current one)",
+    )
+    article.add_argument(
+        "--name", metavar="FILE", help="the file name (default: reckoner-<first 8 of the id>)"
+    )
+    article.add_argument("--language", choices=("auto", "en", "zh-CN"), help="default: auto")
+    article.add_argument(
+        "--writer",
+        choices=("template", "openai", "anthropic"),
+        help="template (no model, the default) or a model provider",
+    )
+    article.add_argument("--model", help="the provider's model name")
+    article.add_argument("--base-url", help="the provider's base URL (OpenAI-compatible servers)")
+    article.add_argument(
+        "--compile", action="store_true", help="compile the LaTeX article to PDF with XeLaTeX"
+    )
+    _add_home(article)
+
     panel = commands.add_parser("panel", help="run the local web panel over the home's records")
     panel.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
@@ -424,6 +456,25 @@ def cmd_demo(options: argparse.Namespace) -> int:
     return run_demo(Path(options.home) if options.home else None)
 
 
+def cmd_article(options: argparse.Namespace) -> int:
+    from reckoner.articles.run import print_job, run_article_job
+
+    job = run_article_job(
+        _archive(options.home),
+        record_id=options.id,
+        format_name=options.format,
+        directory=options.out,
+        file_name=options.name,
+        language=options.language,
+        writer=options.writer,
+        model=options.model,
+        base_url=options.base_url,
+        compile_pdf=options.compile,
+        console=_console(stderr=True),
+    )
+    return print_job(job, _console(), _console(stderr=True))
+
+
 def cmd_panel(options: argparse.Namespace) -> int:
     from reckoner.panel.app import run_panel
     from reckoner.storage.home import resolve_home
@@ -438,6 +489,7 @@ COMMANDS = {
     "show": cmd_show,
     "serve": cmd_serve,
     "demo": cmd_demo,
+    "article": cmd_article,
     "panel": cmd_panel,
 }
 

@@ -20,6 +20,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from reckoner.articles.files import ensure_directory
+from reckoner.articles.run import run_article_job
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_store import RecordArchive
 from reckoner.wire import dumps_text
@@ -194,7 +196,24 @@ def run_demo(home: Path | None = None, console: Console | None = None) -> int:
         console.print(
             f"See its timeline with: reckoner show {newest[0].id} --home {escape(str(home))}"
         )
+        article = write_demo_article(home, newest[0].id, console)
+        if article is None:
+            return 1
     if unexpected:
         console.print(f"[red]{len(unexpected)} call(s) answered unexpectedly.[/red]")
         return 1
     return 0
+
+
+def write_demo_article(home: Path, record_id: str, console: Console) -> Path | None:
+    """The record written up by the template writer, into ``<home>/articles``."""
+    archive = RecordArchive(HomeLayout(home))
+    folder = ensure_directory(home / "articles")
+    job = run_article_job(
+        archive, record_id=record_id, format_name="md", directory=str(folder), writer="template"
+    )
+    if job.status != "done" or job.path is None:
+        console.print(f"[red]The article could not be written: {escape(job.error or '')}[/red]")
+        return None
+    console.print(f"The article is written at [bold]{escape(job.path)}[/bold]")
+    return Path(job.path)

@@ -376,7 +376,16 @@ def test_unknown_api_path_is_json_404(client: TestClient) -> None:
 def test_11_3_settings_view_has_defaults_when_nothing_is_stored(client: TestClient) -> None:
     response = client.get(f"{API}/settings")
     assert response.status_code == 200
-    assert response.json() == {"panel": {"showAll": False}, "restartRequired": False}
+    home_dir = str(Path.home())
+    assert response.json() == {
+        "panel": {"showAll": False},
+        "generation": {
+            "markdown": {"directory": home_dir, "language": "auto"},
+            "latex": {"directory": home_dir, "language": "auto", "compile": False},
+            "writer": {"kind": "template", "model": None, "baseUrl": None},
+        },
+        "restartRequired": False,
+    }
 
 
 def test_9_1_put_writes_only_the_named_section_and_keeps_other_keys(
@@ -396,7 +405,9 @@ def test_9_1_put_writes_only_the_named_section_and_keeps_other_keys(
     assert response.status_code == 200
     body = response.json()
     assert body["saved"] == ["panel"]
-    assert body["settings"] == {"panel": {"showAll": True}, "restartRequired": True}
+    assert body["settings"]["panel"] == {"showAll": True}
+    assert body["settings"]["restartRequired"] is True
+    assert body["settings"]["generation"]["markdown"]["directory"] == "/tmp/out"
     after = json.loads((home / "state.json").read_text())
     assert after["panel"] == {"futureKey": [1, 2], "showAll": True}
     assert after["generation"] == stored["generation"]
@@ -418,7 +429,7 @@ def test_9_1_null_clears_a_choice_back_to_the_default(home: Path, client: TestCl
         (b"not json", "not valid JSON"),
         (b"[1,2]", "must be a JSON object"),
         (b"{}", "names no section"),
-        (b'{"generation":{"format":"md"}}', "no settings section 'generation'"),
+        (b'{"generation":{"format":"md"}}', "must name its format, markdown or latex"),
         (b'{"panel":{"showAll":"yes"}}', "must be true, false or null"),
         (b'{"panel":{"colour":"red"}}', "has no field 'colour'"),
         (b'{"panel":5}', "must be an object"),

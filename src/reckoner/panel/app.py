@@ -27,6 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from reckoner.core.dimensions import BASE_SYMBOLS, NAME_TABLE
+from reckoner.panel.articles_api import ArticlesApi, article_routes
 from reckoner.panel.security import GuardMiddleware, HostPolicy, is_loopback
 from reckoner.panel.settings import SettingsError, apply_settings, settings_view
 from reckoner.panel.typeset import typeset_rows
@@ -300,6 +301,9 @@ def create_app(
     tests shorten it). ``log`` receives deletions, saved settings and endpoint failures.
     """
     api = PanelApi(home, poll_ms, log)
+    articles = ArticlesApi(api.archive, api.state, api.note)
+    # An older build's flat article keys become the generation tree once (manual 9.1).
+    api.state.migrate_legacy()
 
     async def internal_error(request: Request, exc: Exception) -> Response:
         # Still one JSON sentence for the page, naming no path of this machine (an OSError's
@@ -339,6 +343,7 @@ def create_app(
             api.settings,
             methods=["GET", "PUT", "POST", "DELETE", "PATCH"],
         ),
+        *article_routes(API, articles),
         Route(f"{API}/{{rest:path}}", api.api_not_found),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ]
@@ -362,6 +367,7 @@ def create_app(
     # Exposed so tests and benchmarks can observe what the endpoints read.
     app.state.archive = api.archive
     app.state.settings_file = api.state
+    app.state.article_jobs = articles.jobs
     return app
 
 

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from reckoner.articles.settings import (
+    GenerationSettingsError,
+    generation_view,
+    merge_generation,
+)
 from reckoner.storage.state_file import StateFile
 
 JsonObject = dict[str, Any]
@@ -64,7 +70,21 @@ def _panel_merge(stored: Mapping[str, Any], change: object) -> JsonObject | None
     return merged or None
 
 
-SECTIONS: dict[str, Section] = {"panel": Section(_panel_view, _panel_merge)}
+def _generation_view(stored: Mapping[str, Any]) -> JsonObject:
+    return generation_view(stored, str(Path.home()))
+
+
+def _generation_merge(stored: Mapping[str, Any], change: object) -> JsonObject | None:
+    try:
+        return merge_generation(stored, change)
+    except GenerationSettingsError as refusal:
+        raise SettingsError(str(refusal)) from None
+
+
+SECTIONS: dict[str, Section] = {
+    "panel": Section(_panel_view, _panel_merge),
+    "generation": Section(_generation_view, _generation_merge),
+}
 
 
 def _describe(value: object) -> str:

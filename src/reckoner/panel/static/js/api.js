@@ -64,3 +64,22 @@ export async function putSettings(body) {
   if (!response.ok) throw await errorOf(response);
   return response.json();
 }
+
+/** GET a JSON endpoint with query parameters; a failure throws its one sentence. */
+export async function getJson(path, params = {}) {
+  const query = new URLSearchParams(params).toString();
+  const response = await fetch(`${API}${path}${query ? `?${query}` : ""}`, { cache: "no-store" });
+  if (!response.ok) throw await errorOf(response);
+  return response.json();
+}
+
+/** POST a JSON body to an endpoint; a failure throws its one sentence. */
+export async function postJson(path, body) {
+  const response = await fetch(`${API}${path}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw await errorOf(response);
+  return response.json();
+}

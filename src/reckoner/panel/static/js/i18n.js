@@ -240,3 +240,8 @@ export function formatTime(ms) {
   const pad = (n) => String(n).padStart(2, "0");
   return `${dayText} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
+
+/** A view module's own strings, added to the tables (``{en: {...}, "zh-CN": {...}}``). */
+export function addStrings(tables) {
+  for (const [lang, table] of Object.entries(tables)) Object.assign(STRINGS[lang], table);
+}

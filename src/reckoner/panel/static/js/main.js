@@ -8,6 +8,14 @@ import { CHUNK, renderTail, renderTimeline, upgradeFormula } from "./timeline.js
 import { announce, esc } from "./util.js";
 import { drawPlot } from "./plot.js";
 import { fillLazyTree, unitTitleFor } from "./values.js";
+import { loadKatex } from "./katex.js";
+import {
+  articleButtons,
+  generationBlock,
+  onGenerationChange,
+  openGenerateDialog,
+  saveGenerationBlock,
+} from "./articles.js";
 
 const main = document.getElementById("main");
 const dialog = document.getElementById("confirm-dialog");
@@ -278,6 +286,7 @@ function headerCard(record, figures) {
     `${status}</p>` +
     `<label class="switch" title="${esc(t("displayAllHint"))}"><input type="checkbox" id="show-all" role="switch"` +
     `${state.showAll ? " checked" : ""}> <span>${esc(t("displayAll"))}</span></label>` +
+    articleButtons(record) +
     `</section>`
   );
 }
@@ -419,23 +428,6 @@ function observePlots() {
   }
 }
 
-// KaTeX (276 KB) is loaded only once a formula needs it, so the list and the first paint
-// of a record never wait for it.
-let katexLoading = null;
-
-function loadKatex() {
-  if (!katexLoading) {
-    katexLoading = new Promise((resolve) => {
-      const script = document.createElement("script");
-      script.src = "/static/vendor/katex/katex.min.js";
-      script.onload = () => resolve(window.katex || null);
-      script.onerror = () => resolve(null); // the ASCII formulas stand
-      document.head.append(script);
-    });
-  }
-  return katexLoading;
-}
-
 function typeset(fx) {
   const katex = window.katex;
   if (!katex) {
@@ -514,6 +506,7 @@ function renderSettingsView() {
   const restart = s.restartRequired ? `<p class="restart-line" role="note">${esc(t("restartRequired"))}</p>` : "";
   main.innerHTML =
     `<h2>${esc(t("settings"))}</h2>${restart}` +
+    generationBlock(s) +
     `<section class="card settings-block" aria-labelledby="panel-section"><h3 id="panel-section">${esc(t("panelSection"))}</h3>` +
     `<label class="switch"><input type="checkbox" id="pref-show-all" role="switch"${s.panel?.showAll ? " checked" : ""}> ` +
     `<span>${esc(t("showAllDefault"))}</span></label><p id="panel-save-line" class="save-line" aria-live="polite"></p></section>`;
@@ -556,12 +549,22 @@ main.addEventListener("click", (event) => {
     renderListView();
   } else if (target.id === "delete-selected") onDeleteSelected();
   else if (target.id === "delete-unreadable") onDeleteUnreadable();
+  else if (target.matches("[data-generate]")) {
+    openGenerateDialog(state.record, target.dataset.generate, state.settings, (settings) => {
+      state.settings = settings;
+    });
+  } else if (target.matches("[data-save]")) {
+    saveGenerationBlock(target.dataset.save).then((settings) => {
+      if (settings) state.settings = settings;
+    });
+  }
 });
 
 main.addEventListener("change", (event) => {
   const el = event.target;
   if (el.id === "show-all") onShowAll(el);
   else if (el.id === "pref-show-all") onPrefShowAll(el);
+  else if (el.id.startsWith("gen-set")) onGenerationChange(el);
   else if (el.classList.contains("pick")) {
     if (el.checked) state.selected.add(el.value);
     else state.selected.delete(el.value);

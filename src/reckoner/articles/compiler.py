@@ -1,0 +1,179 @@
+"""The LaTeX toolchain: the one module that runs TeX programs (manual 10's optional compile).
+
+``latexmk -xelatex`` is preferred and plain ``xelatex`` (two passes, for the long tables) is
+the fallback. TeX runs with shell escape off and file writes limited to the article's folder,
+since a model wrote part of the input. A failure keeps the ``.tex`` and reports the log's tail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from reckoner.articles.latex import SHELL_REQUIREMENTS
+
+COMPILE_TIMEOUT_S = 300.0
+LOG_TAIL_LINES = 30
+_POLL_S = 0.1
+
+
+@dataclass(frozen=True)
+class CompileOutcome:
+    ok: bool
+    pdf: Path | None
+    driver: str
+    sentence: str
+    log_tail: str
+
+
+class CompileCancelled(Exception):
+    """The job was cancelled while TeX ran; the process group has been stopped."""
+
+
+def capability() -> dict[str, object]:
+    """What the setup dialog needs to know: the drivers found, and whether each shell's
+    classes and packages are installed."""
+    latexmk = shutil.which("latexmk")
+    xelatex = shutil.which("xelatex")
+    found = {name: _kpsewhich(name) for names in SHELL_REQUIREMENTS.values() for name in names}
+    shells = {
+        language: all(found[name] for name in names)
+        for language, names in SHELL_REQUIREMENTS.items()
+    }
+    return {
+        "latexmk": latexmk,
+        "xelatex": xelatex,
+        "ctex": found["ctexart.cls"],
+        "fontspec": found["fontspec.sty"],
+        "shells": shells,
+        "canCompile": xelatex is not None,
+    }
+
+
+def _kpsewhich(name: str) -> bool:
+    program = shutil.which("kpsewhich")
+    if program is None:
+        return False
+    try:
+        done = subprocess.run(
+            [program, name], capture_output=True, timeout=20, check=False, text=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip())
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    # kpathsea reads these over texmf.cnf: no \write18, no reads or writes outside the folder.
+    env.update({"shell_escape": "f", "openout_any": "p", "openin_any": "p"})
+    return env
+
+
+def compile_pdf(
+    tex: Path,
+    cancelled: Callable[[], bool],
+    timeout: float = COMPILE_TIMEOUT_S,
+) -> CompileOutcome:
+    """Compile ``tex`` in its own folder; the outcome names the driver and, on failure, why."""
+    folder = tex.parent
+    latexmk = shutil.which("latexmk")
+    xelatex = shutil.which("xelatex")
+    if xelatex is None:
+        return CompileOutcome(
+            False,
+            None,
+            "none",
+            "No xelatex was found on this machine, so the PDF was not made; install TeX Live's "
+            "XeLaTeX (Debian: texlive-xetex, latexmk, texlive-lang-chinese) or turn compile off.",
+            "",
+        )
+    flags = ["-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape"]
+    if latexmk is not None:
+        driver = "latexmk"
+        program = f"-pdfxelatex={xelatex} {' '.join(flags)} %O %S"
+        passes = [[latexmk, "-xelatex", program, tex.name]]
+    else:
+        driver = "xelatex"
+        passes = [[xelatex, *flags, tex.name]] * 2
+    deadline = time.monotonic() + timeout
+    for command in passes:
+        code = _run(command, folder, cancelled, deadline)
+        if code is None:
+            return CompileOutcome(
+                False,
+                None,
+                driver,
+                f"The PDF compile took longer than {timeout:.0f} s and was stopped; the .tex "
+                "is kept, so compile it by hand or shorten the article.",
+                _log_tail(tex),
+            )
+        if code != 0:
+            return CompileOutcome(
+                False,
+                None,
+                driver,
+                f"{driver} failed (exit status {code}); the .tex is kept beside the log, whose "
+                "last lines follow.",
+                _log_tail(tex),
+            )
+    pdf = tex.with_suffix(".pdf")
+    if not pdf.is_file():
+        return CompileOutcome(
+            False, None, driver, f"{driver} finished but wrote no PDF.", _log_tail(tex)
+        )
+    return CompileOutcome(True, pdf, driver, "", "")
+
+
+def _run(
+    command: list[str], folder: Path, cancelled: Callable[[], bool], deadline: float
+) -> int | None:
+    """The exit status, None on timeout; raises CompileCancelled when the job is cancelled."""
+    with open(folder / ".compile-output.txt", "wb") as output:
+        process = subprocess.Popen(
+            command,
+            cwd=folder,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env=_environment(),
+            start_new_session=True,
+        )
+        try:
+            while True:
+                try:
+                    return process.wait(timeout=_POLL_S)
+                except subprocess.TimeoutExpired:
+                    pass
+                if cancelled():
+                    raise CompileCancelled
+                if time.monotonic() > deadline:
+                    return None
+        finally:
+            if process.poll() is None:
+                _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    # latexmk starts xelatex as a child: the whole session goes.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _log_tail(tex: Path) -> str:
+    for candidate in (tex.with_suffix(".log"), tex.parent / ".compile-output.txt"):
+        try:
+            lines = candidate.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        if lines:
+            return "\n".join(lines[-LOG_TAIL_LINES:])
+    return ""

@@ -1,0 +1,367 @@
+"""A closed record reduced to the facts an article may use (manual 10). No I/O here.
+
+The title, the conditions (accepted ``set`` rows accumulated per slot; a deletion removes
+the name), the messages and the steps interleaved by ``seq``, and the closing text. Every
+number is cut before a writer sees it; the record keeps the stored numbers. Refused rows and
+``get`` rows carry nothing. A row whose content does not have the shape its tool writes is
+skipped like a refused one, so a damaged record still yields what it holds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import cached_property
+from typing import Any
+
+from reckoner.articles.numbers import cut, digit_runs, exact, shown_numbers
+
+Dim = tuple[int, int, int, int, int, int, int]
+ZERO_DIM: Dim = (0, 0, 0, 0, 0, 0, 0)
+
+LANGUAGES = ("auto", "en", "zh-CN")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef]")
+
+
+class ArticleRefusal(ValueError):
+    """A record or a request that cannot become an article; the message is one sentence."""
+
+
+@dataclass(frozen=True, slots=True)
+class Num:
+    """A cut real: the text a writer shows."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Cplx:
+    """A cut complex, rectangular."""
+
+    re: str
+    im: str
+
+
+Element = Num | Cplx | tuple["Element", ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Scalar:
+    number: Num | Cplx
+    dim: Dim
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayValue:
+    items: tuple[Element, ...]
+    dim: Dim
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectValue:
+    fields: tuple[tuple[str, Value], ...]
+
+
+Value = Scalar | ArrayValue | ObjectValue
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    seq: int
+    text: str
+    hidden: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    seq: int
+    formula: str
+    target: str
+    reads: tuple[tuple[str, Value], ...]
+    result: Value
+
+
+Entry = Message | Step
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What an article may say, and the stored numbers behind it (for the audit)."""
+
+    record_id: str
+    title: str
+    conditions: tuple[tuple[str, Value], ...]
+    entries: tuple[Entry, ...]
+    closing: str | None
+    # What the reference is built from, kept raw: only the audit needs it, so it is built
+    # on first use rather than with every article.
+    _sources: _Collector = field(repr=False, compare=False)
+
+    @cached_property
+    def reference(self) -> tuple[Decimal, ...]:
+        """Every number the record holds that a writer may show, at full precision, sorted:
+        stored values, dimension exponents, array lengths, formula literals and the prose."""
+        return _reference(self._sources)
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        return tuple(entry for entry in self.entries if isinstance(entry, Step))
+
+    @property
+    def prose(self) -> Iterable[str]:
+        """The record's own words: the title, every message, the closing text."""
+        yield self.title
+        for entry in self.entries:
+            if isinstance(entry, Message):
+                yield entry.text
+        if self.closing:
+            yield self.closing
+
+
+class _Collector:
+    """The facts as rows are read, in seq order."""
+
+    def __init__(self) -> None:
+        self.title: str | None = None
+        self.conditions: dict[str, Value] = {}
+        self.entries: list[Entry] = []
+        self.closing: str | None = None
+        # Every distinct stored number, with its cut form.
+        self.numbers: dict[float, Num] = {}
+        self.texts: list[str] = []
+        self.integers: set[int] = set()
+        # Every distinct dim list seen, checked once: a record repeats a few vectors.
+        self.dims: dict[tuple[object, ...], Dim] = {}
+        self.scalars: dict[tuple[object, ...], Scalar] = {}
+
+    def value(self, raw: object) -> Value | None:
+        return _value(raw, self)
+
+
+RowReader = Callable[[_Collector, int, Mapping[str, Any]], None]
+
+
+def _read_start(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
+    title = content.get("title")
+    if facts.title is None and isinstance(title, str):
+        facts.title = title
+        facts.texts.append(title)
+
+
+def _read_message(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
+    text = content.get("text")
+    if not isinstance(text, str):
+        return
+    hidden = content.get("hide") is True
+    facts.entries.append(Message(seq, text, hidden))
+    if not hidden:
+        # An author's note must not put a number into the article, so its numbers are not facts.
+        facts.texts.append(text)
+
+
+def _read_set(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
+    name = content.get("name")
+    if not isinstance(name, str):
+        return
+    raw = content.get("value")
+    if raw is None:
+        facts.conditions.pop(name, None)
+        return
+    value = facts.value(raw)
+    if value is not None:
+        # A re-set keeps the slot's place in the table, with its latest value.
+        facts.conditions[name] = value
+
+
+def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
+    formula, target = content.get("formula"), content.get("target")
+    if not isinstance(formula, str) or not formula or not isinstance(target, str):
+        return
+    result = facts.value(content.get("result"))
+    if result is None:
+        return
+    raw_vars = content.get("vars")
+    reads: list[tuple[str, Value]] = []
+    if isinstance(raw_vars, dict):
+        for name, raw in raw_vars.items():
+            value = facts.value(raw)
+            if value is not None:
+                reads.append((str(name), value))
+    facts.texts.append(formula)
+    facts.entries.append(Step(seq, formula, target, tuple(reads), result))
+
+
+def _read_end(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
+    text = content.get("text")
+    # The last accepted end row wins; an empty or blank text counts as absent (manual 7.1).
+    facts.closing = text if isinstance(text, str) and text.strip() else None
+
+
+# The place where a row kind adds its facts. ``get`` rows and refused rows carry nothing; a
+# later kind (a lookup's ``search`` row, a compute run) adds its reader here and its entry
+# type beside Message and Step.
+ROW_READERS: dict[str, RowReader] = {
+    "record_start": _read_start,
+    "record_message": _read_message,
+    "set": _read_set,
+    "eval": _read_eval,
+    "record_end": _read_end,
+}
+
+
+def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open: bool) -> Facts:
+    """The facts of a closed record; the open record is refused with one sentence."""
+    if is_open:
+        raise ArticleRefusal(
+            f"Record {record_id} is still open, so it has no article yet; end it with "
+            "record_end and generate again."
+        )
+    facts = _Collector()
+    ordered = sorted(
+        (row for row in rows if row.get("ok") is True and type(row.get("seq")) is int),
+        key=lambda row: int(row["seq"]),
+    )
+    for row in ordered:
+        reader = ROW_READERS.get(str(row.get("tool")))
+        content = row.get("content")
+        if reader is not None and isinstance(content, dict):
+            reader(facts, int(row["seq"]), content)
+    if facts.title is None:
+        raise ArticleRefusal(
+            f"Record {record_id} has no accepted record_start row, so it has no title to "
+            "write about; it cannot become an article."
+        )
+    return Facts(
+        record_id=record_id,
+        title=facts.title,
+        conditions=tuple(facts.conditions.items()),
+        entries=tuple(facts.entries),
+        closing=facts.closing,
+        _sources=facts,
+    )
+
+
+def _reference(facts: _Collector) -> tuple[Decimal, ...]:
+    numbers: set[Decimal] = set()
+    for x in facts.numbers:
+        numbers.update(exact(x))
+    numbers.update(Decimal(abs(n)) for n in facts.integers)
+    for text in [*facts.texts, facts.closing or ""]:
+        numbers.update(abs(shown.magnitude) for shown in shown_numbers(text))
+        numbers.update(digit_runs(text))
+    return tuple(sorted(numbers))
+
+
+# -- values ------------------------------------------------------------------------------
+
+
+def _dim(raw: object, facts: _Collector) -> Dim | None:
+    if raw is None:
+        return ZERO_DIM
+    if type(raw) is not list or len(raw) != 7:
+        return None
+    key = tuple(raw)
+    try:
+        known = facts.dims.get(key)
+    except TypeError:
+        return None  # an unhashable component is no integer either
+    if known is not None:
+        return known
+    if not all(type(x) is int or (type(x) is float and x.is_integer()) for x in key):
+        return None
+    dim: Dim = tuple(int(x) for x in key)  # type: ignore[assignment]
+    facts.dims[key] = dim
+    facts.integers.update(dim)
+    return dim
+
+
+def _real(x: object, facts: _Collector) -> Num | None:
+    kind = type(x)
+    if kind is not float and kind is not int:
+        return None
+    # A step reads the values earlier rows stored, so most numbers come round again.
+    known: Num | None = facts.numbers.get(x)  # type: ignore[call-overload]
+    if known is None:
+        number = float(x)  # type: ignore[arg-type]
+        known = facts.numbers[number] = Num(cut(number))
+    return known
+
+
+def _element(raw: object, facts: _Collector) -> Element | None:
+    if isinstance(raw, list):
+        items = [_element(item, facts) for item in raw]
+        if any(item is None for item in items):
+            return None
+        facts.integers.add(len(items))
+        return tuple(item for item in items if item is not None)
+    if isinstance(raw, dict):
+        return _complex(raw, facts)
+    return _real(raw, facts)
+
+
+def _complex(raw: Mapping[str, Any], facts: _Collector) -> Cplx | None:
+    re_part, im_part = _real(raw.get("re"), facts), _real(raw.get("im"), facts)
+    if re_part is None or im_part is None:
+        return None
+    return Cplx(re_part.text, im_part.text)
+
+
+def _value(raw: object, facts: _Collector) -> Value | None:
+    """A stored value (manual 3.2's tagged shape with ``dim`` as 7 integers), cut."""
+    if type(raw) is not dict:
+        return None
+    number, dim_list = raw.get("num"), raw.get("dim")
+    if len(raw) == 2 and type(dim_list) is list and type(number) in (float, int):
+        # The commonest value, a real: the same number in the same unit recurs row after row.
+        key = (number, *dim_list)
+        try:
+            known = facts.scalars.get(key)
+        except TypeError:
+            return None  # a component that is a list or an object: not a vector
+        if known is None:
+            dim = _dim(dim_list, facts)
+            real = _real(number, facts)
+            if dim is None or real is None:
+                return None
+            known = facts.scalars[key] = Scalar(real, dim)
+        return known
+    if "object" in raw:
+        fields = raw["object"]
+        if not isinstance(fields, dict):
+            return None
+        out: list[tuple[str, Value]] = []
+        for name, sub in fields.items():
+            value = _value(sub, facts)
+            if value is None:
+                return None
+            out.append((str(name), value))
+        return ObjectValue(tuple(out))
+    dim = _dim(raw.get("dim"), facts)
+    if dim is None:
+        return None
+    if "num" in raw:
+        number = _real(raw["num"], facts)
+        return None if number is None else Scalar(number, dim)
+    if "re" in raw:
+        pair = _complex(raw, facts)
+        return None if pair is None else Scalar(pair, dim)
+    if "array" in raw and isinstance(raw["array"], list):
+        items = _element(raw["array"], facts)
+        return ArrayValue(items, dim) if isinstance(items, tuple) else None
+    return None
+
+
+# -- language ----------------------------------------------------------------------------
+
+
+def resolve_language(requested: str, facts: Facts) -> str:
+    """``en`` or ``zh-CN``; ``auto`` looks for CJK ideographs in the record's own prose."""
+    if requested not in LANGUAGES:
+        raise ArticleRefusal(
+            f"The language {requested!r} is not one of auto, en or zh-CN; pick one of those."
+        )
+    if requested != "auto":
+        return requested
+    return "zh-CN" if any(_CJK.search(text) for text in facts.prose) else "en"

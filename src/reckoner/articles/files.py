@@ -1,0 +1,297 @@
+"""The output directory: the one module that checks, browses and writes article files.
+
+Nothing is half-written: every file is written under a temporary name in the target
+directory and then linked or renamed into place. An existing article is never overwritten:
+a taken name gets the next free number (``reckoner-1a2b3c4d-2.md``). A Markdown article is
+written flat; a LaTeX article goes into a folder named after the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from reckoner.articles.facts import ArticleRefusal
+
+EXTENSIONS = {"markdown": ".md", "latex": ".tex"}
+MAX_NAME_CHARS = 120
+MAX_NUMBERED = 999
+_RESERVED = frozenset('<>:"|?*')
+_WINDOWS_DEVICES = frozenset(
+    {
+        "con",
+        "prn",
+        "aux",
+        "nul",
+        *(f"com{n}" for n in range(1, 10)),
+        *(f"lpt{n}" for n in range(1, 10)),
+    }
+)
+LIST_DIRS_LIMIT = 500
+
+
+def default_name(record_id: str) -> str:
+    return f"reckoner-{record_id[:8]}"
+
+
+def file_stem(requested: str | None, record_id: str, format_name: str) -> str:
+    """The file name without its extension, or one sentence saying what is wrong with it."""
+    name = (requested or "").strip() or default_name(record_id)
+    for extension in (*EXTENSIONS.values(), ".markdown", ".pdf"):
+        if name.lower().endswith(extension) and len(name) > len(extension):
+            name = name[: -len(extension)]
+            break
+    if "/" in name or "\\" in name:
+        raise ArticleRefusal(
+            f"The file name {requested!r} contains a path separator; give a bare name and "
+            "choose the folder with the directory field."
+        )
+    bad = sorted({char for char in name if char in _RESERVED or ord(char) < 32})
+    if bad:
+        shown = ", ".join(repr(char) for char in bad)
+        raise ArticleRefusal(
+            f"The file name {requested!r} contains reserved characters ({shown}); use "
+            "letters, digits, spaces, dots, dashes and underscores."
+        )
+    if name in (".", "..") or name.startswith(".") or name.rstrip(" .") != name:
+        raise ArticleRefusal(
+            f"The file name {requested!r} starts with a dot or ends with a dot or a space; "
+            "such files are hidden or unusable on some systems, so choose another name."
+        )
+    if name.lower().split(".")[0] in _WINDOWS_DEVICES:
+        raise ArticleRefusal(
+            f"The file name {requested!r} is a reserved device name on Windows; choose another."
+        )
+    if len(name) > MAX_NAME_CHARS:
+        raise ArticleRefusal(
+            f"The file name is {len(name)} characters long, over the limit of "
+            f"{MAX_NAME_CHARS}; shorten it."
+        )
+    return name
+
+
+def output_directory(directory: str | None) -> Path:
+    """The checked, absolute output directory (``~`` expanded), or one sentence."""
+    if not directory or not str(directory).strip():
+        raise ArticleRefusal(
+            "No output directory was given; choose the folder the article should go into."
+        )
+    path = Path(os.path.expanduser(str(directory).strip()))
+    if not path.is_absolute():
+        raise ArticleRefusal(
+            f"The output directory {directory!r} is not an absolute path; give the full path, "
+            "for example /home/you/articles."
+        )
+    if not path.exists():
+        raise ArticleRefusal(
+            f"The output directory {str(path)!r} does not exist; create it or choose another."
+        )
+    if not path.is_dir():
+        raise ArticleRefusal(
+            f"The output path {str(path)!r} is a file, not a directory; choose a folder."
+        )
+    sweep_stale(path)
+    probe = path / f".reckoner-probe-{os.getpid()}-{time.time_ns()}"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as failure:
+        raise ArticleRefusal(
+            f"The output directory {str(path)!r} is not writable "
+            f"({failure.strerror or type(failure).__name__}); choose a folder you can write to."
+        ) from None
+    return path
+
+
+# The temporary names this module writes: ``.<stem>.<pid>.<ns>.part`` (a file or a folder).
+_TEMPORARY = re.compile(r"^\..+\.([0-9]+)\.[0-9]+\.part$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+def sweep_stale(directory: Path) -> list[str]:
+    """Remove what a killed job left half-written: temporaries of processes that are gone."""
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _TEMPORARY.match(entry.name)
+        if match is None or _alive(int(match.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+            removed.append(entry.name)
+    return removed
+
+
+def ensure_directory(path: Path) -> Path:
+    """A folder the caller owns (the demo's), created when missing."""
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _temporary(directory: Path, stem: str) -> Path:
+    return directory / f".{stem}.{os.getpid()}.{time.time_ns()}.part"
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    with open(path, "xb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _numbered(stem: str, number: int) -> str:
+    return stem if number == 1 else f"{stem}-{number}"
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A LaTeX article's folder while it is being written and compiled, not yet in place."""
+
+    directory: Path
+    stem: str
+    folder: Path
+
+    @property
+    def tex(self) -> Path:
+        return self.folder / f"{self.stem}.tex"
+
+
+def write_markdown(directory: Path, stem: str, text: str, sidecar: bytes) -> Path:
+    """``<stem>.md`` and ``<stem>.audit.json`` in ``directory``, each under a free number."""
+    article_temp = _temporary(directory, stem)
+    audit_temp = _temporary(directory, stem + ".audit")
+    try:
+        _write_new(article_temp, text.encode("utf-8"))
+        _write_new(audit_temp, sidecar)
+        for number in range(1, MAX_NUMBERED + 1):
+            name = _numbered(stem, number)
+            target, audit_target = directory / f"{name}.md", directory / f"{name}.audit.json"
+            if audit_target.exists():
+                continue
+            try:
+                # link() refuses an existing name, so a file that appeared meanwhile survives.
+                os.link(article_temp, target)
+            except FileExistsError:
+                continue
+            try:
+                os.link(audit_temp, audit_target)
+            except FileExistsError:
+                os.unlink(target)
+                continue
+            return target
+        raise ArticleRefusal(_all_taken(directory, stem, ".md"))
+    finally:
+        for temp in (article_temp, audit_temp):
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def stage_latex(directory: Path, stem: str, tex: str, sidecar: bytes) -> Staged:
+    """A hidden folder in ``directory`` holding ``<stem>.tex`` and its audit sidecar."""
+    folder = _temporary(directory, stem)
+    os.mkdir(folder)
+    staged = Staged(directory, stem, folder)
+    try:
+        _write_new(staged.tex, tex.encode("utf-8"))
+        _write_new(folder / f"{stem}.audit.json", sidecar)
+    except BaseException:
+        discard(staged)
+        raise
+    return staged
+
+
+def place_latex(staged: Staged) -> Path:
+    """Rename the staged folder to ``<stem>`` (or the next free number); the ``.tex`` path."""
+    for number in range(1, MAX_NUMBERED + 1):
+        name = _numbered(staged.stem, number)
+        target = staged.directory / name
+        if target.exists() or target.is_symlink():
+            continue
+        tex = staged.tex
+        if name != staged.stem:
+            for path in list(staged.folder.iterdir()):
+                if path.name.startswith(staged.stem + "."):
+                    path.rename(staged.folder / (name + path.name[len(staged.stem) :]))
+            tex = staged.folder / f"{name}.tex"
+        try:
+            os.rename(staged.folder, target)
+        except OSError as failure:
+            if failure.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                continue
+            raise
+        return target / tex.name
+    raise ArticleRefusal(_all_taken(staged.directory, staged.stem, ""))
+
+
+def discard(staged: Staged) -> None:
+    shutil.rmtree(staged.folder, ignore_errors=True)
+
+
+def _all_taken(directory: Path, stem: str, extension: str) -> str:
+    return (
+        f"{stem}{extension} and its numbered variants up to {MAX_NUMBERED} already exist in "
+        f"{directory}; choose another name or folder."
+    )
+
+
+# -- the directory browser ----------------------------------------------------------------
+
+
+def list_roots() -> list[dict[str, str]]:
+    """Where the directory browser starts: the user's home and the file system root."""
+    roots = [{"name": "Home", "path": str(Path.home())}, {"name": "/", "path": os.sep}]
+    return [root for root in roots if os.path.isdir(root["path"])]
+
+
+def list_dirs(directory: str) -> dict[str, object]:
+    """The sub-directories of ``directory`` (names only, never file contents)."""
+    path = Path(os.path.expanduser(directory or ""))
+    if not directory or not path.is_absolute():
+        raise ArticleRefusal(
+            f"The directory {directory!r} is not an absolute path; start from one of the roots."
+        )
+    try:
+        entries = list(os.scandir(path))
+    except FileNotFoundError:
+        raise ArticleRefusal(f"The directory {str(path)!r} does not exist.") from None
+    except NotADirectoryError:
+        raise ArticleRefusal(f"{str(path)!r} is a file, not a directory.") from None
+    except OSError as failure:
+        raise ArticleRefusal(
+            f"The directory {str(path)!r} cannot be listed "
+            f"({failure.strerror or type(failure).__name__})."
+        ) from None
+    names = []
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            if entry.is_dir() and not entry.name.startswith("."):
+                names.append(entry.name)
+    names.sort(key=str.lower)
+    parent = str(path.parent) if path.parent != path else None
+    return {
+        "path": str(path),
+        "parent": parent,
+        "dirs": [{"name": name, "path": str(path / name)} for name in names[:LIST_DIRS_LIMIT]],
+        "truncated": len(names) > LIST_DIRS_LIMIT,
+    }

@@ -1,0 +1,207 @@
+"""How facts are spelled in an article's two formats: values, units and prose. No I/O here.
+
+Values and units are TeX math in both formats (Markdown carries it between ``$`` signs, as
+GitHub and KaTeX render it), so a number reads the same in a ``.md`` and in a PDF. Prose is
+escaped for the format, never rewritten: the record's words reach the article as written.
+"""
+
+from __future__ import annotations
+
+from reckoner.articles.facts import (
+    ArrayValue,
+    Cplx,
+    Dim,
+    Element,
+    Num,
+    Scalar,
+    Value,
+)
+from reckoner.articles.mathtex import identifier
+from reckoner.articles.numbers import cut_tex
+from reckoner.core.dimensions import BASE_SYMBOLS, first_name
+
+# An array longer than this shows its head and its length; the record keeps every element.
+ARRAY_SHOWN = 12
+
+FORMATS = ("md", "tex")
+
+
+def unit_name(dim: Dim) -> str | None:
+    """The table name of a vector (``ohm``), None for a pure number or an unnamed vector."""
+    if not any(dim):
+        return None
+    return first_name(dim)
+
+
+def unit_tex(dim: Dim) -> str:
+    """An unnamed vector spelled from the base symbols: ``\\mathrm{m}^{2}\\,\\mathrm{kg}``."""
+    parts = []
+    for symbol, exponent in zip(BASE_SYMBOLS, dim, strict=True):
+        if exponent == 1:
+            parts.append(f"\\mathrm{{{symbol}}}")
+        elif exponent:
+            parts.append(f"\\mathrm{{{symbol}}}^{{{exponent}}}")
+    return r"\,".join(parts)
+
+
+def number_tex(number: Num | Cplx, imaginary: str) -> str:
+    if isinstance(number, Num):
+        return cut_tex(number.text)
+    re_part, im_part = cut_tex(number.re), number.im
+    sign = "-" if im_part.startswith("-") else "+"
+    unit = f"\\,\\mathrm{{{imaginary}}}"
+    if re_part == "0":
+        return f"{'-' if sign == '-' else ''}{cut_tex(im_part.lstrip('-'))}{unit}"
+    return f"{re_part} {sign} {cut_tex(im_part.lstrip('-'))}{unit}"
+
+
+def _element_tex(element: Element, imaginary: str) -> str:
+    if isinstance(element, tuple):
+        shown = [_element_tex(item, imaginary) for item in element[:ARRAY_SHOWN]]
+        if len(element) > ARRAY_SHOWN:
+            shown.append(r"\ldots")
+        return r"\left[" + ", ".join(shown) + r"\right]"
+    return number_tex(element, imaginary)
+
+
+class Markup:
+    """One format's spelling of the pieces a writer puts together."""
+
+    format = "md"
+
+    def __init__(self, imaginary: str = "i") -> None:
+        self.imaginary = imaginary
+        self._units: dict[Dim, str] = {}
+
+    # -- formatting primitives, per format ------------------------------------------------
+
+    def math(self, tex: str) -> str:
+        return f"${tex}$"
+
+    def display(self, tex: str) -> str:
+        return f"$$\n{tex}\n$$"
+
+    def text(self, prose: str) -> str:
+        return prose.translate(_MD_TABLE)
+
+    def paragraph(self, prose: str) -> str:
+        # A record message may span lines; each becomes its own line of the paragraph.
+        return "  \n".join(self.text(line) for line in prose.splitlines() or [""])
+
+    def heading(self, prose: str, level: int) -> str:
+        return "#" * level + " " + self.text(prose)
+
+    def table(self, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines.extend("| " + " | ".join(row) + " |" for row in rows)
+        return "\n".join(lines)
+
+    def quote(self, prose: str) -> str:
+        return "\n".join("> " + line for line in self.paragraph(prose).split("\n"))
+
+    # -- values -------------------------------------------------------------------------
+
+    def unit(self, dim: Dim) -> str:
+        """The unit after a value: its table name as a word, else its base symbols."""
+        shown = self._units.get(dim)
+        if shown is None:
+            name = unit_name(dim)
+            shown = "" if not any(dim) else self.text(name) if name else self.math(unit_tex(dim))
+            self._units[dim] = shown
+        return shown
+
+    def value_tex(self, value: Scalar | ArrayValue) -> str:
+        if isinstance(value, Scalar):
+            return number_tex(value.number, self.imaginary)
+        return _element_tex(value.items, self.imaginary)
+
+    def value(self, value: Value) -> str:
+        """A value in running text: ``$6875$ ohm``, an object as its fields in parentheses."""
+        if isinstance(value, Scalar | ArrayValue):
+            shown = self.math(self.value_tex(value))
+            unit = self.unit(value.dim)
+            return f"{shown} {unit}" if unit else shown
+        parts = [f"{self.math(_field_tex(name))} = {self.value(sub)}" for name, sub in value.fields]
+        return "(" + "; ".join(parts) + ")"
+
+    def named(self, name: str, value: Value) -> str:
+        """``$R_{p} = 6875$ ohm``."""
+        if isinstance(value, Scalar | ArrayValue):
+            shown = self.math(f"{identifier(name)} = {self.value_tex(value)}")
+            unit = self.unit(value.dim)
+            return f"{shown} {unit}" if unit else shown
+        return f"{self.math(identifier(name))} = {self.value(value)}"
+
+    def rows(self, name: str, value: Value) -> list[tuple[str, str, str]]:
+        """Table rows (quantity, value, unit); an object gives one row per field."""
+        if isinstance(value, Scalar | ArrayValue):
+            unit = self.unit(value.dim) or "—"
+            return [(self.math(identifier(name)), self.math(self.value_tex(value)), unit)]
+        out: list[tuple[str, str, str]] = []
+        for field_name, sub in value.fields:
+            for quantity, shown, unit in self.rows(field_name, sub):
+                out.append((self.math(identifier(name)) + "." + quantity, shown, unit))
+        return out
+
+
+_MD_TABLE = str.maketrans({char: "\\" + char for char in "\\`*_$<>[]|#"})
+
+
+def _field_tex(name: str) -> str:
+    return identifier(name)
+
+
+_TEX_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "%": r"\%",
+    "_": r"\_",
+    "^": r"\textasciicircum{}",
+    "~": r"\textasciitilde{}",
+}
+
+
+_TEX_TABLE = str.maketrans(_TEX_ESCAPES)
+
+
+class TexMarkup(Markup):
+    """The LaTeX body's spelling (the shell around it is ``latex.py``'s)."""
+
+    format = "tex"
+
+    def display(self, tex: str) -> str:
+        return f"\\[\n{tex}\n\\]"
+
+    def text(self, prose: str) -> str:
+        return prose.translate(_TEX_TABLE)
+
+    def paragraph(self, prose: str) -> str:
+        return "\\\\\n".join(self.text(line) for line in prose.splitlines() or [""])
+
+    def heading(self, prose: str, level: int) -> str:
+        command = {1: "section", 2: "subsection"}.get(level, "subsubsection")
+        return f"\\{command}*{{{self.text(prose)}}}"
+
+    def table(self, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+        columns = "l" * len(header)
+        lines = [
+            f"\\begin{{longtable}}{{{columns}}}",
+            r"\toprule",
+            " & ".join(header) + r" \\",
+            r"\midrule",
+            r"\endhead",
+        ]
+        lines.extend(" & ".join(row) + r" \\" for row in rows)
+        lines.extend([r"\bottomrule", r"\end{longtable}"])
+        return "\n".join(lines)
+
+    def quote(self, prose: str) -> str:
+        return "\\begin{quote}\n" + self.paragraph(prose) + "\n\\end{quote}"
+
+
+def markup_for(format_name: str, imaginary: str = "i") -> Markup:
+    return TexMarkup(imaginary) if format_name == "tex" else Markup(imaginary)

@@ -1,0 +1,315 @@
+"""Formulas as LaTeX, from the core's own parse tree: for the panel's KaTeX and for articles.
+
+The grammar lives only in ``reckoner.core.parser``: this module parses with it and walks the
+tree, so a formula is typeset exactly as the engine read it (``-2^2`` as ``-2^{2}``).
+A formula that does not parse gets no LaTeX; the caller shows the ASCII text instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from reckoner.core.errors import EngineError
+from reckoner.core.parser import parse
+from reckoner.core.syntax import (
+    Binary,
+    Bounded,
+    BoundName,
+    Call,
+    Chain,
+    Constant,
+    Field,
+    Index,
+    Node,
+    Number,
+    SlotRef,
+    Unary,
+)
+
+# Binding strength, loosest first; a child weaker than its context gets parentheses.
+_ADDITIVE, _MULTIPLICATIVE, _UNARY, _POWER, _ATOM = range(5)
+
+_CONSTANTS = {
+    "$pi": r"\pi",
+    "$e": r"\mathrm{e}",
+    "$inf": r"\infty",
+    "$i": r"\mathrm{i}",
+    "$j": r"\mathrm{j}",
+}
+
+# Functions written as an operator name before a parenthesized argument list.
+_OPERATORS = {
+    "$exp": r"\exp",
+    "$ln": r"\ln",
+    "$log": r"\log_{10}",
+    "$sin": r"\sin",
+    "$cos": r"\cos",
+    "$tan": r"\tan",
+    "$asin": r"\arcsin",
+    "$acos": r"\arccos",
+    "$atan": r"\arctan",
+    "$sign": r"\operatorname{sgn}",
+    "$re": r"\operatorname{Re}",
+    "$im": r"\operatorname{Im}",
+    "$arg": r"\arg",
+    "$len": r"\operatorname{len}",
+    "$atan2": r"\operatorname{atan2}",
+    "$min": r"\min",
+    "$max": r"\max",
+}
+
+# Functions whose notation surrounds the argument.
+_ENCLOSURES = {
+    "$abs": (r"\left|", r"\right|"),
+    "$floor": (r"\left\lfloor ", r"\right\rfloor "),
+    "$ceil": (r"\left\lceil ", r"\right\rceil "),
+    "$sqrt": (r"\sqrt{", "}"),
+    "$conj": (r"\overline{", "}"),
+}
+
+_GREEK = frozenset(
+    [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "epsilon",
+        "zeta",
+        "eta",
+        "theta",
+        "iota",
+        "kappa",
+        "lambda",
+        "mu",
+        "nu",
+        "xi",
+        "pi",
+        "rho",
+        "sigma",
+        "tau",
+        "upsilon",
+        "phi",
+        "chi",
+        "psi",
+        "omega",
+        "Gamma",
+        "Delta",
+        "Theta",
+        "Lambda",
+        "Xi",
+        "Pi",
+        "Sigma",
+        "Upsilon",
+        "Phi",
+        "Psi",
+        "Omega",
+    ]
+)
+_TRAILING_DIGITS = re.compile(r"^([A-Za-z]+)([0-9]+)$")
+_EXPONENT = re.compile(r"^([0-9.]+)e([+-]?[0-9]+)([ij]?)$")
+
+
+def _text(name: str) -> str:
+    """A name's letters as LaTeX text (underscores escaped)."""
+    return name.replace("_", r"\_")
+
+
+@lru_cache(maxsize=65536)
+def identifier(name: str) -> str:
+    """A slot or bound name: ``V_in`` -> ``V_{\\mathrm{in}}``, ``R1`` -> ``R_{1}``."""
+    base, sep, sub = name.partition("_")
+    if not sep:
+        digits = _TRAILING_DIGITS.match(name)
+        if digits:
+            base, sub = digits.group(1), digits.group(2)
+    if not base or (sep and not sub):
+        # A leading or trailing underscore has no natural subscript reading.
+        return r"\mathit{" + _text(name) + "}"
+    if base in _GREEK:
+        head = "\\" + base
+    elif len(base) == 1:
+        head = base
+    else:
+        head = r"\mathit{" + _text(base) + "}"
+    return head + (f"_{{\\mathrm{{{_text(sub)}}}}}" if sub else "")
+
+
+def _number(node: Number) -> str:
+    match = _EXPONENT.match(node.text)
+    if match:
+        mantissa, exponent, suffix = match.groups()
+        imaginary = r"\,\mathrm{" + suffix + "}" if suffix else ""
+        return f"{mantissa}\\times 10^{{{int(exponent)}}}{imaginary}"
+    if node.text[-1:] in ("i", "j"):
+        return node.text[:-1] + r"\,\mathrm{" + node.text[-1] + "}"
+    return node.text
+
+
+def _strength(node: Node) -> int:
+    if isinstance(node, Chain):
+        return _ADDITIVE if node.rest and node.rest[0][0] in ("+", "-") else _MULTIPLICATIVE
+    if isinstance(node, Binary):
+        if node.op in ("+", "-"):
+            return _ADDITIVE
+        if node.op in ("*", "/"):
+            return _MULTIPLICATIVE
+        return _POWER
+    if isinstance(node, Unary):
+        return _UNARY
+    if isinstance(node, Number) and node.text[-1:] in ("i", "j"):
+        return _MULTIPLICATIVE  # 2j typesets as a product
+    if isinstance(node, Number) and "e" in node.text:
+        return _MULTIPLICATIVE  # 2.5e-3 typesets as 2.5 x 10^-3
+    if isinstance(node, Bounded) and node.notation.name in ("$sum", "$prod", "$integral", "$limit"):
+        return _MULTIPLICATIVE  # a big operator reaches to the right
+    return _ATOM
+
+
+def _paren(latex: str) -> str:
+    return r"\left(" + latex + r"\right)"
+
+
+def _wrap(node: Node, weakest: int) -> str:
+    """The node's LaTeX, in parentheses when it binds looser than ``weakest``."""
+    latex = to_latex(node)
+    return _paren(latex) if _strength(node) < weakest else latex
+
+
+def _args(nodes: Iterable[Node]) -> str:
+    return ", ".join(to_latex(node) for node in nodes)
+
+
+def _call(node: Call) -> str:
+    name = node.notation.name
+    if name in _ENCLOSURES:
+        opener, closer = _ENCLOSURES[name]
+        return opener + _args(node.args) + closer
+    if name == "$transpose":
+        return _wrap(node.args[0], _ATOM) + r"^{\mathsf{T}}"
+    if name == "$mod":
+        return _wrap(node.args[0], _MULTIPLICATIVE) + r" \bmod " + _wrap(node.args[1], _UNARY)
+    operator = _OPERATORS.get(name, r"\operatorname{" + _text(name[1:]) + "}")
+    return operator + _paren(_args(node.args))
+
+
+def _bounded(node: Bounded) -> str:
+    name = node.notation.name
+    variable = identifier(node.variable) if node.variable else ""
+    lower = to_latex(node.lower) if node.lower is not None else ""
+    upper = to_latex(node.upper) if node.upper is not None else ""
+    body = node.args[0]
+    if name in ("$sum", "$prod"):
+        symbol = r"\sum" if name == "$sum" else r"\prod"
+        return f"{symbol}_{{{variable}={lower}}}^{{{upper}}} {_wrap(body, _MULTIPLICATIVE)}"
+    if name == "$seq":
+        return r"\left[\, " + to_latex(body) + r" \,\right]_{" + f"{variable}={lower}}}^{{{upper}}}"
+    if name == "$integral":
+        differential = r"\,\mathrm{d}" + to_latex(node.args[1])
+        limits = f"_{{{lower}}}^{{{upper}}}" if node.lower is not None else ""
+        return r"\int" + limits + " " + _wrap(body, _MULTIPLICATIVE) + differential
+    if name == "$limit":
+        return r"\lim_{" + f"{variable} \\to {lower}}} " + _wrap(body, _MULTIPLICATIVE)
+    if name == "$diff":
+        wrt = to_latex(node.args[1])
+        if len(node.args) > 2:
+            order = to_latex(node.args[2])
+            return (
+                f"\\frac{{\\mathrm{{d}}^{{{order}}}}}{{\\mathrm{{d}}{wrt}^{{{order}}}}}"
+                + _paren(to_latex(body))
+            )
+        return f"\\frac{{\\mathrm{{d}}}}{{\\mathrm{{d}}{wrt}}}" + _paren(to_latex(body))
+    return r"\operatorname{" + _text(name[1:]) + "}" + _paren(_args(node.args))
+
+
+def to_latex(node: Node) -> str:
+    """LaTeX for one parse tree."""
+    if isinstance(node, Number):
+        return _number(node)
+    if isinstance(node, SlotRef | BoundName):
+        return identifier(node.name)
+    if isinstance(node, Constant):
+        return _CONSTANTS.get(node.notation.name, r"\mathrm{" + _text(node.notation.name[1:]) + "}")
+    if isinstance(node, Call):
+        return _call(node)
+    if isinstance(node, Bounded):
+        return _bounded(node)
+    if isinstance(node, Index):
+        return _wrap(node.target, _ATOM) + r"\left[" + to_latex(node.index) + r"\right]"
+    if isinstance(node, Field):
+        return _wrap(node.target, _ATOM) + r".\mathrm{" + _text(node.name) + "}"
+    if isinstance(node, Unary):
+        return node.op + _wrap(node.operand, _UNARY)
+    if isinstance(node, Chain):
+        return _chain(node.first, [(op, operand) for op, operand, _ in node.rest])
+    return _chain(node.left, [(node.op, node.right)])
+
+
+def _chain(first: Node, rest: list[tuple[str, Node]]) -> str:
+    """A left-associative run (``a + b - c``, ``a * b / c``) or a single ``^``."""
+    if rest and rest[0][0] == "^":
+        # ^ is right-associative: the base needs parentheses unless it is an atom.
+        return f"{{{_wrap(first, _ATOM)}}}^{{{to_latex(rest[0][1])}}}"
+    if rest and rest[0][0] in ("+", "-"):
+        latex = to_latex(first)
+        for op, operand in rest:
+            # A signed operand reads badly bare (a - -b), so it is bracketed too.
+            weakest = _POWER if isinstance(operand, Unary) else _MULTIPLICATIVE
+            latex += f" {op} {_wrap(operand, weakest)}"
+        return latex
+    latex = _wrap(first, _MULTIPLICATIVE)
+    for op, operand in rest:
+        if op == "/":
+            # Folding left: everything so far is the numerator, so no brackets are needed.
+            latex = f"\\frac{{{latex}}}{{{to_latex(operand)}}}"
+        else:
+            latex += f" \\cdot {_wrap(operand, _POWER)}"
+    return latex
+
+
+# Typesetting depends on a formula's structure, not on which slots it names: a slot is an
+# atom whatever its name. So a formula is typeset once per shape (its slots replaced by
+# numbered placeholders), and each placeholder then becomes the slot's own identifier. A
+# record that repeats a step over many slots parses that step once.
+_SLOT = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
+_HOLE_NAME = "zzqhole"
+_HOLE = re.compile(r"\\mathit\{" + _HOLE_NAME + r"\}_\{\\mathrm\{([0-9]+)\}\}")
+
+
+@lru_cache(maxsize=8192)
+def _shape_latex(shape: str) -> str | None:
+    try:
+        return to_latex(parse(shape))
+    except EngineError:
+        return None
+    except RecursionError:
+        return None
+
+
+@lru_cache(maxsize=8192)
+def formula_latex(formula: str) -> str | None:
+    """LaTeX for a formula, or None when the core does not parse it."""
+    if _HOLE_NAME in formula:
+        return _shape_latex(formula)  # a name that could be mistaken for a placeholder
+    names: list[str] = []
+    numbers: dict[str, int] = {}
+
+    def hole(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in numbers:
+            numbers[name] = len(names)
+            names.append(name)
+        return f"@{_HOLE_NAME}{numbers[name]}"
+
+    latex = _shape_latex(_SLOT.sub(hole, formula))
+    if latex is None:
+        return None
+    return _HOLE.sub(lambda match: identifier(names[int(match.group(1))]), latex)
+
+
+def clear_caches() -> None:
+    """Forget every typeset formula (benchmarks measure the work, not the cache)."""
+    formula_latex.cache_clear()
+    _shape_latex.cache_clear()
+    identifier.cache_clear()

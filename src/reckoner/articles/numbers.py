@@ -1,0 +1,116 @@
+"""How a number looks in an article: the cut (manual 10) and the reading of shown numbers.
+
+The cut is the one rule for every number a writer receives: at most four decimals, and the
+exponential form below ``1e-3`` or at or above ``1e6``. The reader finds the numbers an
+article shows, in any of the forms a writer may use (``0.25``, ``2.5e-4``,
+``2.5 \\times 10^{-4}``, ``2.5 × 10⁻⁴``), so the audit can hold each one against the facts.
+No I/O here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+MAX_DECIMALS = 4
+SMALLEST_PLAIN = 1e-3
+LARGEST_PLAIN = 1e6
+
+
+def cut(x: float) -> str:
+    """``x`` as a writer receives it: ``7.1274``, ``6875``, ``3.2397e-4``, ``1.2346e6``."""
+    if x == 0 or not math.isfinite(x):
+        return "0" if x == 0 else repr(x)
+    magnitude = abs(x)
+    if magnitude < LARGEST_PLAIN and x == int(x) and magnitude >= 1:
+        return str(int(x))  # a whole number in the plain range: the commonest case
+    if magnitude < SMALLEST_PLAIN or magnitude >= LARGEST_PLAIN:
+        mantissa, _, exponent = f"{x:.{MAX_DECIMALS}e}".partition("e")
+        return f"{_trim(mantissa)}e{int(exponent)}"
+    text = _trim(f"{x:.{MAX_DECIMALS}f}")
+    return "0" if text == "-0" else text
+
+
+def _trim(text: str) -> str:
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def cut_tex(text: str) -> str:
+    """A cut number as TeX math: ``3.2397e-4`` -> ``3.2397\\times 10^{-4}``."""
+    mantissa, sep, exponent = text.partition("e")
+    if not sep:
+        return text
+    return f"{mantissa}\\times 10^{{{exponent}}}"
+
+
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+
+# A number not glued to a name (R1, x_2, atan2) or to a preceding decimal point; thousands
+# groups (10,000) read as one number. The optional tail is the exponent in any spelling.
+_SHOWN = re.compile(
+    r"(?<![A-Za-z_0-9.,])"
+    r"(?P<mantissa>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?:"
+    r"[eE](?P<e>[+\-−]?\d+)"
+    r"|\s*(?:×|\\times|\\cdot|·|\*)\s*10\s*"
+    r"(?:\^\s*\{?\s*(?P<caret>[+\-−]?\s*\d+)\s*\}?|(?P<sup>[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
+    r")?"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ShownNumber:
+    """One number an article shows: where it starts, its text, its magnitude and its grain."""
+
+    start: int
+    end: int
+    text: str
+    magnitude: Decimal
+    # Half a unit of the last digit shown: a fact within this distance rounds to the text.
+    half_unit: Decimal
+
+
+def shown_numbers(text: str) -> list[ShownNumber]:
+    """Every number in ``text``, in order, with the precision its digits claim."""
+    found: list[ShownNumber] = []
+    for match in _SHOWN.finditer(text):
+        mantissa = match.group("mantissa").replace(",", "")
+        exponent_text = match.group("e") or match.group("caret")
+        if exponent_text is not None:
+            exponent = int(exponent_text.replace("−", "-").replace(" ", ""))
+        elif match.group("sup") is not None:
+            exponent = int(match.group("sup").translate(_SUPERSCRIPTS))
+        else:
+            exponent = 0
+        decimals = len(mantissa.partition(".")[2])
+        value = Decimal(mantissa).scaleb(exponent)
+        found.append(
+            ShownNumber(
+                start=match.start(),
+                end=match.end(),
+                text=match.group(0),
+                magnitude=value,
+                half_unit=Decimal(5).scaleb(exponent - decimals - 1),
+            )
+        )
+    return found
+
+
+_PLAIN = re.compile(r"\d+(?:\.\d+)?")
+
+
+def digit_runs(text: str) -> list[Decimal]:
+    """Every run of digits in ``text`` read plainly, whatever surrounds it: escaping prose for
+    a format may change what a run is glued to, never its digits."""
+    return [Decimal(run) for run in _PLAIN.findall(text)]
+
+
+def exact(x: float) -> tuple[Decimal, ...]:
+    """A stored double as the decimals a writer may have rounded: its exact binary value and
+    its shortest repr (they differ in the last place, which decides a tie)."""
+    magnitude = abs(x)
+    exact_value = Decimal(magnitude)
+    shortest = Decimal(repr(magnitude))
+    return (exact_value,) if exact_value == shortest else (exact_value, shortest)

@@ -1,0 +1,76 @@
+"""One article job run in the terminal: the settings as defaults, a progress line per phase,
+the path and the audit warnings at the end (``reckoner article`` and ``reckoner demo``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reckoner.articles.jobs import Job, JobRequest, JobRunner, canonical_format
+from reckoner.articles.settings import generation_view
+from reckoner.articles.writers.choose import writer_for
+from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.state_file import GENERATION_KEY, StateFile
+
+
+def run_article_job(
+    archive: RecordArchive,
+    *,
+    record_id: str,
+    format_name: str,
+    directory: str | None = None,
+    file_name: str | None = None,
+    language: str | None = None,
+    writer: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    compile_pdf: bool = False,
+    console: Any = None,
+) -> Job:
+    """Run one job to its end; what the command line leaves out comes from the settings
+    (the folder: the format's remembered one, else the current directory)."""
+    settings = generation_view(StateFile(archive.layout).subtree(GENERATION_KEY), str(Path.cwd()))
+    try:
+        chosen = settings[canonical_format(format_name)]
+    except ValueError:
+        chosen = settings["markdown"]
+    writer_settings = settings["writer"]
+    request = JobRequest(
+        record_id=record_id,
+        format=format_name,
+        directory=directory or chosen["directory"],
+        file_name=file_name,
+        language=language or chosen["language"],
+        compile=compile_pdf,
+        writer=writer or writer_settings["kind"],
+        model=model or writer_settings["model"],
+        base_url=base_url or writer_settings["baseUrl"],
+    )
+    shown: set[str] = set()
+
+    def progress(job: Job) -> None:
+        if console is not None and job.status == "running" and job.phase not in shown:
+            shown.add(job.phase)
+            console.print(f"[dim]{job.percent:>3}%  {job.phase}[/dim]")
+
+    return JobRunner(archive, writer_for).run(request, progress)
+
+
+def print_job(job: Job, out: Any, err: Any) -> int:
+    """The outcome: the path on stdout, warnings and failures on stderr; 0 when done cleanly."""
+    from rich.markup import escape
+
+    if job.status != "done":
+        err.print(f"reckoner: {escape(job.error or job.status)}")
+        return 1
+    out.print(escape(job.path or ""), soft_wrap=True)
+    if job.pdf:
+        out.print(escape(job.pdf), soft_wrap=True)
+    for warning in job.snapshot()["warnings"]:
+        err.print(f"[yellow]warning: {escape(warning)}[/yellow]")
+    if job.compile_error:
+        err.print(f"[red]{escape(job.compile_error)}[/red]")
+        if job.compile_log:
+            err.print(escape(job.compile_log))
+        return 1
+    return 0

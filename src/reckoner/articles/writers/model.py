@@ -1,0 +1,220 @@
+"""The model writer: the facts go to a model in a context of its own (manual 10).
+
+The prompt carries the manual's rules and a version string the job result reports. A LaTeX
+body is checked by the host; a refused body gets one retry with the reason, then the job
+fails with that sentence. The provider itself is behind ``Asker`` (``reckoner.providers``),
+so this module builds prompts and judges answers and never touches the network.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from reckoner.articles.facts import (
+    ArrayValue,
+    Cplx,
+    Element,
+    Facts,
+    Message,
+    Num,
+    Scalar,
+    Value,
+)
+from reckoner.articles.latex import BodyRefusal, check_body
+from reckoner.articles.markup import unit_name, unit_tex
+from reckoner.articles.mathtex import formula_latex, identifier
+from reckoner.articles.writers.base import Draft, WriterCancelled, WriterFailure
+
+PROMPT_VERSION = "reckoner-article-prompt/1"
+_POLL_S = 0.1
+_FENCE = re.compile(r"^\s*```[A-Za-z-]*\s*\n(?P<body>.*?)\n\s*```\s*$", re.DOTALL)
+
+
+# One message of the conversation: ("user" or "assistant", its text).
+Turn = tuple[str, str]
+
+
+class Asker(Protocol):
+    """A provider: a label for the job result, and one blocking request."""
+
+    @property
+    def label(self) -> str: ...
+
+    def ask(self, system: str, turns: Sequence[Turn]) -> str: ...
+
+
+_LANGUAGE_NAMES = {"en": "English", "zh-CN": "Simplified Chinese"}
+
+
+def system_prompt(language: str, format_name: str) -> str:
+    """The rules every article is written under (manual 10), for one language and format."""
+    if format_name == "tex":
+        shape = (
+            "Write the body of a LaTeX document only: no \\documentclass, no \\usepackage, no "
+            "\\begin{document} or \\end{document}, no \\input or \\include, no file or shell "
+            "commands. Use \\section*, \\subsection*, paragraphs, $...$ and \\[...\\] math, and "
+            "the longtable, booktabs and amsmath environments, which are loaded. Escape literal "
+            "$, %, #, &, _ as \\$, \\%, \\#, \\&, \\_."
+        )
+    else:
+        shape = (
+            "Write Markdown: # for the title, ## for sections, $...$ and $$...$$ for "
+            "mathematics, tables in pipe syntax."
+        )
+    return "\n".join(
+        [
+            f"[{PROMPT_VERSION}]",
+            "You write a standalone solution article for a student, a reviewer or a client, "
+            f"in {_LANGUAGE_NAMES[language]}, from the facts given as JSON.",
+            "Rules:",
+            "- Present the question (the title), the given conditions with their values and "
+            "units, the solution steps in order with the explanations beside them, the results "
+            "and the conclusion (the closing text).",
+            "- Every number you write must be one of the numbers in the facts, exactly as given "
+            "or rounded from it. Never invent, recompute, convert or derive a number.",
+            "- Show each relation as mathematics (the facts give it in LaTeX), never as code.",
+            "- An entry of kind authorNote is guidance from the author: do not copy or quote "
+            "it, and never let it change a number.",
+            "- Do not mention any calculation engine, tool, harness, record, trace, formula "
+            "syntax, derivation steps as a process, or how this article was generated.",
+            f"- {shape}",
+            "- Answer with the article alone, with no preamble and no code fence around it.",
+        ]
+    )
+
+
+def _element_text(element: Element) -> str:
+    if isinstance(element, tuple):
+        return "[" + ", ".join(_element_text(item) for item in element) + "]"
+    if isinstance(element, Num):
+        return element.text
+    return _complex_text(element)
+
+
+def _complex_text(number: Cplx) -> str:
+    sign = "-" if number.im.startswith("-") else "+"
+    return f"{number.re} {sign} {number.im.lstrip('-')}j"
+
+
+def _unit(dim: tuple[int, ...]) -> str:
+    if not any(dim):
+        return ""
+    name = unit_name(dim)  # type: ignore[arg-type]
+    return name if name else unit_tex(dim)  # type: ignore[arg-type]
+
+
+def value_json(value: Value) -> object:
+    """A cut value as the model receives it: ``{"value": "6875", "unit": "ohm", "dim": [...]}``;
+    the ``dim`` keeps its 7 integers, uncut (manual 10)."""
+    if isinstance(value, Scalar):
+        number = value.number
+        shown = number.text if isinstance(number, Num) else _complex_text(number)
+        return {"value": shown, "unit": _unit(value.dim), "dim": list(value.dim)}
+    if isinstance(value, ArrayValue):
+        return {
+            "value": _element_text(value.items),
+            "unit": _unit(value.dim),
+            "dim": list(value.dim),
+        }
+    return {name: value_json(sub) for name, sub in value.fields}
+
+
+def facts_json(facts: Facts) -> str:
+    """The facts as the model's user message: cut numbers, unit names, LaTeX relations."""
+    sequence: list[dict[str, object]] = []
+    for entry in facts.entries:
+        if isinstance(entry, Message):
+            kind = "authorNote" if entry.hidden else "explanation"
+            sequence.append({"kind": kind, "text": entry.text})
+            continue
+        tex = formula_latex(entry.formula)
+        relation = f"{identifier(entry.target)} = {tex}" if tex else entry.formula
+        sequence.append(
+            {
+                "kind": "step",
+                "quantity": entry.target,
+                "symbol": identifier(entry.target),
+                "relation": relation,
+                "inputs": {name: value_json(value) for name, value in entry.reads},
+                "result": value_json(entry.result),
+            }
+        )
+    document = {
+        "title": facts.title,
+        "conditions": {name: value_json(value) for name, value in facts.conditions},
+        "sequence": sequence,
+        "closing": facts.closing,
+    }
+    return json.dumps(document, ensure_ascii=False, indent=1)
+
+
+def _unfence(text: str) -> str:
+    match = _FENCE.match(text)
+    return match.group("body") if match else text
+
+
+class ModelWriter:
+    """Writes through one provider; one retry when the host refuses a LaTeX body."""
+
+    def __init__(self, asker: Asker) -> None:
+        self.asker = asker
+        self.name = asker.label
+
+    def write(
+        self, facts: Facts, language: str, format_name: str, cancelled: Callable[[], bool]
+    ) -> Draft:
+        system = system_prompt(language, format_name)
+        turns = [("user", facts_json(facts))]
+        for attempt in (1, 2):
+            body = _unfence(self._ask(system, turns, cancelled)).strip()
+            if not any(ch.isalpha() for ch in body):
+                raise WriterFailure(
+                    f"The model {self.asker.label} answered with no article text; try again or "
+                    "use the template writer."
+                )
+            if format_name != "tex":
+                return Draft(body + "\n", self.name, PROMPT_VERSION, attempt)
+            try:
+                check_body(body)
+            except BodyRefusal as refusal:
+                if attempt == 2:
+                    raise WriterFailure(
+                        f"The model's LaTeX body was refused twice; the second time: {refusal}"
+                    ) from None
+                turns.append(("assistant", body))
+                turns.append(
+                    (
+                        "user",
+                        f"The host refused that body: {refusal} Send the corrected body alone.",
+                    )
+                )
+                continue
+            return Draft(body + "\n", self.name, PROMPT_VERSION, attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _ask(self, system: str, turns: Sequence[Turn], cancelled: Callable[[], bool]) -> str:
+        """The provider's reply, asked on a helper thread so a cancel need not wait for it."""
+        outcome: dict[str, object] = {}
+
+        def run() -> None:
+            try:
+                outcome["text"] = self.asker.ask(system, list(turns))
+            except Exception as failure:
+                outcome["failure"] = failure
+
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        while worker.is_alive():
+            worker.join(_POLL_S)
+            if cancelled():
+                # The reply, whenever it comes, is dropped with the thread.
+                raise WriterCancelled
+        failure = outcome.get("failure")
+        if isinstance(failure, Exception):
+            raise WriterFailure(str(failure)) from None
+        text = outcome.get("text")
+        return text if isinstance(text, str) else ""

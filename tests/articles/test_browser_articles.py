@@ -1,0 +1,233 @@
+"""The article UI in a real browser (manual 11.1, 11.2; issue 10): Debian's Chromium driven by
+Playwright against a real panel on loopback, over real record files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from article_helpers import HAND_ID, row, write_record
+from fake_providers import FakeProvider, Reply
+
+from reckoner.panel.background import BackgroundPanel
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
+WAIT_MS = 60_000
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def out(out: Path) -> Path:
+    (out / "sub-a").mkdir()
+    return out
+
+
+@pytest.fixture
+def panel(home: Path) -> Iterator[BackgroundPanel]:
+    with BackgroundPanel(home, poll_ms=300) as running:
+        yield running
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(locale="en-US", viewport={"width": 1200, "height": 1000})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert errors == [], f"the page raised: {errors}"
+
+
+def open_record(page: Any, panel: BackgroundPanel, record_id: str = HAND_ID) -> None:
+    page.goto(f"{panel.url}#/records/{record_id}")
+    page.wait_for_selector("body[data-ready]")
+    page.wait_for_selector("#generate-markdown")
+
+
+def test_11_1_generate_markdown_dialog_browser_progress_result_and_preview(
+    panel: BackgroundPanel, page: Any, out: Path
+) -> None:
+    open_record(page, panel)
+    page.click("#generate-markdown")
+    dialog = page.locator("#generate-dialog")
+    assert dialog.locator("#generate-title").inner_text() == "Generate a Markdown article"
+    # The directory browser walks directories only, and fills the field.
+    page.fill("#gen-directory", str(out))
+    page.click("#gen-browse")
+    page.wait_for_selector("#gen-browser .dir:has-text('sub-a')")
+    page.click("#gen-browser .dir:has-text('sub-a')")
+    page.wait_for_selector(f"#gen-use-folder[data-dir='{out / 'sub-a'}']")
+    page.click("#gen-use-folder")
+    assert page.input_value("#gen-directory") == str(out / "sub-a")
+    page.fill("#gen-name", "heat")
+    page.click("#gen-start")
+    page.wait_for_selector("#gen-outcome", timeout=WAIT_MS)
+    assert page.inner_text("#gen-outcome") == "The article is written."
+    assert page.inner_text("#gen-path") == str(out / "sub-a" / "heat.md")
+    assert (out / "sub-a" / "heat.md").is_file()
+    assert page.inner_text("#gen-audit-clean") == "Every number in the article matches the record."
+    # The preview is rendered: a heading, a table and mathematics typeset by KaTeX.
+    preview = page.locator("#gen-preview")
+    assert preview.locator("h2").first.inner_text() == "Heating a 4.7 kOhm resistor"
+    assert preview.locator("table").count() == 2
+    page.wait_for_selector("#gen-preview .math[data-ready] .katex")
+    assert preview.locator(".math[data-failed]").count() == 0
+    # The directory was remembered for the next Markdown article.
+    page.click("#gen-close")
+    page.click("#generate-markdown")
+    assert page.input_value("#gen-directory") == str(out / "sub-a")
+
+
+def test_11_1_generate_latex_compiles_and_shows_the_pdf(
+    panel: BackgroundPanel, page: Any, out: Path
+) -> None:
+    open_record(page, panel)
+    page.click("#generate-latex")
+    page.fill("#gen-directory", str(out))
+    page.select_option("#gen-language", "zh-CN")
+    page.check("#gen-compile")
+    page.click("#gen-start")
+    page.wait_for_selector("#gen-outcome", timeout=WAIT_MS)
+    assert page.inner_text("#gen-pdf") == str(out / "reckoner-17000000" / "reckoner-17000000.pdf")
+    assert page.locator("#gen-compile-error").count() == 0
+
+
+def test_11_1_the_open_record_has_its_buttons_disabled(
+    home: Path, panel: BackgroundPanel, page: Any
+) -> None:
+    write_record(
+        home, "1800000000000", [row(1, "record_start", {"title": "t", "record": "1800000000000"})],
+        open_=True,
+    )  # fmt: skip
+    open_record(page, panel, "1800000000000")
+    assert page.locator("#generate-markdown").is_disabled()
+    assert page.locator("#generate-latex").is_disabled()
+
+
+def test_11_1_progress_bar_and_cancel_while_the_model_writes(
+    panel: BackgroundPanel, page: Any, out: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeProvider([Reply("# never shown", delay=30)])
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-browser-test")
+    try:
+        open_record(page, panel)
+        page.click("#generate-markdown")
+        page.fill("#gen-directory", str(out))
+        page.select_option("#gen-writer", "openai")
+        page.fill("#gen-model", "fake-model")
+        page.fill("#gen-base", fake.openai_url)
+        page.click("#gen-start")
+        page.wait_for_selector("#gen-phase:has-text('Writing the article')", timeout=WAIT_MS)
+        assert page.get_attribute("#gen-progress", "value") == "10"
+        page.click("#gen-cancel")
+        page.wait_for_selector("#gen-outcome", timeout=WAIT_MS)
+        assert page.inner_text("#gen-outcome") == "The job was cancelled; nothing was written."
+        assert sorted(p.name for p in out.iterdir()) == ["sub-a"]
+    finally:
+        fake.close()
+
+
+def test_11_1_a_failed_job_shows_its_sentence_and_an_invented_number_its_warning(
+    panel: BackgroundPanel, page: Any, out: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeProvider([Reply("# Heat\n\nThe answer is 42.5 W.\n")])
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-browser-test")
+    try:
+        open_record(page, panel)
+        page.click("#generate-markdown")
+        page.fill("#gen-directory", str(out / "missing"))
+        page.click("#gen-start")
+        page.wait_for_selector("#gen-error", timeout=WAIT_MS)
+        assert "does not exist" in page.inner_text("#gen-error")
+        page.click("#gen-close")
+        page.click("#generate-markdown")
+        page.fill("#gen-directory", str(out))
+        page.select_option("#gen-writer", "anthropic")
+        page.fill("#gen-base", fake.anthropic_url)
+        page.click("#gen-start")
+        page.wait_for_selector("#gen-warnings", timeout=WAIT_MS)
+        assert "'42.5' matches no number in the record" in page.inner_text("#gen-warnings")
+    finally:
+        fake.close()
+
+
+def test_11_2_settings_generation_block_saves_each_format_on_its_own(
+    home: Path, panel: BackgroundPanel, page: Any, out: Path
+) -> None:
+    import json
+
+    page.goto(f"{panel.url}#/settings")
+    page.wait_for_selector("#gen-tex-block")
+    page.fill("#gen-tex-directory", str(out))
+    page.check("#gen-tex-compile")
+    page.click("#gen-tex-save")
+    page.wait_for_selector("#gen-tex-line[data-kind='ok']")
+    stored = json.loads((home / "state.json").read_text())["generation"]
+    assert stored == {"latex": {"directory": str(out), "language": "auto", "compile": True}}
+    page.select_option("#gen-set-writer", "openai")
+    assert page.locator("#gen-set-provider").is_visible()
+    page.fill("#gen-set-model", "gpt-test")
+    page.click("#gen-writer-save")
+    page.wait_for_selector("#gen-writer-line[data-kind='ok']")
+    stored = json.loads((home / "state.json").read_text())["generation"]
+    assert stored["writer"] == {"kind": "openai", "model": "gpt-test"}
+    assert stored["latex"]["directory"] == str(out)
+    page.fill("#gen-md-directory", "relative/path")
+    page.click("#gen-md-save")
+    page.wait_for_selector("#gen-md-line[data-kind='ok']")
+
+
+def test_11_1_a_compile_failure_shows_its_sentence_and_the_log_tail(
+    panel: BackgroundPanel, page: Any, out: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A body that passes the checks but not TeX: the .tex is kept, the log's tail is shown."""
+    fake = FakeProvider([Reply("\\section*{Heat}\nThe current is $0.0025$ A. \\undefinedthing\n")])
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-browser-test")
+    try:
+        open_record(page, panel)
+        page.click("#generate-latex")
+        page.fill("#gen-directory", str(out))
+        page.check("#gen-compile")
+        page.select_option("#gen-writer", "openai")
+        page.fill("#gen-base", fake.openai_url)
+        page.click("#gen-start")
+        page.wait_for_selector("#gen-compile-error", timeout=WAIT_MS)
+        assert "the .tex is kept" in page.inner_text("#gen-compile-error")
+        assert "undefinedthing" in page.inner_text("#gen-log")
+        tex = out / "reckoner-17000000" / "reckoner-17000000.tex"
+        assert page.inner_text("#gen-path") == str(tex) and tex.is_file()
+        assert page.locator("#gen-pdf").count() == 0
+    finally:
+        fake.close()
+
+
+def test_i18n_the_article_ui_speaks_simplified_chinese(
+    panel: BackgroundPanel, browser: Any, out: Path
+) -> None:
+    context = browser.new_context(locale="zh-CN", viewport={"width": 1200, "height": 1000})
+    page = context.new_page()
+    try:
+        open_record(page, panel)
+        assert page.inner_text("#generate-markdown") == "生成 Markdown"
+        page.click("#generate-markdown")
+        assert page.inner_text("#generate-title") == "生成 Markdown 文章"
+        page.fill("#gen-directory", str(out))
+        page.click("#gen-start")
+        page.wait_for_selector("#gen-outcome")
+        assert page.inner_text("#gen-outcome") == "文章已写好。"
+        assert page.inner_text("#gen-audit-clean") == "文章中的每个数字都与记录一致。"
+    finally:
+        context.close()

@@ -1,0 +1,211 @@
+"""The template writer and the number audit (issue 10): deterministic, readable, and clean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from article_helpers import HAND_ID, OHM, hand_rows, row
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reckoner.articles.audit import audit
+from reckoner.articles.facts import collect_facts
+from reckoner.articles.writers.template import render
+from reckoner.service import Engine
+from reckoner.storage.home import HomeLayout
+from reckoner.storage.record_store import RecordArchive
+
+CASES = [(fmt, lang) for fmt in ("md", "tex") for lang in ("en", "zh-CN")]
+
+
+def hand_facts() -> Any:
+    return collect_facts(HAND_ID, hand_rows(), is_open=False)
+
+
+@pytest.mark.parametrize(("fmt", "lang"), CASES)
+def test_10_template_on_the_hand_record_is_deterministic_and_audits_clean(
+    fmt: str, lang: str
+) -> None:
+    body = render(hand_facts(), lang, fmt)
+    assert body == render(hand_facts(), lang, fmt)
+    assert audit(body, hand_facts()) == []
+    # A hidden message is an author's note and never appears.
+    assert "Author note" not in body and "999.5" not in body
+    # The refused rows and the get row leave nothing behind.
+    assert "ENGINE_" not in body and "4712 " not in body
+
+
+def test_10_template_markdown_shows_title_table_steps_results_and_closing() -> None:
+    body = render(hand_facts(), "en", "md")
+    assert body.startswith("# Heating a 4.7 kOhm resistor\n")
+    assert "## Given" in body and "## Solution" in body and "## Results" in body
+    assert "| $R_{\\mathrm{1}}$ | $4712.1235$ | ohm |" in body
+    assert "| $T$ | $298.15$ | kelvin |" in body  # degC arrives in SI
+    assert "| $Z_{\\mathrm{0}}$ | $3 - 4\\,\\mathrm{i}$ | ohm |" in body
+    assert "$\\left[1, 2.5, \\left[1.2\\times 10^{-4}, 3\\times 10^{7}\\right]\\right]$" in body
+    # An object's fields become rows of their own, with their own units.
+    assert "| $\\mathit{probe}$.$v$ | $12$ | volt |" in body
+    assert "$\\mathit{probe}$.$\\mathit{inner}$.$k$ | $0.25$ | $\\mathrm{m}^{2}\\," in body
+    # The formula is typeset from its syntax tree (a fraction, a power), not the ASCII text.
+    assert "I = \\frac{\\mathit{probe}.\\mathrm{v}}{R_{\\mathrm{1}}}" in body
+    assert "{I}^{2}" in body and "@" not in body
+    # Messages sit beside the steps they cover, in seq order.
+    assert body.index("Current through R1") < body.index("I = \\frac")
+    assert body.rstrip().endswith("The power is about 30559 watt.")
+
+
+def test_10_template_chinese_labels() -> None:
+    body = render(hand_facts(), "zh-CN", "md")
+    assert "## 已知条件" in body and "## 求解过程" in body and "## 结论" in body
+    assert "代入" in body
+
+
+@pytest.mark.parametrize(
+    ("shown", "clean"),
+    [
+        ("I = 0.0025 A", True),  # 0.0025466 rounded to the four decimals shown
+        ("I = 0.00255 A", True),
+        ("I = 2.5466e-3 A", True),
+        ("I = 2.55 \\times 10^{-3} A", True),
+        ("I = 2.55 × 10⁻³ A", True),
+        ("P = 30559.12 W", True),
+        ("P = 3.06e4 W", True),
+        ("I = 0.0026 A", False),  # wrong in the last digit shown
+        ("P = 31000 W", False),
+        ("the year 1984", False),  # invented
+        ("R_{1} and R1 and x_{12}", True),  # names, not numbers
+        ("rated at 10,000 hours", False),  # one number, not 10 and 000
+    ],
+)
+def test_10_audit_matches_a_fact_rounded_to_the_digits_shown(shown: str, clean: bool) -> None:
+    assert (audit(shown, hand_facts()) == []) is clean
+
+
+def test_10_audit_reports_line_and_column() -> None:
+    found = audit("ok 12 V\nthen 4711.5 ohm", hand_facts())
+    assert [(f.text, f.line, f.column) for f in found] == [("4711.5", 2, 6)]
+
+
+def engine_record(home: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[str, Any]:
+    with Engine(home=str(home)) as engine:
+        for tool, args in calls:
+            engine.call(tool, args)
+    archive = RecordArchive(HomeLayout(home))
+    record_id = archive.index().closed[0].id
+    view = archive.read(record_id)
+    assert view is not None
+    return record_id, collect_facts(record_id, view.rows, is_open=view.is_open)
+
+
+ENGINE_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("record_start", {"title": "串联电路 at 20 degC"}),
+    ("record_message", {"text": "两个电阻串联，电源 9 V。"}),
+    ("set", {"name": "V", "value": {"num": 9, "dim": "volt"}}),
+    ("set", {"name": "R_a", "value": {"num": 330, "dim": "ohm"}}),
+    ("set", {"name": "R_b", "value": {"num": 1.5e6, "dim": "ohm"}}),
+    ("set", {"name": "T0", "value": {"num": 20, "dim": "degC"}}),
+    ("set", {"name": "w", "value": {"array": [1, 2, 3], "dim": "metre"}}),
+    ("set", {"name": "o", "value": {"object": {"a": {"num": 2}, "b": {"re": 1, "im": 1}}}}),
+    ("record_message", {"text": "内部备注", "hide": True}),
+    ("eval", {"formula": "@V / (@R_a + @R_b)", "target": "I"}),
+    ("eval", {"formula": "$sqrt(@R_a * @R_b)", "target": "Rg"}),
+    ("eval", {"formula": "$sum_{k=1}^{4}(@w[0] * k)", "target": "s"}),
+    ("eval", {"formula": "@o.b * $i", "target": "c"}),
+    ("eval", {"formula": "@V + @R_a", "target": "bad"}),
+    ("get", {"name": "I", "digits": 3}),
+    ("record_end", {"text": "电流约为 5.99e-6 A。"}),
+]
+
+
+@pytest.mark.parametrize(("fmt", "lang"), CASES)
+def test_10_template_on_an_engine_made_record_audits_clean(
+    tmp_path: Path, fmt: str, lang: str
+) -> None:
+    _, facts = engine_record(tmp_path / "home", ENGINE_CALLS)
+    assert len(facts.steps) == 4  # the refused eval carries nothing
+    body = render(facts, lang, fmt)
+    assert audit(body, facts) == [], body
+    assert "内部备注" not in body
+    assert "293.15" in body  # 20 degC, stored in kelvin
+
+
+# -- many generated records ---------------------------------------------------------------
+
+finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
+dims = st.lists(st.integers(-4, 4), min_size=7, max_size=7)
+names = st.from_regex(r"[A-Za-z][A-Za-z0-9]{0,3}(_[a-z0-9]{1,3})?", fullmatch=True)
+
+
+@st.composite
+def values(draw: st.DrawFn, depth: int = 0) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["num", "re", "array"] + (["object"] if depth < 2 else [])))
+    if kind == "num":
+        return {"num": draw(finite), "dim": draw(dims)}
+    if kind == "re":
+        return {"re": draw(finite), "im": draw(finite), "dim": draw(dims)}
+    if kind == "array":
+        element = st.one_of(finite, st.builds(lambda r, i: {"re": r, "im": i}, finite, finite))
+        items = draw(st.lists(st.one_of(element, st.lists(element, max_size=3)), max_size=15))
+        return {"array": items, "dim": draw(dims)}
+    fields = draw(st.dictionaries(names, values(depth + 1), min_size=1, max_size=3))
+    return {"object": fields}
+
+
+prose = st.text(
+    alphabet=st.sampled_from([*"abc xyz 0123456789.,:;-+e×^*_{}$%#~\\·电阻⁻²", "\n"]),
+    max_size=40,
+)
+
+
+@st.composite
+def records(draw: st.DrawFn) -> list[dict[str, Any]]:
+    rows = [row(1, "record_start", {"title": draw(prose) or "t", "record": HAND_ID})]
+    for seq in range(2, draw(st.integers(2, 25))):
+        kind = draw(st.sampled_from(["set", "eval", "message", "hidden", "refused", "delete"]))
+        name = draw(names)
+        if kind == "set":
+            rows.append(row(seq, "set", {"name": name, "value": draw(values())}))
+        elif kind == "delete":
+            rows.append(row(seq, "set", {"name": name, "value": None}))
+        elif kind == "eval":
+            literal = draw(st.sampled_from(["2", "0.5", "1e-7", "3.25e9", "10"]))
+            formula = draw(st.sampled_from([f"@{name} * {literal}", f"({literal} + @{name})^2"]))
+            content = {
+                "formula": formula,
+                "target": draw(names),
+                "rev": 1,
+                "vars": {name: draw(values())},
+                "result": draw(values()),
+            }
+            rows.append(row(seq, "eval", content))
+        elif kind in ("message", "hidden"):
+            content = {"text": draw(prose) or "m"}
+            if kind == "hidden":
+                content["hide"] = True
+            rows.append(row(seq, "record_message", content))
+        else:
+            rows.append(row(seq, "eval", {"code": "ENGINE_X", "error": "999 refused"}, ok=False))
+    rows.append(row(len(rows) + 1, "record_end", {"text": draw(prose), "record": HAND_ID}))
+    return rows
+
+
+@settings(max_examples=80, deadline=None)
+@given(records(), st.sampled_from(CASES))
+def test_10_template_output_always_audits_clean(rows: list[dict[str, Any]], case: Any) -> None:
+    """The template writer shows only cut facts, so the audit never finds a stray number."""
+    fmt, lang = case
+    facts = collect_facts(HAND_ID, rows, is_open=False)
+    body = render(facts, lang, fmt)
+    assert audit(body, facts) == [], body
+    assert body == render(facts, lang, fmt)
+
+
+def test_10_template_ohm_unit_name() -> None:
+    rows = [
+        row(1, "record_start", {"title": "t", "record": HAND_ID}),
+        row(2, "set", {"name": "R", "value": {"num": 1, "dim": OHM}}),
+        row(3, "record_end", {"record": HAND_ID}),
+    ]
+    assert "| $R$ | $1$ | ohm |" in render(collect_facts(HAND_ID, rows, is_open=False), "en", "md")
