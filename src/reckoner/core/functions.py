@@ -200,7 +200,19 @@ def _need_dimensionless(notation: Notation, pos: int, q: Quantity, which: str = 
         )
 
 
-def apply_unary(notation: Notation, value: Value, pos: int) -> Quantity:
+def maps_real_array(notation: Notation, payload: Payload) -> bool:
+    """True when the function maps a real array through its plain math function in C."""
+    return isinstance(payload, np.ndarray) and notation.name in _REAL_ARRAY_MAPS
+
+
+def apply_unary(
+    notation: Notation,
+    value: Value,
+    pos: int,
+    before_careful_map: Callable[[int], None] | None = None,
+) -> Quantity:
+    """Apply a one-argument function; `before_careful_map` hears the element count before a
+    real array that the plain math function refused is mapped again element by element."""
     q = require_quantity(value, f"the function {notation.name}", pos)
     rule = notation.dim_rule
     if rule is DimRule.COUNT:
@@ -231,7 +243,9 @@ def apply_unary(notation: Notation, value: Value, pos: int) -> Quantity:
             try:
                 flat = np.fromiter(map(fast, payload.ravel().tolist()), np.float64, payload.size)
             except (ValueError, OverflowError):
-                pass  # an element the plain function refuses: the careful path words it
+                # An element the plain function refuses: the careful path words it.
+                if before_careful_map is not None:
+                    before_careful_map(int(payload.size))
             else:
                 return Quantity(flat.reshape(payload.shape), vector)
     if is_array_payload(payload):
