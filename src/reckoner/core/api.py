@@ -145,7 +145,7 @@ def admit(value: Value, path: str = "the result") -> None:
     if not dims.is_storable(value.vector):
         raise fail(
             ErrorCode.INCOMPATIBLE_DIMENSION,
-            f"{path} carries the vector {_short_vector(value.vector)}, whose exponents exceed "
+            f"{path} carries the vector {dims.short_vector(value.vector)}, whose exponents exceed "
             f"the limit of {MAX_DIMENSION_EXPONENT} (MAX_DIMENSION_EXPONENT); check the "
             f"exponent of the power that produced it",
         )
@@ -158,11 +158,6 @@ def admit(value: Value, path: str = "the result") -> None:
             f"{path} is {show_number(bad)}, which is not a finite number and cannot be stored; "
             f"check for an overflow or a division that blows up",
         )
-
-
-def _short_vector(v: dims.Vector) -> str:
-    shown = [str(x) if len(str(x)) <= 12 else f"{float(x):.3g}" for x in v]
-    return "[" + ",".join(shown) + "]"
 
 
 def parse_value(raw: JSON) -> Value | Failure:

@@ -100,6 +100,9 @@ def scalar_power(base: Scalar, exponent: Scalar, pos: int) -> Scalar:
             return cmath.exp(exponent * cmath.log(base))
         except OverflowError:
             return complex(math.inf, 0.0)
+        except ValueError:
+            # An infinite part meets a complex exponent: cmath has no value to give.
+            raise _no_finite_power(base, exponent, pos) from None
     p = float(exponent.real)
     if base == 0:
         if p == 0:
@@ -115,6 +118,8 @@ def scalar_power(base: Scalar, exponent: Scalar, pos: int) -> Scalar:
             result = base**p
         except (OverflowError, ZeroDivisionError):
             return complex(math.inf, 0.0)
+        except ValueError:
+            raise _no_finite_power(base, exponent, pos) from None
         return complex(result)
     b = float(base.real)
     if b < 0 and not p.is_integer():
@@ -129,6 +134,15 @@ def scalar_power(base: Scalar, exponent: Scalar, pos: int) -> Scalar:
     except OverflowError:
         negative = b < 0 and p.is_integer() and int(p) % 2 == 1
         return -math.inf if negative else math.inf
+
+
+def _no_finite_power(base: Scalar, exponent: Scalar, pos: int) -> Exception:
+    return fail(
+        ErrorCode.UNDEFINED_RESULT,
+        f"{show_number(base)} raised to the power {show_number(exponent)} at {at(pos)} has no "
+        f"finite value (a part overflows the largest double, about 1.8e308); scale the base "
+        f"or the exponent down",
+    )
 
 
 # -- broadcasting --------------------------------------------------------------------------

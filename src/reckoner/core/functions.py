@@ -183,6 +183,11 @@ _REAL_ARRAY_MAPS: dict[str, Callable[[float], float]] = {
 }
 
 
+# The last word on a math library's exception (the rules above word the expected ones).
+_OVERFLOW = "the result overflows the largest double (about 1.8e308)"
+_NO_VALUE = "the result is not a finite number"
+
+
 def _refuse(notation: Notation, pos: int, arg: Scalar, reason: str) -> Exception:
     return fail(
         ErrorCode.UNDEFINED_RESULT,
@@ -235,6 +240,10 @@ def apply_unary(
             return fn(x)
         except _Undefined as undefined:
             raise _refuse(notation, pos, x, undefined.reason) from None
+        except ArithmeticError:
+            raise _refuse(notation, pos, x, _OVERFLOW) from None
+        except ValueError:
+            raise _refuse(notation, pos, x, _NO_VALUE) from None
 
     payload = q.payload
     if isinstance(payload, np.ndarray):
@@ -312,6 +321,10 @@ def apply_binary(notation: Notation, a: Value, b: Value, pos: int) -> Quantity:
             return fn(x, y)  # type: ignore[arg-type]
         except _Undefined as undefined:
             raise _refuse(notation, pos, x, undefined.reason) from None
+        except ArithmeticError:
+            raise _refuse(notation, pos, x, _OVERFLOW) from None
+        except ValueError:
+            raise _refuse(notation, pos, x, _NO_VALUE) from None
 
     return Quantity(_broadcast(left.payload, right.payload, pair, notation, pos), vector)
 

@@ -23,6 +23,7 @@ from .values import (
     as_list,
     is_array_payload,
     make_array,
+    show_number,
 )
 
 TAGS = ("num", "re", "mag", "array", "object")
@@ -449,7 +450,13 @@ def _render_scalar(x: Scalar, options: RenderOptions) -> JSON:
     form = options.form
     if form == "polar":
         if type(x) is complex:
-            mag, ang = abs(x), cmath.phase(x)
+            mag, ang = math.hypot(x.real, x.imag), cmath.phase(x)
+            if math.isinf(mag):
+                raise fail(
+                    ErrorCode.UNDEFINED_RESULT,
+                    f"the magnitude of {show_number(x)} overflows the largest double (about "
+                    f"1.8e308), so it has no polar form; get it in the rect form instead",
+                )
         else:
             mag, ang = abs(x), (math.pi if x < 0 else 0.0)  # type: ignore[operator]
         return {"mag": _cut(mag, options), "ang": _cut(ang, options)}
@@ -462,4 +469,6 @@ def _cut(x: float, options: RenderOptions) -> float | int:
     x = float(x)
     if options.digits is None or x == 0 or not math.isfinite(x):
         return json_number(x)
-    return json_number(float(f"{x:.{min(options.digits, 17) - 1}e}"))
+    rounded = float(f"{x:.{min(options.digits, 17) - 1}e}")
+    # Near the largest double, rounding up can leave the doubles: keep the value as it is.
+    return json_number(rounded if math.isfinite(rounded) else x)
