@@ -33,7 +33,13 @@ from .values import (
 T = TypeVar("T")
 JSON = Any
 
-_PROGRAM_CACHE_SIZE = 1024
+# The compiled-formula cache is bounded by the text it holds, not by its entry count: a
+# compiled formula costs about 150 bytes of closures per character of text (measured), so
+# 1,024 long formulas once pinned 1.7 GB. 250,000 characters keep it near 40 MB at most,
+# room for thousands of the short formulas an agent repeats. Each entry also counts a
+# fixed overhead, so even one-character formulas cannot grow it without bound.
+_PROGRAM_CACHE_CHARACTERS = 250_000
+_PROGRAM_ENTRY_OVERHEAD = 64
 
 # A formula nested MAX_NESTING_DEPTH levels deep costs up to about ten Python frames a level
 # to parse, compile and run, above Python's default limit of 1000. Python 3.11 keeps pure
@@ -76,9 +82,35 @@ def as_failure(error: Exception) -> Failure:
     return Failure(ErrorCode.UNKNOWN_ERROR, f"internal error: {type(error).__name__}: {error}")
 
 
-@lru_cache(maxsize=_PROGRAM_CACHE_SIZE)
-def _program(text: str) -> Program:
-    return compile_tree(parse(text))
+class _ProgramCache:
+    """Compiled formulas by text, oldest first out once their text passes the bound.
+
+    A hit is one dict lookup (the hot path of a repeated eval). Eviction is first in, first
+    out: a formula still in use that is pushed out is compiled again on its next call.
+    """
+
+    def __init__(self, characters: int) -> None:
+        self.characters = characters
+        self.programs: dict[str, Program] = {}
+        self.held = 0
+
+    def program(self, text: str) -> Program:
+        found = self.programs.get(text)
+        if found is not None:
+            return found
+        compiled = compile_tree(parse(text))
+        self.programs[text] = compiled
+        self.held += len(text) + _PROGRAM_ENTRY_OVERHEAD
+        programs = self.programs
+        while self.held > self.characters and programs:
+            oldest = next(iter(programs))
+            if programs.pop(oldest, None) is not None:
+                self.held -= len(oldest) + _PROGRAM_ENTRY_OVERHEAD
+        return compiled
+
+
+_PROGRAMS = _ProgramCache(_PROGRAM_CACHE_CHARACTERS)
+_program = _PROGRAMS.program
 
 
 def compile_formula(formula: JSON) -> Program | Failure:
