@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
 import orjson
 
 # JavaScript prints a whole double below 1e21 as digits, but orjson writes integers only
@@ -42,12 +43,35 @@ def _plain(value: Any) -> Any:
 _WHOLE_FLOAT_TEXT = re.compile(rb"\.0(?:[,\]}]|$)")
 
 
+# Past this length the scan runs in numpy: a row carrying arrays holds hundreds of KB of
+# numbers, where the regex engine's candidate checks cost milliseconds.
+_LONG_TEXT = 4096
+_DOT, _ZERO = ord("."), ord("0")
+_DELIMITERS = np.frombuffer(b",]}", dtype=np.uint8)
+
+
+def _shows_whole_float(text: bytes) -> bool:
+    if len(text) < _LONG_TEXT:
+        return _WHOLE_FLOAT_TEXT.search(text) is not None
+    if text.endswith(b".0"):
+        return True
+    b = np.frombuffer(text, dtype=np.uint8)
+    candidates = np.flatnonzero((b[:-2] == _DOT) & (b[1:-1] == _ZERO))
+    return bool(np.isin(b[candidates + 2], _DELIMITERS).any())
+
+
 def dumps(value: Any) -> bytes:
     """Compact JSON bytes, whole doubles written as integers."""
     text = orjson.dumps(value)
-    if _WHOLE_FLOAT_TEXT.search(text) is None:
+    if not _shows_whole_float(text):
         return text
     return orjson.dumps(_plain(value))
+
+
+def preencoded(value: Any) -> Any:
+    """`value` encoded once, to embed as it is in later `dumps` output (large values that
+    many rows repeat). The embedded text is already in this module's spelling."""
+    return orjson.Fragment(dumps(value))
 
 
 def dumps_text(value: Any) -> str:

@@ -26,7 +26,7 @@ from reckoner.core.api import stored
 
 # The core's property generators live beside the core tests; reuse them, not a copy.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from test_properties import (  # noqa: E402
+from test_properties import (
     SLOTS,
     deep_formulas,
     digit_args,

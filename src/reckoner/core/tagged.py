@@ -362,12 +362,21 @@ def stored_form(value: Value) -> dict[str, JSON]:
 
 def _bare(payload: Payload) -> list[JSON]:
     if isinstance(payload, np.ndarray):
-        return _plain_list(payload.tolist())
+        return _json_numbers(payload)
     return [_bare_element(e) for e in payload]  # type: ignore[union-attr]
 
 
-def _plain_list(items: list[JSON]) -> list[JSON]:
-    return [_plain_list(e) if type(e) is list else json_number(e) for e in items]
+def _json_numbers(array: np.ndarray[Any, np.dtype[np.float64]]) -> list[JSON]:
+    """`json_number` over a whole float64 array, decided in numpy rather than per element."""
+    with np.errstate(invalid="ignore"):
+        whole = (np.trunc(array) == array) & (np.abs(array) < _LARGEST_JSON_INT)
+    if not whole.any():
+        return array.tolist()  # type: ignore[no-any-return]
+    if whole.all():
+        return array.astype(np.int64).tolist()  # type: ignore[no-any-return]
+    mixed = array.astype(object)
+    mixed[whole] = array[whole].astype(np.int64).astype(object)
+    return mixed.tolist()  # type: ignore[no-any-return]
 
 
 def _bare_element(e: Element) -> JSON:

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from reckoner import wire
 from reckoner.core import Failure, Value, parse_value
 
 
@@ -22,6 +23,17 @@ class Slot:
     rev: int
     stored: dict[str, Any]
     value: Value | None = None
+    encoded: Any = None  # the stored form's JSON, once a row has embedded an array or object
+
+    def row_form(self) -> Any:
+        """The stored form as a trace row embeds it. An array or an object is encoded once
+        per revision and reused by every eval that reads it; a scalar is cheaper inline."""
+        stored = self.stored
+        if "num" in stored or "re" in stored:
+            return stored
+        if self.encoded is None:
+            self.encoded = wire.preencoded(stored)
+        return self.encoded
 
     def materialize(self) -> Value:
         if self.value is None:
