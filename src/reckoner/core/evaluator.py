@@ -151,7 +151,16 @@ def compile_tree(tree: Node) -> Program:
     return Program(body, compiler.frame_size)
 
 
-_FOLDABLE = (Chain, Binary, Unary, Call, Index, Field)
+_FOLDABLE = frozenset({Chain, Binary, Unary, Call, Index, Field})
+# Leaves decide alone: literals and constants fold; slots, bound names and bounded forms
+# never do (a bounded form's steps count against the forms enclosing it at run time).
+_LEAF_IS_CONSTANT: dict[type, bool] = {
+    Number: True,
+    Constant: True,
+    SlotRef: False,
+    BoundName: False,
+    Bounded: False,
+}
 
 
 class _Compiler:
@@ -161,7 +170,7 @@ class _Compiler:
 
     def compile(self, node: Node, scope: dict[str, int]) -> Compiled:
         compiled = self._compile(node, scope)
-        if isinstance(node, _FOLDABLE) and self._is_constant(node):
+        if type(node) in _FOLDABLE and self._is_constant(node):
             # A subtree of literals and constants has one value: compute it once here, so
             # `2*$pi*@f` or `$sqrt(3)*@V` costs one operation per call. A subtree that fails
             # keeps its closure, so the failure is still raised in evaluation order.
@@ -184,27 +193,29 @@ class _Compiler:
         Bounded forms are never folded: their steps count against the limit of the forms
         enclosing them at run time.
         """
+        kind = type(node)
+        leaf = _LEAF_IS_CONSTANT.get(kind)
+        if leaf is not None:
+            return leaf
         known = self._pure.get(id(node))
         if known is not None:
             return known
-        if isinstance(node, Number | Constant):
-            pure = True
-        elif isinstance(node, SlotRef | BoundName | Bounded):
-            pure = False
-        elif isinstance(node, Chain):
-            pure = self._is_constant(node.first) and all(
-                self._is_constant(operand) for _, operand, _ in node.rest
+        constant = self._is_constant
+        if kind is Chain:
+            pure = constant(node.first) and all(  # type: ignore[union-attr]
+                constant(operand)
+                for _, operand, _ in node.rest  # type: ignore[union-attr]
             )
-        elif isinstance(node, Binary):
-            pure = self._is_constant(node.left) and self._is_constant(node.right)
-        elif isinstance(node, Unary):
-            pure = self._is_constant(node.operand)
-        elif isinstance(node, Call):
-            pure = all(self._is_constant(arg) for arg in node.args)
-        elif isinstance(node, Index):
-            pure = self._is_constant(node.target) and self._is_constant(node.index)
+        elif kind is Binary:
+            pure = constant(node.left) and constant(node.right)  # type: ignore[union-attr]
+        elif kind is Unary:
+            pure = constant(node.operand)  # type: ignore[union-attr]
+        elif kind is Call:
+            pure = all(constant(arg) for arg in node.args)  # type: ignore[union-attr]
+        elif kind is Index:
+            pure = constant(node.target) and constant(node.index)  # type: ignore[union-attr]
         else:
-            pure = self._is_constant(node.target)
+            pure = constant(node.target)  # type: ignore[union-attr]
         self._pure[id(node)] = pure
         return pure
 
