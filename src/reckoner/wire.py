@@ -46,8 +46,7 @@ _WHOLE_FLOAT_TEXT = re.compile(rb"\.0(?:[,\]}]|$)")
 # Past this length the scan runs in numpy: a row carrying arrays holds hundreds of KB of
 # numbers, where the regex engine's candidate checks cost milliseconds.
 _LONG_TEXT = 4096
-_DOT, _ZERO = ord("."), ord("0")
-_DELIMITERS = np.frombuffer(b",]}", dtype=np.uint8)
+_DOT, _ZERO, _COMMA, _BRACKET, _BRACE = (ord(c) for c in ".0,]}")
 
 
 def _shows_whole_float(text: bytes) -> bool:
@@ -56,8 +55,8 @@ def _shows_whole_float(text: bytes) -> bool:
     if text.endswith(b".0"):
         return True
     b = np.frombuffer(text, dtype=np.uint8)
-    candidates = np.flatnonzero((b[:-2] == _DOT) & (b[1:-1] == _ZERO))
-    return bool(np.isin(b[candidates + 2], _DELIMITERS).any())
+    after = b[np.flatnonzero((b[:-2] == _DOT) & (b[1:-1] == _ZERO)) + 2]
+    return bool(((after == _COMMA) | (after == _BRACKET) | (after == _BRACE)).any())
 
 
 def dumps(value: Any) -> bytes:
