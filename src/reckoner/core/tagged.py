@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import cmath
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -260,15 +261,44 @@ def _map_out(x: Scalar, mapping: dims.AffineMap) -> Scalar:
     return (x - mapping.offset) / mapping.factor
 
 
+_FAST_INT = 10**300  # an int this small always converts to a finite double
+
+
 def _elements(
     items: list[JSON], where: str, mapping: dims.AffineMap, counter: list[int], depth: int
 ) -> list[Element]:
     if depth > MAX_VALUE_DEPTH:
         raise _too_deep(where)
     out: list[Element] = []
+    identity = mapping.is_identity
+    isfinite = math.isfinite
     for i, item in enumerate(items):
-        spot = f"{where}[{i}]"
         kind = type(item)
+        # The common elements first, with no message text built: a finite double, a
+        # {re, im} pair of finite doubles.
+        if counter[0] < MAX_ARRAY_ELEMENTS:
+            if kind is float and isfinite(item):
+                counter[0] += 1
+                out.append(item if identity else _map_in(item, mapping))
+                continue
+            if kind is int and -_FAST_INT < item < _FAST_INT:
+                counter[0] += 1
+                x = float(item)
+                out.append(x if identity else _map_in(x, mapping))
+                continue
+            if kind is dict and len(item) == 2:
+                re_part, im_part = item.get("re"), item.get("im")
+                if (
+                    type(re_part) is float
+                    and type(im_part) is float
+                    and isfinite(re_part)
+                    and isfinite(im_part)
+                ):
+                    counter[0] += 1
+                    z = complex(re_part, im_part)
+                    out.append(z if identity else _map_in(z, mapping))
+                    continue
+        spot = f"{where}[{i}]"
         if kind is list:
             out.append(_elements(item, spot, mapping, counter, depth + 1))
             continue
@@ -390,7 +420,7 @@ def _bare_element(e: Element) -> JSON:
 class RenderOptions:
     """`get`'s validated `form`, `digits` and `dim`."""
 
-    __slots__ = ("digits", "dim_raw", "form", "mapping", "name", "vector")
+    __slots__ = ("digits", "dim_raw", "form", "mapping", "name", "plain", "rounding", "vector")
 
     def __init__(self, form: JSON, digits: JSON, dim: JSON) -> None:
         if form is not None and form not in ("rect", "polar"):
@@ -412,12 +442,16 @@ class RenderOptions:
                     f"it must be a positive integer count of significant digits, such as 4",
                 )
             self.digits = int(digits)
+        # The format that rounds to the asked significant digits (17 is every double).
+        self.rounding = None if self.digits is None else f".{min(self.digits, 17) - 1}e"
         self.dim_raw = dim
         self.vector: dims.Vector | None = None
         self.mapping = dims.IDENTITY
         self.name: str | None = None
         if dim is not None:
             self.vector, self.mapping, self.name = parse_dim(dim, "get's dim")
+        # Nothing to convert, round or reshape: a real array renders as its stored form.
+        self.plain = form is None and self.digits is None and self.mapping.is_identity
 
 
 def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
@@ -440,12 +474,53 @@ def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
         dim_out = dims.first_name(value.vector) or dims.integers(value.vector)
     payload = value.payload
     if is_array_payload(payload):
-        items = [_render_element(e, options) for e in as_list(payload)]  # type: ignore[arg-type]
-        return {"array": items, "dim": dim_out}
+        if isinstance(payload, np.ndarray) and options.plain:
+            return {"array": _json_numbers(payload), "dim": dim_out}
+        return {"array": _render_items(as_list(payload), options), "dim": dim_out}  # type: ignore[arg-type]
     rendered = _render_scalar(payload, options)  # type: ignore[arg-type]
     if isinstance(rendered, dict):
         return {**rendered, "dim": dim_out}
     return {"num": rendered, "dim": dim_out}
+
+
+def _render_items(items: list[Element], options: RenderOptions) -> list[JSON]:
+    """`_render_element` over a whole array, the per-element choices made once (a get of a
+    million elements runs this loop a million times)."""
+    if options.form == "polar":
+        return [_render_element(e, options) for e in items]
+    rect = options.form == "rect"
+    mapping = options.mapping
+    identity = mapping.is_identity
+    cut = _cutter(options)
+    out: list[JSON] = []
+    append = out.append
+    for e in items:
+        kind = type(e)
+        if kind is list:
+            append(_render_items(e, options))  # type: ignore[arg-type]
+            continue
+        x = e if identity else _map_out(e, mapping)  # type: ignore[arg-type]
+        if rect or type(x) is complex:
+            append({"re": cut(x.real), "im": cut(x.imag)})  # type: ignore[union-attr]
+        else:
+            append(cut(x))  # type: ignore[arg-type]
+    return out
+
+
+def _cutter(options: RenderOptions) -> Callable[[float], float | int]:
+    """`_cut` with the options bound."""
+    spec = options.rounding
+    isfinite = math.isfinite
+    if spec is None:
+        return json_number
+
+    def cut(x: float) -> float | int:
+        if x == 0 or not isfinite(x):
+            return json_number(x)
+        rounded = float(format(x, spec))
+        return json_number(rounded if isfinite(rounded) else x)
+
+    return cut
 
 
 def _render_element(e: Element, options: RenderOptions) -> JSON:
@@ -475,9 +550,11 @@ def _render_scalar(x: Scalar, options: RenderOptions) -> JSON:
 
 
 def _cut(x: float, options: RenderOptions) -> float | int:
-    x = float(x)
-    if options.digits is None or x == 0 or not math.isfinite(x):
+    if type(x) is not float:
+        x = float(x)
+    spec = options.rounding
+    if spec is None or x == 0 or not math.isfinite(x):
         return json_number(x)
-    rounded = float(f"{x:.{min(options.digits, 17) - 1}e}")
+    rounded = float(format(x, spec))
     # Near the largest double, rounding up can leave the doubles: keep the value as it is.
     return json_number(rounded if math.isfinite(rounded) else x)
