@@ -155,3 +155,57 @@ def test_issue_8_fuzzed_calls_stay_short_known_and_replayable(tmp_path: Path) ->
 def test_issue_8_a_long_fuzz_run_stays_short_known_and_replayable(tmp_path: Path) -> None:
     """Issue 8: the same fuzz run, for many more cases."""
     _fuzz(tmp_path, examples=3_000, seconds=1_200.0)
+
+
+# -- the slowest inputs found, as explicit cases of the same rule --------------------------
+
+_SINES = "+".join(["$sin(k)"] * 1247)  # the issue's 9,997-character body
+
+
+def _slowest(tmp_path: Path, sets: dict[str, Any], steps: list[tuple[str, dict[str, Any]]]) -> None:
+    fuzz = _Fuzz(tmp_path / "home", seconds=600.0)
+    try:
+        assert fuzz.call("record_start", {"title": "slowest"})["ok"]
+        for name, tagged in sets.items():
+            assert fuzz.call("set", {"name": name, "value": tagged})["ok"], name
+        for tool, args in steps:
+            fuzz.call(tool, args)
+        fuzz.check_replay()
+    finally:
+        fuzz.close()
+
+
+def test_issue_8_the_issues_slow_evals_answer_within_two_seconds(tmp_path: Path) -> None:
+    """Issue 8: 154 s, 23 s and 29 s before the work budget; each is now refused at once."""
+    million = {"array": [k / 1e6 for k in range(1_000_000)]}
+    complex_19 = {"array": [{"re": float(k), "im": 1.0} for k in range(19)]}
+    formulas = [
+        f"$sum_{{k=1}}^{{1000000}}({_SINES})",
+        "$sin(" * 190 + "@x" + ")" * 190,
+        "$sum_{k=1}^{1000000}(@c)",
+    ]
+    _slowest(
+        tmp_path,
+        {"x": million, "c": complex_19},
+        [("eval", {"formula": f, "target": "out"}) for f in formulas],
+    )
+
+
+@pytest.mark.slow
+def test_issue_8_million_element_complex_sets_and_gets_stay_under_two_seconds(
+    tmp_path: Path,
+) -> None:
+    """Issue 8: the slowest set/get/eval calls the fuzzing found, at MAX_ARRAY_ELEMENTS."""
+    n = 1_000_000
+    sets = {
+        "cplx": {"array": [{"re": k + 0.5, "im": 1.5} for k in range(n)]},
+        "polar": {"array": [{"mag": k + 0.5, "ang": 1.5} for k in range(n)]},
+        "pairs": {"array": [[k + 0.5, 1.5] for k in range(n // 2)]},
+    }
+    steps: list[tuple[str, dict[str, Any]]] = []
+    for name in sets:
+        for options in ({}, {"form": "polar"}, {"digits": 3}, {"form": "rect", "digits": 3}):
+            steps.append(("get", {"name": name, **options}))
+        steps.append(("eval", {"formula": f"@{name}", "target": "out"}))
+        steps.append(("eval", {"formula": f"@{name}+@{name}", "target": "out"}))
+    _slowest(tmp_path, sets, steps)

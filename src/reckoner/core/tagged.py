@@ -287,15 +287,18 @@ def _elements(
                 out.append(x if identity else _map_in(x, mapping))
                 continue
             if kind is dict and len(item) == 2:
-                re_part, im_part = item.get("re"), item.get("im")
+                first, second = item.get("re"), item.get("im")
+                polar = first is None
+                if polar:
+                    first, second = item.get("mag"), item.get("ang")
                 if (
-                    type(re_part) is float
-                    and type(im_part) is float
-                    and isfinite(re_part)
-                    and isfinite(im_part)
+                    type(first) is float
+                    and type(second) is float
+                    and isfinite(first)
+                    and isfinite(second)
                 ):
                     counter[0] += 1
-                    z = complex(re_part, im_part)
+                    z = _polar(first, second) if polar else complex(first, second)
                     out.append(z if identity else _map_in(z, mapping))
                     continue
         spot = f"{where}[{i}]"
@@ -393,7 +396,22 @@ def stored_form(value: Value) -> dict[str, JSON]:
 def _bare(payload: Payload) -> list[JSON]:
     if isinstance(payload, np.ndarray):
         return _json_numbers(payload)
-    return [_bare_element(e) for e in payload]  # type: ignore[union-attr]
+    return _bare_items(payload)  # type: ignore[arg-type]
+
+
+def _bare_items(items: list[Element]) -> list[JSON]:
+    """The stored form of array elements; a plain loop, as a complex array may hold a million."""
+    out: list[JSON] = []
+    append = out.append
+    for e in items:
+        kind = type(e)
+        if kind is complex:
+            append({"re": json_number(e.real), "im": json_number(e.imag)})  # type: ignore[union-attr]
+        elif kind is list:
+            append(_bare_items(e))  # type: ignore[arg-type]
+        else:
+            append(json_number(e))  # type: ignore[arg-type]
+    return out
 
 
 def _json_numbers(array: np.ndarray[Any, np.dtype[np.float64]]) -> list[JSON]:
@@ -407,14 +425,6 @@ def _json_numbers(array: np.ndarray[Any, np.dtype[np.float64]]) -> list[JSON]:
     mixed = array.astype(object)
     mixed[whole] = array[whole].astype(np.int64).astype(object)
     return mixed.tolist()  # type: ignore[no-any-return]
-
-
-def _bare_element(e: Element) -> JSON:
-    if type(e) is list:
-        return [_bare_element(x) for x in e]
-    if type(e) is complex:
-        return {"re": json_number(e.real), "im": json_number(e.imag)}
-    return json_number(e)  # type: ignore[arg-type]
 
 
 class RenderOptions:
@@ -488,16 +498,18 @@ def _render_items(items: list[Element], options: RenderOptions) -> list[JSON]:
     million elements runs this loop a million times)."""
     if options.form == "polar":
         return [_render_element(e, options) for e in items]
-    rect = options.form == "rect"
-    mapping = options.mapping
+    return _render_list(items, options.form == "rect", options.mapping, _cutter(options))
+
+
+def _render_list(
+    items: list[Element], rect: bool, mapping: dims.AffineMap, cut: Callable[[float], JSON]
+) -> list[JSON]:
     identity = mapping.is_identity
-    cut = _cutter(options)
     out: list[JSON] = []
     append = out.append
     for e in items:
-        kind = type(e)
-        if kind is list:
-            append(_render_items(e, options))  # type: ignore[arg-type]
+        if type(e) is list:
+            append(_render_list(e, rect, mapping, cut))
             continue
         x = e if identity else _map_out(e, mapping)  # type: ignore[arg-type]
         if rect or type(x) is complex:
