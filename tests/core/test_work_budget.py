@@ -147,3 +147,24 @@ def test_issue_8_the_sum_of_a_constant_body_runs_at_once_and_matches_the_steps()
     stepped = evaluate("$sum_{k=1}^{1000}(0.1*1^k)", {})
     assert isinstance(result, Evaluated) and isinstance(stepped, Evaluated)
     assert result.value == stepped.value
+
+
+@pytest.mark.parametrize("digits", [1, 3, 9, 17, 40])
+@pytest.mark.parametrize("dim", [None, "degC"])
+def test_issue_8_get_rounds_a_real_array_at_once_exactly_as_element_by_element(
+    digits: int, dim: str | None
+) -> None:
+    """Issue 8 (speed of a million-element get; manual 3.4): the whole-array rounding of
+    `get` with digits gives, element for element and type for type, what one scalar gets."""
+    rng = np.random.default_rng(3)
+    wide = rng.standard_normal(2_000) * 10.0 ** rng.integers(-300, 300, 2_000)
+    edges = [0.0, -0.0, 1.7976931348623157e308, -1.7976931348623157e308, 5e-324, 2.5, 1e16]
+    values = np.concatenate([wide, np.array(edges)])
+    array = set_value({"array": values.tolist(), "dim": "kelvin"})
+    shown = render_value(array, None, digits, dim)
+    assert not isinstance(shown, Failure)
+    for i in (*range(0, 2_000, 97), *range(2_000, 2_000 + len(edges))):
+        one = render_value(set_value({"num": float(values[i]), "dim": "kelvin"}), None, digits, dim)
+        assert not isinstance(one, Failure)
+        got = shown["array"][i]  # type: ignore[index]
+        assert got == one["num"] and type(got) is type(one["num"]), (i, values[i])  # type: ignore[index]

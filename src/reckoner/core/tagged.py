@@ -19,6 +19,7 @@ from .values import (
     Obj,
     Payload,
     Quantity,
+    RealArray,
     Scalar,
     Value,
     as_list,
@@ -430,7 +431,7 @@ def _json_numbers(array: np.ndarray[Any, np.dtype[np.float64]]) -> list[JSON]:
 class RenderOptions:
     """`get`'s validated `form`, `digits` and `dim`."""
 
-    __slots__ = ("digits", "dim_raw", "form", "mapping", "name", "plain", "rounding", "vector")
+    __slots__ = ("digits", "dim_raw", "form", "mapping", "name", "rounding", "vector")
 
     def __init__(self, form: JSON, digits: JSON, dim: JSON) -> None:
         if form is not None and form not in ("rect", "polar"):
@@ -460,8 +461,6 @@ class RenderOptions:
         self.name: str | None = None
         if dim is not None:
             self.vector, self.mapping, self.name = parse_dim(dim, "get's dim")
-        # Nothing to convert, round or reshape: a real array renders as its stored form.
-        self.plain = form is None and self.digits is None and self.mapping.is_identity
 
 
 def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
@@ -484,13 +483,39 @@ def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
         dim_out = dims.first_name(value.vector) or dims.integers(value.vector)
     payload = value.payload
     if is_array_payload(payload):
-        if isinstance(payload, np.ndarray) and options.plain:
-            return {"array": _json_numbers(payload), "dim": dim_out}
+        if isinstance(payload, np.ndarray) and options.form is None:
+            return {
+                "array": _json_numbers(_rounded(_mapped_out(payload, options), options)),
+                "dim": dim_out,
+            }
         return {"array": _render_items(as_list(payload), options), "dim": dim_out}  # type: ignore[arg-type]
     rendered = _render_scalar(payload, options)  # type: ignore[arg-type]
     if isinstance(rendered, dict):
         return {**rendered, "dim": dim_out}
     return {"num": rendered, "dim": dim_out}
+
+
+def _mapped_out(array: RealArray, options: RenderOptions) -> RealArray:
+    """`_map_out` over a real array: numpy's - and / round exactly as Python's."""
+    mapping = options.mapping
+    if mapping.is_identity:
+        return array
+    return (array - mapping.offset) / mapping.factor
+
+
+def _rounded(array: RealArray, options: RenderOptions) -> RealArray:
+    """`_cut`'s rounding over a real array: every element formatted in one C-level `%`
+    (the same conversion `format` does) and read back by numpy."""
+    spec = options.rounding
+    if spec is None or array.size == 0:
+        return array
+    flat = array.ravel()
+    text = ("%" + spec + " ") * flat.size % tuple(flat.tolist())
+    with np.errstate(over="ignore"):
+        rounded = np.array(text.split(), dtype=np.float64)
+    # Zero stays as it is; a value rounded past the largest double keeps its own digits.
+    keep = (flat == 0) | ~np.isfinite(rounded)
+    return np.where(keep, flat, rounded).reshape(array.shape)
 
 
 def _render_items(items: list[Element], options: RenderOptions) -> list[JSON]:
