@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -91,7 +92,9 @@ class _ProgramCache:
 
     def __init__(self, characters: int) -> None:
         self.characters = characters
-        self.programs: dict[str, Program] = {}
+        # OrderedDict: dropping the oldest entry is O(1), where a dict's first key must be
+        # found past the holes earlier deletions left at its front.
+        self.programs: OrderedDict[str, Program] = OrderedDict()
         self.held = 0
 
     def program(self, text: str) -> Program:
@@ -103,9 +106,11 @@ class _ProgramCache:
         self.held += len(text) + _PROGRAM_ENTRY_OVERHEAD
         programs = self.programs
         while self.held > self.characters and programs:
-            oldest = next(iter(programs))
-            if programs.pop(oldest, None) is not None:
-                self.held -= len(oldest) + _PROGRAM_ENTRY_OVERHEAD
+            try:
+                oldest, _ = programs.popitem(last=False)
+            except KeyError:  # emptied meanwhile by another thread
+                break
+            self.held -= len(oldest) + _PROGRAM_ENTRY_OVERHEAD
         return compiled
 
 
