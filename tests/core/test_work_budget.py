@@ -168,3 +168,12 @@ def test_issue_8_get_rounds_a_real_array_at_once_exactly_as_element_by_element(
         assert not isinstance(one, Failure)
         got = shown["array"][i]  # type: ignore[index]
         assert got == one["num"] and type(got) is type(one["num"]), (i, values[i])  # type: ignore[index]
+
+
+def test_issue_8_the_angle_of_a_complex_whose_angle_underflows_is_zero() -> None:
+    """Found by fuzzing: cmath.phase raised on 1.7e308+5e-324j (an angle below the
+    smallest double); $arg and get's polar form answer 0 like atan2."""
+    slots = {"b": set_value({"re": 1.7e308, "im": 5e-324})}
+    assert scalar("$arg(@b)", slots) == 0.0
+    polar = render_value(slots["b"], "polar", None, None)
+    assert polar == {"mag": 1.7e308, "ang": 0, "dim": "dim-less"}

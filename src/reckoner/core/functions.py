@@ -118,7 +118,8 @@ def _sign(x: float) -> float:
 
 def _arg(x: Scalar) -> float:
     if type(x) is complex:
-        return cmath.phase(x)
+        # atan2 of the parts: cmath.phase raises on an angle that underflows to 0.
+        return math.atan2(x.imag, x.real)
     if math.isnan(x):  # type: ignore[arg-type]
         return x  # type: ignore[return-value]
     return math.pi if x < 0 else 0.0  # type: ignore[operator]

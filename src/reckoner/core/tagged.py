@@ -3,7 +3,6 @@ form out, and `get`'s rendering with `form`, `digits` and `dim` (3.4)."""
 
 from __future__ import annotations
 
-import cmath
 import math
 from collections.abc import Callable
 from typing import Any
@@ -571,7 +570,8 @@ def _render_scalar(x: Scalar, options: RenderOptions) -> JSON:
     form = options.form
     if form == "polar":
         if type(x) is complex:
-            mag, ang = math.hypot(x.real, x.imag), cmath.phase(x)
+            # atan2 of the parts, as $arg: cmath.phase raises on an angle that underflows.
+            mag, ang = math.hypot(x.real, x.imag), math.atan2(x.imag, x.real)
             if math.isinf(mag):
                 raise fail(
                     ErrorCode.UNDEFINED_RESULT,
