@@ -177,3 +177,14 @@ def test_issue_8_the_angle_of_a_complex_whose_angle_underflows_is_zero() -> None
     assert scalar("$arg(@b)", slots) == 0.0
     polar = render_value(slots["b"], "polar", None, None)
     assert polar == {"mag": 1.7e308, "ang": 0, "dim": "dim-less"}
+
+
+def test_issue_8_reading_many_large_arrays_is_charged_for_the_row_that_keeps_them() -> None:
+    """Issue 8: every array a formula reads is written into its trace row (manual 7.3,
+    vars), so reading ten million-element slots would write ten million numbers; each
+    first read is charged before it happens."""
+    slots = {f"a{i}": q(np.zeros(MILLION)) for i in range(10)}
+    formula = "+".join(f"@a{i}" for i in range(10))
+    message = _over_budget(formula, slots)
+    assert "reading @a" in message
+    assert len(leaves("@a0+@a1+@a2", slots)) == MILLION  # three are within the budget
