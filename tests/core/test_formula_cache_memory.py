@@ -73,6 +73,7 @@ def test_issue_8_distinct_maximum_length_formulas_stay_under_the_memory_ceiling(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3_600)
 def test_issue_8_ten_thousand_maximum_length_formulas_stay_under_the_memory_ceiling() -> None:
     """Issue 8: the full flood, 10,000 distinct maximum-length formulas."""
     _check(10_000)
