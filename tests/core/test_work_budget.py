@@ -149,10 +149,11 @@ def test_issue_8_the_sum_of_a_constant_body_runs_at_once_and_matches_the_steps()
     assert result.value == stepped.value
 
 
-@pytest.mark.parametrize("digits", [1, 3, 9, 17, 40])
+@pytest.mark.parametrize("digits", [None, 1, 3, 9, 17, 40])
 @pytest.mark.parametrize("dim", [None, "degC"])
+@pytest.mark.parametrize("form", [None, "rect", "polar"])
 def test_issue_8_get_rounds_a_real_array_at_once_exactly_as_element_by_element(
-    digits: int, dim: str | None
+    digits: int | None, dim: str | None, form: str | None
 ) -> None:
     """Issue 8 (speed of a million-element get; manual 3.4): the whole-array rounding of
     `get` with digits gives, element for element and type for type, what one scalar gets."""
@@ -161,13 +162,16 @@ def test_issue_8_get_rounds_a_real_array_at_once_exactly_as_element_by_element(
     edges = [0.0, -0.0, 1.7976931348623157e308, -1.7976931348623157e308, 5e-324, 2.5, 1e16]
     values = np.concatenate([wide, np.array(edges)])
     array = set_value({"array": values.tolist(), "dim": "kelvin"})
-    shown = render_value(array, None, digits, dim)
+    shown = render_value(array, form, digits, dim)
     assert not isinstance(shown, Failure)
     for i in (*range(0, 2_000, 97), *range(2_000, 2_000 + len(edges))):
-        one = render_value(set_value({"num": float(values[i]), "dim": "kelvin"}), None, digits, dim)
+        single = set_value({"num": float(values[i]), "dim": "kelvin"})
+        one = render_value(single, form, digits, dim)
         assert not isinstance(one, Failure)
+        want = {k: v for k, v in one.items() if k != "dim"}
+        want = want["num"] if form is None else want
         got = shown["array"][i]  # type: ignore[index]
-        assert got == one["num"] and type(got) is type(one["num"]), (i, values[i])  # type: ignore[index]
+        assert got == want and repr(got) == repr(want), (i, values[i])
 
 
 def test_issue_8_the_angle_of_a_complex_whose_angle_underflows_is_zero() -> None:
