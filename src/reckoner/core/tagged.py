@@ -509,10 +509,7 @@ def _zip_leaves(first: list[JSON], second: list[JSON] | None, a: str, b: str) ->
     """Pair two nested lists of the same shape leaf by leaf into {a, b} objects (b is 0 when
     `second` is None: the imaginary part of a real)."""
     if second is None:
-        return [
-            _zip_leaves(x, None, a, b) if type(x) is list else {a: x, b: 0}
-            for x in first
-        ]
+        return [_zip_leaves(x, None, a, b) if type(x) is list else {a: x, b: 0} for x in first]
     return [
         _zip_leaves(x, y, a, b) if type(x) is list else {a: x, b: y}
         for x, y in zip(first, second, strict=True)
