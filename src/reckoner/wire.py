@@ -15,6 +15,7 @@ import math
 import re
 from typing import Any
 
+import numpy as np
 import orjson
 
 # JavaScript prints a whole double below 1e21 as digits, but orjson writes integers only
@@ -47,6 +48,22 @@ def _plain(value: Any) -> Any:
 _WHOLE_FLOAT_TEXT = re.compile(rb"\.0(?:[,\]}]|$)")
 
 
+# Past this length the scan runs in numpy: a row carrying arrays holds hundreds of KB of
+# numbers, where the regex engine's candidate checks cost milliseconds.
+_LONG_TEXT = 4096
+_DOT, _ZERO, _COMMA, _BRACKET, _BRACE = (ord(c) for c in ".0,]}")
+
+
+def _shows_whole_float(text: bytes) -> bool:
+    if len(text) < _LONG_TEXT:
+        return _WHOLE_FLOAT_TEXT.search(text) is not None
+    if text.endswith(b".0"):
+        return True
+    b = np.frombuffer(text, dtype=np.uint8)
+    after = b[np.flatnonzero((b[:-2] == _DOT) & (b[1:-1] == _ZERO)) + 2]
+    return bool(((after == _COMMA) | (after == _BRACKET) | (after == _BRACE)).any())
+
+
 def dumps(value: Any) -> bytes:
     """Compact JSON bytes, whole doubles written as integers."""
     try:
@@ -55,7 +72,7 @@ def dumps(value: Any) -> bytes:
         if "recursion" not in str(error).lower():
             raise
         return _dumps_deep(value)
-    if _WHOLE_FLOAT_TEXT.search(text) is None:
+    if not _shows_whole_float(text):
         return text
     return orjson.dumps(_plain(value))
 
@@ -66,6 +83,12 @@ def _dumps_deep(value: Any) -> bytes:
     return json.dumps(
         _plain(value), ensure_ascii=False, allow_nan=False, separators=(",", ":")
     ).encode()
+
+
+def preencoded(value: Any) -> Any:
+    """`value` encoded once, to embed as it is in later `dumps` output (large values that
+    many rows repeat). The embedded text is already in this module's spelling."""
+    return orjson.Fragment(dumps(value))
 
 
 def dumps_text(value: Any) -> str:

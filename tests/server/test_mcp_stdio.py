@@ -224,11 +224,11 @@ def test_7_4_client_disconnecting_mid_call_leaves_a_recoverable_record(tmp_path:
     server.call_tool("record_start", {"title": "hang up mid-call"})
     server.call_tool("set", {"name": "n", "value": {"num": 400000}})
     server.call_tool("eval", {"formula": "@n * 2", "target": "m"})
-    # A slow step (a 400,000-step sum the core cannot vectorise), and the client is gone
-    # before its answer.
+    # A slow step (a 100,000-step sum the core cannot vectorise, the longest the work budget
+    # MAX_CALL_WORK admits), and the client is gone before its answer.
     server.request(
         "tools/call",
-        {"name": "eval", "arguments": {"formula": "$sum_{k=1}^{400000}(k^1)", "target": "s"}},
+        {"name": "eval", "arguments": {"formula": "$sum_{k=1}^{100000}(k^1)", "target": "s"}},
     )
     server.stdin.close()
     assert server.process.stdout is not None
@@ -255,7 +255,7 @@ def test_7_4_client_disconnecting_mid_call_leaves_a_recoverable_record(tmp_path:
     m, s = anyio.run(main)
     assert m == {"ok": True, "name": "m", "value": {"num": 800000, "dim": "dim-less"}}
     if sum_finished:
-        assert s["value"]["num"] == 400000 * 400001 / 2
+        assert s["value"]["num"] == 100000 * 100001 / 2
     else:
         assert s["code"] == ErrorCode.SLOT_NOT_FOUND.value
 

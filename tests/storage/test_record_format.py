@@ -156,3 +156,20 @@ def test_7_3_a_row_missing_only_its_newline_is_kept() -> None:
     parsed = parse_lines(data)
     assert [row["seq"] for row in parsed.rows] == [1, 2]
     assert parsed.dropped == 0 and not parsed.ends_cleanly
+
+
+@pytest.mark.parametrize("size", [3, 5_000])
+def test_issue_8_long_rows_spell_whole_doubles_as_integers_like_short_ones(size: int) -> None:
+    """Issue 8 (speed): a row of thousands of numbers is scanned for whole doubles in numpy,
+    and spells them exactly as the short-row path does; embedded pre-encoded values too."""
+    from reckoner import wire
+
+    floats = [0.05 + k for k in range(size)]
+    assert b".0," not in wire.dumps({"a": floats})
+    mixed = [*floats, 7.0, -0.0]
+    assert wire.dumps({"a": mixed}).endswith(b",7,-0.0]}")  # -0.0 keeps its sign
+    assert wire.dumps({"s": ".0," * size}) == b'{"s":"' + b".0," * size + b'"}'
+    embedded = wire.preencoded({"array": [1.0, 2.5] * size})
+    assert wire.dumps({"v": embedded, "n": 2.0}) == wire.dumps(
+        {"v": {"array": [1, 2.5] * size}, "n": 2}
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -40,7 +41,13 @@ from .values import (
 T = TypeVar("T")
 JSON = Any
 
-_PROGRAM_CACHE_SIZE = 1024
+# The compiled-formula cache is bounded by the text it holds, not by its entry count: a
+# compiled formula costs about 150 bytes of closures per character of text (measured), so
+# 1,024 long formulas once pinned 1.7 GB. 250,000 characters keep it near 40 MB at most,
+# room for thousands of the short formulas an agent repeats. Each entry also counts a
+# fixed overhead, so even one-character formulas cannot grow it without bound.
+_PROGRAM_CACHE_CHARACTERS = 250_000
+_PROGRAM_ENTRY_OVERHEAD = 64
 
 # A formula nested MAX_NESTING_DEPTH levels deep costs up to about ten Python frames a level
 # to parse, compile and run, above Python's default limit of 1000. Python 3.11 keeps pure
@@ -83,9 +90,39 @@ def as_failure(error: Exception) -> Failure:
     return Failure(ErrorCode.UNKNOWN_ERROR, f"internal error: {type(error).__name__}: {error}")
 
 
-@lru_cache(maxsize=_PROGRAM_CACHE_SIZE)
-def _program(text: str) -> Program:
-    return compile_tree(parse(text))
+class _ProgramCache:
+    """Compiled formulas by text, oldest first out once their text passes the bound.
+
+    A hit is one dict lookup (the hot path of a repeated eval). Eviction is first in, first
+    out: a formula still in use that is pushed out is compiled again on its next call.
+    """
+
+    def __init__(self, characters: int) -> None:
+        self.characters = characters
+        # OrderedDict: dropping the oldest entry is O(1), where a dict's first key must be
+        # found past the holes earlier deletions left at its front.
+        self.programs: OrderedDict[str, Program] = OrderedDict()
+        self.held = 0
+
+    def program(self, text: str) -> Program:
+        found = self.programs.get(text)
+        if found is not None:
+            return found
+        compiled = compile_tree(parse(text))
+        self.programs[text] = compiled
+        self.held += len(text) + _PROGRAM_ENTRY_OVERHEAD
+        programs = self.programs
+        while self.held > self.characters and programs:
+            try:
+                oldest, _ = programs.popitem(last=False)
+            except KeyError:  # emptied meanwhile by another thread
+                break
+            self.held -= len(oldest) + _PROGRAM_ENTRY_OVERHEAD
+        return compiled
+
+
+_PROGRAMS = _ProgramCache(_PROGRAM_CACHE_CHARACTERS)
+_program = _PROGRAMS.program
 
 
 def compile_formula(formula: JSON) -> Program | Failure:
@@ -152,7 +189,7 @@ def admit(value: Value, path: str = "the result") -> None:
     if not dims.is_storable(value.vector):
         raise fail(
             ErrorCode.INCOMPATIBLE_DIMENSION,
-            f"{path} carries the vector {_short_vector(value.vector)}, whose exponents exceed "
+            f"{path} carries the vector {dims.short_vector(value.vector)}, whose exponents exceed "
             f"the limit of {MAX_DIMENSION_EXPONENT} (MAX_DIMENSION_EXPONENT); check the "
             f"exponent of the power that produced it",
         )
@@ -165,11 +202,6 @@ def admit(value: Value, path: str = "the result") -> None:
             f"{path} is {show_number(bad)}, which is not a finite number and cannot be stored; "
             f"check for an overflow or a division that blows up",
         )
-
-
-def _short_vector(v: dims.Vector) -> str:
-    shown = [str(x) if len(str(x)) <= 12 else f"{float(x):.3g}" for x in v]
-    return "[" + ",".join(shown) + "]"
 
 
 def parse_value(raw: JSON, units: UnitResolver | None = None) -> Value | Failure:

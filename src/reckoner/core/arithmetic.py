@@ -100,6 +100,9 @@ def scalar_power(base: Scalar, exponent: Scalar, pos: int) -> Scalar:
             return cmath.exp(exponent * cmath.log(base))
         except OverflowError:
             return complex(math.inf, 0.0)
+        except ValueError:
+            # An infinite part meets a complex exponent: cmath has no value to give.
+            raise _no_finite_power(base, exponent, pos) from None
     p = float(exponent.real)
     if base == 0:
         if p == 0:
@@ -115,6 +118,8 @@ def scalar_power(base: Scalar, exponent: Scalar, pos: int) -> Scalar:
             result = base**p
         except (OverflowError, ZeroDivisionError):
             return complex(math.inf, 0.0)
+        except ValueError:
+            raise _no_finite_power(base, exponent, pos) from None
         return complex(result)
     b = float(base.real)
     if b < 0 and not p.is_integer():
@@ -131,22 +136,29 @@ def scalar_power(base: Scalar, exponent: Scalar, pos: int) -> Scalar:
         return -math.inf if negative else math.inf
 
 
+def _no_finite_power(base: Scalar, exponent: Scalar, pos: int) -> Exception:
+    return fail(
+        ErrorCode.UNDEFINED_RESULT,
+        f"{show_number(base)} raised to the power {show_number(exponent)} at {at(pos)} has no "
+        f"finite value (a part overflows the largest double, about 1.8e308); scale the base "
+        f"or the exponent down",
+    )
+
+
 # -- broadcasting --------------------------------------------------------------------------
 
 
 def _combine(
     left: Payload, right: Payload, op: ScalarOp, fast: NumpyOp | None, symbol: str, pos: int
 ) -> Payload:
+    if fast is not None:
+        aligned = _numpy_operands(left, right)
+        if aligned is not None:
+            with np.errstate(all="ignore"):
+                result: Payload = fast(aligned[0], aligned[1])
+            return result
     left_array = isinstance(left, np.ndarray)
     right_array = isinstance(right, np.ndarray)
-    if fast is not None and (left_array or right_array):
-        both_real = (left_array or type(left) is float) and (right_array or type(right) is float)
-        if both_real:
-            aligned = _align(left, right)
-            if aligned is not None:
-                with np.errstate(all="ignore"):
-                    result: Payload = fast(aligned[0], aligned[1])
-                return result
     left_is_list = left_array or type(left) is list
     right_is_list = right_array or type(right) is list
     if not left_is_list and not right_is_list:
@@ -175,6 +187,24 @@ def _combine_lists(left: Element, right: Element, op: ScalarOp, symbol: str, pos
     if right_list:
         return [_combine_lists(left, y, op, symbol, pos) for y in right]  # type: ignore[union-attr]
     return op(left, right)  # type: ignore[arg-type]
+
+
+def _numpy_operands(left: Payload, right: Payload) -> tuple[Any, Any] | None:
+    """Operands numpy combines in one whole-array operation, aligned; else None."""
+    left_array = isinstance(left, np.ndarray)
+    right_array = isinstance(right, np.ndarray)
+    if not (left_array or right_array):
+        return None
+    if not ((left_array or type(left) is float) and (right_array or type(right) is float)):
+        return None
+    return _align(left, right)
+
+
+def is_whole_array_operation(symbol: str, left: Payload, right: Payload) -> bool:
+    """True when `left symbol right` runs as one numpy operation, not element by element."""
+    if symbol == "^":
+        return isinstance(left, np.ndarray) and type(right) is float
+    return _numpy_operands(left, right) is not None
 
 
 def _align(left: Any, right: Any) -> tuple[Any, Any] | None:

@@ -173,9 +173,26 @@ def _integers(v: Vector) -> tuple[int, ...]:
 
 def spell(v: Vector) -> str:
     """A vector for a message: its first table name with the integers, or the integers."""
-    text = "[" + ",".join(str(x) for x in v) + "]"
+    text = short_vector(v)
     name = first_name(v)
     return f"{name} {text}" if name else f"unnamed {text}"
+
+
+def short_vector(v: Vector) -> str:
+    """A vector for a message, an exponent past 12 characters in 3 digits."""
+    return "[" + ",".join(_short_exponent(x) for x in v) + "]"
+
+
+def _short_exponent(x: Exponent) -> str:
+    if -(10**11) < x < 10**11:
+        return str(x)
+    whole = abs(int(x))
+    if whole.bit_length() < 1000:
+        return f"{float(x):.3g}"
+    # An intermediate may pass any double's range (@m^1e300^1e300): never through float,
+    # and never spelled in full (Python refuses to print an int of over 4,300 digits).
+    sign = "-" if x < 0 else ""
+    return f"{sign}1e{whole.bit_length() * 30103 // 100000}"
 
 
 def from_integers(components: Sequence[int]) -> Vector:

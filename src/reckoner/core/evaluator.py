@@ -14,11 +14,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import dimensions as dims
-from .arithmetic import add, binary, multiply, negate, require_quantity
+from .arithmetic import (
+    add,
+    binary,
+    is_whole_array_operation,
+    multiply,
+    negate,
+    require_quantity,
+)
 from .errors import EngineError, ErrorCode, fail
-from .functions import apply_binary, apply_unary
+from .functions import apply_binary, apply_unary, maps_real_array
 from .lexer import at
-from .limits import MAX_BOUNDED_STEPS, MAX_BOUNDED_WORK
+from .limits import MAX_BOUNDED_STEPS, MAX_CALL_WORK
 from .notation import DimRule, Notation, dollar_form
 from .syntax import (
     Binary,
@@ -56,6 +63,63 @@ class Run:
     reads: dict[str, Value] = field(default_factory=dict)
     frame: list[Quantity | None] = field(default_factory=list)
     steps: int = 1  # the product of the ranges of the bounded forms being run
+    work: int = 0  # units of MAX_CALL_WORK spent so far
+
+
+class WorkExceeded(EngineError):
+    """The call's work budget is spent: never retried another way, always reported."""
+
+
+# What one work unit buys, measured on this project's machines: a scalar handled in Python
+# costs 0.3 to 0.7 us, numpy's whole-array arithmetic 1 to 4 ns an element, and a plain math
+# function mapped over a float64 array in C 45 to 80 ns an element.
+_NUMPY_ELEMENTS_PER_UNIT = 256
+_MAPPED_ELEMENTS_PER_UNIT = 8
+_LIST_ELEMENTS_WRITTEN_PER_UNIT = 2
+
+
+def _units(elements: int, per_unit: int) -> int:
+    return -(-elements // per_unit)
+
+
+def spend(run: Run, units: int, what: str, pos: int) -> None:
+    """Charge work before it runs; over MAX_CALL_WORK the call is refused, never timed out."""
+    total = run.work + units
+    if total > MAX_CALL_WORK:
+        raise WorkExceeded(
+            ErrorCode.INVALID_INDEX,
+            f"{what} at {at(pos)} would bring this evaluation's work to {total} units, over "
+            f"the limit of {MAX_CALL_WORK} (MAX_CALL_WORK); use smaller arrays or ranges, or "
+            f"split the work into several eval steps",
+        )
+    run.work = total
+
+
+def _pair_elements(a: Value, b: Value) -> int:
+    """Elements two operands pair up when either is an array (the larger count), else 0:
+    scalar work is paid by the formula's length or by a bounded body's cost per step."""
+    if type(a) is not Quantity or type(b) is not Quantity:
+        return 0
+    x, y = a.payload, b.payload
+    if (type(x) is float or type(x) is complex) and (type(y) is float or type(y) is complex):
+        return 0
+    return max(element_count(x), element_count(y))
+
+
+def _pair_units(symbol: str, a: Value, b: Value) -> int:
+    """Work of one operator whose operands may be arrays."""
+    elements = _pair_elements(a, b)
+    if elements and is_whole_array_operation(symbol, a.payload, b.payload):  # type: ignore[union-attr]
+        return _units(elements, _NUMPY_ELEMENTS_PER_UNIT)
+    return elements
+
+
+def _operate(run: Run, symbol: str, a: Value, b: Value, pos: int) -> Value:
+    """`binary` after charging its array work."""
+    units = _pair_units(symbol, a, b)
+    if units:
+        spend(run, units, f"'{symbol}'", pos)
+    return binary(symbol, a, b, pos)
 
 
 Compiled = Callable[[Run], Value]
@@ -88,7 +152,16 @@ def compile_tree(tree: Node) -> Program:
     return Program(body, compiler.frame_size)
 
 
-_FOLDABLE = (Chain, Binary, Unary, Call, Index, Field)
+_FOLDABLE = frozenset({Chain, Binary, Unary, Call, Index, Field})
+# Leaves decide alone: literals and constants fold; slots, bound names and bounded forms
+# never do (a bounded form's steps count against the forms enclosing it at run time).
+_LEAF_IS_CONSTANT: dict[type, bool] = {
+    Number: True,
+    Constant: True,
+    SlotRef: False,
+    BoundName: False,
+    Bounded: False,
+}
 
 
 class _Compiler:
@@ -98,7 +171,7 @@ class _Compiler:
 
     def compile(self, node: Node, scope: dict[str, int]) -> Compiled:
         compiled = self._compile(node, scope)
-        if isinstance(node, _FOLDABLE) and self._is_constant(node):
+        if type(node) in _FOLDABLE and self._is_constant(node):
             # A subtree of literals and constants has one value: compute it once here, so
             # `2*$pi*@f` or `$sqrt(3)*@V` costs one operation per call. A subtree that fails
             # keeps its closure, so the failure is still raised in evaluation order.
@@ -121,27 +194,29 @@ class _Compiler:
         Bounded forms are never folded: their steps count against the limit of the forms
         enclosing them at run time.
         """
+        kind = type(node)
+        leaf = _LEAF_IS_CONSTANT.get(kind)
+        if leaf is not None:
+            return leaf
         known = self._pure.get(id(node))
         if known is not None:
             return known
-        if isinstance(node, Number | Constant):
-            pure = True
-        elif isinstance(node, SlotRef | BoundName | Bounded):
-            pure = False
-        elif isinstance(node, Chain):
-            pure = self._is_constant(node.first) and all(
-                self._is_constant(operand) for _, operand, _ in node.rest
+        constant = self._is_constant
+        if kind is Chain:
+            pure = constant(node.first) and all(  # type: ignore[union-attr]
+                constant(operand)
+                for _, operand, _ in node.rest  # type: ignore[union-attr]
             )
-        elif isinstance(node, Binary):
-            pure = self._is_constant(node.left) and self._is_constant(node.right)
-        elif isinstance(node, Unary):
-            pure = self._is_constant(node.operand)
-        elif isinstance(node, Call):
-            pure = all(self._is_constant(arg) for arg in node.args)
-        elif isinstance(node, Index):
-            pure = self._is_constant(node.target) and self._is_constant(node.index)
+        elif kind is Binary:
+            pure = constant(node.left) and constant(node.right)  # type: ignore[union-attr]
+        elif kind is Unary:
+            pure = constant(node.operand)  # type: ignore[union-attr]
+        elif kind is Call:
+            pure = all(constant(arg) for arg in node.args)  # type: ignore[union-attr]
+        elif kind is Index:
+            pure = constant(node.target) and constant(node.index)  # type: ignore[union-attr]
         else:
-            pure = self._is_constant(node.target)
+            pure = constant(node.target)  # type: ignore[union-attr]
         self._pure[id(node)] = pure
         return pure
 
@@ -166,7 +241,13 @@ class _Compiler:
             pos = node.pos
 
             def minus(run: Run) -> Value:
-                return negate(require_quantity(operand(run), "the sign '-'", pos))
+                value = require_quantity(operand(run), "the sign '-'", pos)
+                payload = value.payload
+                if isinstance(payload, np.ndarray):
+                    spend(run, _units(payload.size, _NUMPY_ELEMENTS_PER_UNIT), "'-'", pos)
+                elif type(payload) is list:
+                    spend(run, element_count(payload), "'-'", pos)
+                return negate(value)
 
             return minus
         if isinstance(node, Call):
@@ -233,14 +314,14 @@ class _Compiler:
                         if seen[0] is not vector:
                             seen = last[0] = (vector, power_vector(vector, exponent))
                         return Quantity(result, seen[1])
-                return binary(op, a, exponent_value, pos)
+                return _operate(run, op, a, exponent_value, pos)
 
             return apply_power
 
         def apply(run: Run) -> Value:
             a = left(run)
             b = right(run)
-            return binary(op, a, b, pos)
+            return _operate(run, op, a, b, pos)
 
         return apply
 
@@ -254,14 +335,14 @@ class _Compiler:
                 return _scale(op1, first, second, pos1)
 
             def apply_one(run: Run) -> Value:
-                return binary(op1, first(run), second(run), pos1)
+                return _operate(run, op1, first(run), second(run), pos1)
 
             return apply_one
 
         def apply(run: Run) -> Value:
             value = first(run)
             for op, operand, pos in rest:
-                value = binary(op, value, operand(run), pos)
+                value = _operate(run, op, value, operand(run), pos)
             return value
 
         return apply
@@ -271,12 +352,24 @@ class _Compiler:
         args = [self.compile(arg, scope) for arg in node.args]
         if len(args) == 1:
             only = args[0]
-            return lambda run: apply_unary(notation, only(run), pos)
+
+            def one(run: Run) -> Value:
+                value = only(run)
+                if type(value) is Quantity:
+                    payload = value.payload
+                    if type(payload) is float or type(payload) is complex:
+                        return apply_unary(notation, value, pos)
+                return _unary_on_array(run, notation, value, pos)
+
+            return one
         first, second = args
 
         def pair(run: Run) -> Value:
             a = first(run)
             b = second(run)
+            units = _pair_elements(a, b)  # paired element by element in Python
+            if units:
+                spend(run, units, notation.name, pos)
             return apply_binary(notation, a, b, pos)
 
         return pair
@@ -345,6 +438,31 @@ class _Compiler:
         return read_field
 
 
+def _unary_on_array(run: Run, notation: Notation, value: Value, pos: int) -> Value:
+    """A one-argument function of an array (or an object, refused inside): charged first."""
+    if type(value) is not Quantity:
+        return apply_unary(notation, value, pos)
+    payload = value.payload
+    rule = notation.dim_rule
+    elements = element_count(payload)
+    if rule is DimRule.COUNT:
+        units = 0
+    elif maps_real_array(notation, payload):
+        units = _units(elements, _MAPPED_ELEMENTS_PER_UNIT)
+
+        def careful(count: int) -> None:
+            spend(run, count, notation.name, pos)
+
+        spend(run, units, notation.name, pos)
+        return apply_unary(notation, value, pos, careful)
+    elif rule is DimRule.TRANSPOSE and isinstance(payload, np.ndarray):
+        units = _units(elements, _NUMPY_ELEMENTS_PER_UNIT)
+    else:
+        units = elements
+    spend(run, units, notation.name, pos)
+    return apply_unary(notation, value, pos)
+
+
 def _scale(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
     """`a * b` or `a / b`: two real scalars take the direct route, the rest `binary`."""
     combine = dims.multiply if op == "*" else dims.divide
@@ -363,7 +481,7 @@ def _scale(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
                 if seen[0] is not va or seen[1] is not vb:
                     seen = last[0] = (va, vb, combine(va, vb))
                 return Quantity(x * y if multiplying else x / y, seen[2])
-        return binary(op, a, b, pos)
+        return _operate(run, op, a, b, pos)
 
     return apply_scaled
 
@@ -381,9 +499,25 @@ def _slot(name: str, pos: int) -> Compiled:
             )
         if name not in run.reads:
             run.reads[name] = value
+            if type(value) is not Quantity or type(value.payload) is not float:
+                spend(run, _row_units(value), f"reading @{name}", pos)
         return value
 
     return read
+
+
+def _row_units(value: Value) -> int:
+    """Work of writing a value the formula read into the trace row (its vars): numbers of
+    a float64 array are serialised in C at 20 to 40 ns each, elements of a list array (a
+    complex is an object of two numbers) at up to 200 ns."""
+    if isinstance(value, Obj):
+        return sum(_row_units(field) for field in value.fields.values())
+    payload = value.payload
+    if isinstance(payload, np.ndarray):
+        return _units(payload.size, _MAPPED_ELEMENTS_PER_UNIT)
+    if type(payload) is list:
+        return _units(element_count(payload), _LIST_ELEMENTS_WRITTEN_PER_UNIT)
+    return 0
 
 
 def whole_number(value: Value, role: str, pos: int) -> int:
@@ -470,6 +604,7 @@ def _all_steps_at_once(
     index: int,
     body: Compiled,
     slots: frozenset[str],
+    pos: int,
 ) -> Value | None:
     """Run an element-wise body once over every step; None means "take the steps"."""
     if not (start > -_EXACT_INTEGER and stop < _EXACT_INTEGER):
@@ -480,9 +615,12 @@ def _all_steps_at_once(
         if type(value) is not Quantity or value.is_array:
             return None
     count = stop - start + 1
+    spend(run, _units(count, _NUMPY_ELEMENTS_PER_UNIT), notation.name, pos)
     run.frame[index] = Quantity(np.arange(start, stop + 1, dtype=np.float64), dims.ZERO)
     try:
         result = body(run)
+    except WorkExceeded:
+        raise  # the steps would cost more still
     except EngineError:
         return None  # the steps raise the failure of the first step that fails
     finally:
@@ -490,20 +628,22 @@ def _all_steps_at_once(
     if type(result) is not Quantity:
         return None
     payload = result.payload
+    if type(payload) is float:
+        # A body that does not read the variable gives every step the same value.
+        payload = np.full(count, payload)
+        result = Quantity(payload, result.vector)
     if not isinstance(payload, np.ndarray) or payload.shape != (count,):
         return None
     if notation.name == "$seq":
         return result
-    # Fold left to right exactly as the steps do (numpy's sum pairs terms differently).
-    terms: list[float] = payload.tolist()
-    acc = terms[0]
-    if notation.name == "$sum":
-        for term in terms[1:]:
-            acc = acc + term
-        return Quantity(acc, result.vector)
-    for term in terms[1:]:
-        acc = acc * term
-    return Quantity(acc, dims.power(result.vector, float(count)))
+    # Fold left to right exactly as the steps do: accumulate runs in order, one term after
+    # another, where numpy's sum pairs terms differently.
+    spend(run, _units(count, _NUMPY_ELEMENTS_PER_UNIT), notation.name, pos)
+    with np.errstate(all="ignore"):
+        if notation.name == "$sum":
+            return Quantity(float(np.add.accumulate(payload)[-1]), result.vector)
+        folded = float(np.multiply.accumulate(payload)[-1])
+    return Quantity(folded, dims.power(result.vector, float(count)))
 
 
 def _loop(
@@ -540,13 +680,13 @@ def _loop(
         run.steps = count * enclosing
         try:
             if slots is not None:
-                at_once = _all_steps_at_once(run, notation, start, stop, index, body, slots)
+                at_once = _all_steps_at_once(run, notation, start, stop, index, body, slots, pos)
                 if at_once is not None:
                     return at_once
-            _check_work(name, pos, count * enclosing, cost)
+            _spend_steps(run, name, pos, count, enclosing, cost)
             if notation.name == "$seq":
                 return _collect(run, start, stop, index, body, pos)
-            return _fold(run, notation, start, stop, index, body, pos, count * enclosing, cost)
+            return _fold(run, notation, start, stop, index, body, pos)
         finally:
             run.steps = enclosing
 
@@ -554,13 +694,14 @@ def _loop(
 
 
 def _cost(body: Node) -> int:
-    """Operations one step of a body runs: its nodes, a nested bounded form's own body
-    excluded (that form checks its work against the steps enclosing it)."""
-    total = 0
+    """Work units one step of a body costs: the step, and each node of the body (a power or
+    a function counts two), a nested bounded form's own body excluded (that form charges
+    its steps itself, each time it runs)."""
+    total = 1
     pending: list[Node] = [body]
     while pending:
         node = pending.pop()
-        total += 1
+        total += 2 if isinstance(node, Binary | Call) else 1
         if isinstance(node, Chain):
             pending.append(node.first)
             pending.extend(operand for _, operand, _ in node.rest)
@@ -580,16 +721,20 @@ def _cost(body: Node) -> int:
     return total
 
 
-def _check_work(name: str, pos: int, steps: int, cost: int) -> None:
-    """A body run step by step may not cost more than MAX_BOUNDED_WORK in all."""
-    if steps * cost > MAX_BOUNDED_WORK:
-        raise fail(
+def _spend_steps(run: Run, name: str, pos: int, count: int, enclosing: int, cost: int) -> None:
+    """Charge a stepped body's work before its first step; refused up front when this run,
+    or the runs the enclosing steps will repeat, would pass MAX_CALL_WORK."""
+    foreseen = run.work + count * enclosing * cost
+    if foreseen > MAX_CALL_WORK:
+        nested = "" if enclosing == 1 else f" times {enclosing} enclosing steps"
+        raise WorkExceeded(
             ErrorCode.INVALID_INDEX,
-            f"{name} at {at(pos)} would run {steps} steps of a body costing {cost} operations "
-            f"each, {steps * cost} in all, over the limit of {MAX_BOUNDED_WORK} "
-            f"(MAX_BOUNDED_WORK); narrow the range, simplify the body, or split the work "
-            f"into several eval steps",
+            f"{name} at {at(pos)} would run {count} steps{nested} of a body costing {cost} "
+            f"work units each, bringing this evaluation's work to {foreseen} units, over the "
+            f"limit of {MAX_CALL_WORK} (MAX_CALL_WORK); narrow the range, simplify the body, "
+            f"or split the work into several eval steps",
         )
+    run.work += count * cost
 
 
 def _fold(
@@ -600,19 +745,22 @@ def _fold(
     index: int,
     body: Compiled,
     pos: int,
-    steps: int,
-    cost: int,
 ) -> Value:
     frame = run.frame
-    combine = add if notation.name == "$sum" else multiply
+    summing = notation.name == "$sum"
+    combine = add if summing else multiply
+    symbol = "+" if summing else "*"
     acc: Quantity | None = None
     for k in range(start, stop + 1):
         frame[index] = Quantity(float(k), dims.ZERO)
         term = require_quantity(body(run), f"the body of {notation.name}", pos)
-        if acc is None and term.is_array:
-            # Each step combines whole arrays: weigh the work by their elements.
-            _check_work(notation.name, pos, steps, cost + element_count(term.payload))
-        acc = term if acc is None else combine(acc, term, pos)
+        if acc is None:
+            acc = term
+            continue
+        units = _pair_units(symbol, acc, term)
+        if units:
+            spend(run, units, notation.name, pos)
+        acc = combine(acc, term, pos)
     frame[index] = None
     assert acc is not None
     return acc
@@ -643,7 +791,12 @@ def _collect(run: Run, start: int, stop: int, index: int, body: Compiled, pos: i
             )
         payload = value.payload
         if is_array_payload(payload):
-            total += element_count(payload)
+            elements = element_count(payload)
+            total += elements
+            check_array_size(total)
+            # A float64 array is copied out in C; a list array is walked in Python.
+            per_unit = _MAPPED_ELEMENTS_PER_UNIT if isinstance(payload, np.ndarray) else 1
+            spend(run, _units(elements, per_unit), "$seq", pos)
             items.append(as_list(payload))  # type: ignore[arg-type]
         else:
             total += 1

@@ -118,7 +118,8 @@ def _sign(x: float) -> float:
 
 def _arg(x: Scalar) -> float:
     if type(x) is complex:
-        return cmath.phase(x)
+        # atan2 of the parts: cmath.phase raises on an angle that underflows to 0.
+        return math.atan2(x.imag, x.real)
     if math.isnan(x):  # type: ignore[arg-type]
         return x  # type: ignore[return-value]
     return math.pi if x < 0 else 0.0  # type: ignore[operator]
@@ -183,6 +184,11 @@ _REAL_ARRAY_MAPS: dict[str, Callable[[float], float]] = {
 }
 
 
+# The last word on a math library's exception (the rules above word the expected ones).
+_OVERFLOW = "the result overflows the largest double (about 1.8e308)"
+_NO_VALUE = "the result is not a finite number"
+
+
 def _refuse(notation: Notation, pos: int, arg: Scalar, reason: str) -> Exception:
     return fail(
         ErrorCode.UNDEFINED_RESULT,
@@ -200,7 +206,19 @@ def _need_dimensionless(notation: Notation, pos: int, q: Quantity, which: str = 
         )
 
 
-def apply_unary(notation: Notation, value: Value, pos: int) -> Quantity:
+def maps_real_array(notation: Notation, payload: Payload) -> bool:
+    """True when the function maps a real array through its plain math function in C."""
+    return isinstance(payload, np.ndarray) and notation.name in _REAL_ARRAY_MAPS
+
+
+def apply_unary(
+    notation: Notation,
+    value: Value,
+    pos: int,
+    before_careful_map: Callable[[int], None] | None = None,
+) -> Quantity:
+    """Apply a one-argument function; `before_careful_map` hears the element count before a
+    real array that the plain math function refused is mapped again element by element."""
     q = require_quantity(value, f"the function {notation.name}", pos)
     rule = notation.dim_rule
     if rule is DimRule.COUNT:
@@ -223,6 +241,10 @@ def apply_unary(notation: Notation, value: Value, pos: int) -> Quantity:
             return fn(x)
         except _Undefined as undefined:
             raise _refuse(notation, pos, x, undefined.reason) from None
+        except ArithmeticError:
+            raise _refuse(notation, pos, x, _OVERFLOW) from None
+        except ValueError:
+            raise _refuse(notation, pos, x, _NO_VALUE) from None
 
     payload = q.payload
     if isinstance(payload, np.ndarray):
@@ -231,7 +253,9 @@ def apply_unary(notation: Notation, value: Value, pos: int) -> Quantity:
             try:
                 flat = np.fromiter(map(fast, payload.ravel().tolist()), np.float64, payload.size)
             except (ValueError, OverflowError):
-                pass  # an element the plain function refuses: the careful path words it
+                # An element the plain function refuses: the careful path words it.
+                if before_careful_map is not None:
+                    before_careful_map(int(payload.size))
             else:
                 return Quantity(flat.reshape(payload.shape), vector)
     if is_array_payload(payload):
@@ -298,6 +322,10 @@ def apply_binary(notation: Notation, a: Value, b: Value, pos: int) -> Quantity:
             return fn(x, y)  # type: ignore[arg-type]
         except _Undefined as undefined:
             raise _refuse(notation, pos, x, undefined.reason) from None
+        except ArithmeticError:
+            raise _refuse(notation, pos, x, _OVERFLOW) from None
+        except ValueError:
+            raise _refuse(notation, pos, x, _NO_VALUE) from None
 
     return Quantity(_broadcast(left.payload, right.payload, pair, notation, pos), vector)
 

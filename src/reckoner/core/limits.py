@@ -12,9 +12,12 @@ MAX_NESTING_DEPTH = 200
 MAX_BOUNDED_STEPS = 1_000_000
 """Steps of a bounded form, multiplied by the ranges of the bounded forms enclosing it."""
 
-MAX_BOUNDED_WORK = 20_000_000
-"""Steps of a bounded form (enclosing ranges included) times the operations of its body,
-for a body that runs step by step; array operations weigh their element count."""
+MAX_CALL_WORK = 500_000
+"""Work units one evaluation may spend, counted before each piece of work runs: one unit is
+one scalar handled one at a time (an operator or function on a scalar or on one element of a
+list array, a node of a bounded body per step), while numpy's whole-array arithmetic handles
+256 elements per unit and a mapped math function 8; reading an array slot pays for writing
+it into the trace row. So no call runs for seconds."""
 
 MAX_ARRAY_ELEMENTS = 1_000_000
 """Scalar elements in one array value, stored or produced."""

@@ -7,7 +7,33 @@ in the written form is reported before anything is evaluated.
 from __future__ import annotations
 
 from .errors import ErrorCode, fail
-from .lexer import T, Token, at, tokenize
+from .lexer import (
+    K_ARROW,
+    K_CARET,
+    K_COMMA,
+    K_DOT,
+    K_END,
+    K_EQUALS,
+    K_LBRACE,
+    K_LBRACKET,
+    K_LPAREN,
+    K_MINUS,
+    K_NAME,
+    K_NUMBER,
+    K_PLUS,
+    K_RBRACE,
+    K_RBRACKET,
+    K_RPAREN,
+    K_SLASH,
+    K_SLOT,
+    K_STAR,
+    K_SYMBOL,
+    K_UNDERSCORE,
+    T,
+    Token,
+    at,
+    tokenize,
+)
 from .limits import MAX_FORMULA_LENGTH, MAX_NESTING_DEPTH
 from .notation import BY_NAME, VOCABULARY, Binding, Kind, Notation, Positions, dollar_form
 from .syntax import (
@@ -26,7 +52,7 @@ from .syntax import (
 )
 
 _SYMBOL_NAMES = frozenset(BY_NAME)
-_PRIMARY_START = frozenset({T.NUMBER, T.NAME, T.SLOT, T.SYMBOL, T.LPAREN})
+_PRIMARY_START = frozenset({K_NUMBER, K_NAME, K_SLOT, K_SYMBOL, K_LPAREN})
 
 
 def parse(text: str) -> Node:
@@ -47,9 +73,9 @@ def parse(text: str) -> Node:
 
 
 def _describe(tok: Token) -> str:
-    if tok.kind is T.END:
+    if tok.kind is K_END:
         return "the end of the formula"
-    shown = "@" + tok.text if tok.kind is T.SLOT else tok.text
+    shown = "@" + tok.text if tok.kind is K_SLOT else tok.text
     return f"'{shown}' at {at(tok.pos)}"
 
 
@@ -90,12 +116,12 @@ class _Parser:
         self.depth -= 1
 
     def expect_close(self, kind: T, opener: Token, what: str) -> None:
-        if self.tok.kind is not kind:
+        if self.tokens[self.i].kind is not kind:
             raise fail(
                 ErrorCode.INVALID_FORMULA,
                 f"the '{opener.text}' opened at {at(opener.pos)} is never closed: expected "
-                f"'{kind.value}' {what} but found {_describe(self.tok)}; add the missing "
-                f"'{kind.value}'",
+                f"'{kind.value}' {what} but found {_describe(self.tokens[self.i])}; add the "
+                f"missing '{kind.value}'",
             )
         self.advance()
 
@@ -103,8 +129,8 @@ class _Parser:
 
     def formula(self) -> Node:
         node = self.additive()
-        tok = self.tok
-        if tok.kind is not T.END:
+        tok = self.tokens[self.i]
+        if tok.kind is not K_END:
             raise self._trailing(tok)
         return node
 
@@ -124,7 +150,7 @@ class _Parser:
                 f"{_describe(tok)} follows a complete expression with no operator; "
                 f"multiplication must be written with '*' (as in 2*@R or 2*$pi)",
             )
-        if tok.kind is T.CARET and self.peek().kind is T.LBRACE:
+        if tok.kind is K_CARET and self.peek().kind is K_LBRACE:
             return self._caret_brace(tok)
         return fail(
             ErrorCode.INVALID_FORMULA,
@@ -142,36 +168,57 @@ class _Parser:
 
     def additive(self) -> Node:
         first = self.multiplicative()
+        tokens = self.tokens
+        kind = tokens[self.i].kind
+        if kind is not K_PLUS and kind is not K_MINUS:
+            return first
         rest: list[tuple[str, Node, int]] = []
-        while self.tok.kind is T.PLUS or self.tok.kind is T.MINUS:
-            op = self.advance()
+        while kind is K_PLUS or kind is K_MINUS:
+            op = tokens[self.i]
+            self.i += 1
             rest.append((op.text, self.multiplicative(), op.pos))
-        return Chain(first, tuple(rest)) if rest else first
+            kind = tokens[self.i].kind
+        return Chain(first, tuple(rest))
 
     def multiplicative(self) -> Node:
         first = self.unary()
+        tokens = self.tokens
+        kind = tokens[self.i].kind
+        if kind is not K_STAR and kind is not K_SLASH:
+            return first
         rest: list[tuple[str, Node, int]] = []
-        while self.tok.kind is T.STAR or self.tok.kind is T.SLASH:
-            op = self.advance()
+        while kind is K_STAR or kind is K_SLASH:
+            op = tokens[self.i]
+            self.i += 1
             rest.append((op.text, self.unary(), op.pos))
-        return Chain(first, tuple(rest)) if rest else first
+            kind = tokens[self.i].kind
+        return Chain(first, tuple(rest))
 
     def unary(self) -> Node:
+        tokens = self.tokens
+        kind = tokens[self.i].kind
+        if kind is not K_MINUS and kind is not K_PLUS:
+            return self.power()  # no sign, the common case
         # A run of signs is read in a loop: `---x` costs no recursion depth per sign.
         signs: list[Token] = []
-        while self.tok.kind is T.MINUS or self.tok.kind is T.PLUS:
-            signs.append(self.advance())
+        while kind is K_MINUS or kind is K_PLUS:
+            signs.append(tokens[self.i])
+            self.i += 1
+            kind = tokens[self.i].kind
         node = self.power()
-        minuses = [sign for sign in signs if sign.kind is T.MINUS]
+        minuses = [sign for sign in signs if sign.kind is K_MINUS]
         if len(minuses) % 2 == 1:
             node = Unary("-", node, minuses[0].pos)
         return node
 
     def power(self) -> Node:
-        base = self.postfix()
-        if self.tok.kind is T.CARET:
+        base = self.primary()
+        kind = self.tokens[self.i].kind
+        if kind is K_LBRACKET or kind is K_DOT:
+            base = self.postfix(base)
+        if self.tokens[self.i].kind is K_CARET:
             op = self.advance()
-            if self.tokens[self.i].kind is T.LBRACE:
+            if self.tokens[self.i].kind is K_LBRACE:
                 raise self._caret_brace(op)
             self.enter(op.pos)
             exponent = self.unary()
@@ -179,26 +226,26 @@ class _Parser:
             return Binary("^", base, exponent, op.pos)
         return base
 
-    def postfix(self) -> Node:
-        node = self.primary()
+    def postfix(self, node: Node) -> Node:
+        """Indices and fields after a primary (`@a[0]`, `@o.v`)."""
         steps = 0
         while True:
-            tok = self.tok
-            if tok.kind in (T.LBRACKET, T.DOT):
+            tok = self.tokens[self.i]
+            if tok.kind is K_LBRACKET or tok.kind is K_DOT:
                 steps += 1
                 if steps > MAX_NESTING_DEPTH:
                     raise self._too_deep(tok.pos)
-            if tok.kind is T.LBRACKET:
+            if tok.kind is K_LBRACKET:
                 self.advance()
                 self.enter(tok.pos)
                 index = self.additive()
                 self.leave()
-                self.expect_close(T.RBRACKET, tok, "to end the index")
+                self.expect_close(K_RBRACKET, tok, "to end the index")
                 node = Index(node, index, tok.pos)
-            elif tok.kind is T.DOT:
+            elif tok.kind is K_DOT:
                 self.advance()
-                name = self.tok
-                if name.kind is not T.NAME:
+                name = self.tokens[self.i]
+                if name.kind is not K_NAME:
                     raise fail(
                         ErrorCode.INVALID_FORMULA,
                         f"'.' at {at(tok.pos)} must be followed by a field name, but "
@@ -210,27 +257,27 @@ class _Parser:
                 return node
 
     def primary(self) -> Node:
-        tok = self.tok
+        tok = self.tokens[self.i]
         kind = tok.kind
-        if kind is T.NUMBER:
-            self.advance()
-            return Number(tok.value, tok.text, tok.pos)
-        if kind is T.NAME:
-            self.advance()
-            return BoundName(tok.text, tok.pos)
-        if kind is T.SLOT:
-            self.advance()
+        if kind is K_SLOT:
+            self.i += 1
             return SlotRef(tok.text, tok.pos)
-        if kind is T.SYMBOL:
+        if kind is K_NUMBER:
+            self.i += 1
+            return Number(tok.value, tok.text, tok.pos)
+        if kind is K_NAME:
+            self.i += 1
+            return BoundName(tok.text, tok.pos)
+        if kind is K_SYMBOL:
             return self.symbol()
-        if kind is T.LPAREN:
+        if kind is K_LPAREN:
             self.advance()
             self.enter(tok.pos)
             inner = self.additive()
             self.leave()
-            self.expect_close(T.RPAREN, tok, "to close the group")
+            self.expect_close(K_RPAREN, tok, "to close the group")
             return inner
-        if kind is T.CARET and self.peek().kind is T.LBRACE:
+        if kind is K_CARET and self.peek().kind is K_LBRACE:
             raise self._caret_brace(tok)
         expected = "a number, @slot, $notation, bound name or '('"
         raise fail(
@@ -256,11 +303,11 @@ class _Parser:
         return self.bounded(notation, tok)
 
     def _adjacent(self, tok: Token, kind: T) -> bool:
-        nxt = self.tok
+        nxt = self.tokens[self.i]
         return nxt.kind is kind and nxt.pos == tok.pos + len(tok.text)
 
     def constant(self, notation: Notation, tok: Token) -> Node:
-        if self._adjacent(tok, T.LPAREN) or self._adjacent(tok, T.UNDERSCORE):
+        if self._adjacent(tok, K_LPAREN) or self._adjacent(tok, K_UNDERSCORE):
             raise fail(
                 ErrorCode.INVALID_NOTATION,
                 f"the constant {notation.name} at {at(tok.pos)} takes no parenthesis and no "
@@ -270,13 +317,13 @@ class _Parser:
         return Constant(notation, tok.pos)
 
     def function(self, notation: Notation, tok: Token) -> Node:
-        if self.tok.kind is T.UNDERSCORE:
+        if self.tokens[self.i].kind is K_UNDERSCORE:
             raise fail(
                 ErrorCode.INVALID_NOTATION,
                 f"the function {notation.name} at {at(tok.pos)} takes no subscript; write it "
                 f"as {notation.written}",
             )
-        if self.tok.kind is not T.LPAREN:
+        if self.tokens[self.i].kind is not K_LPAREN:
             raise fail(
                 ErrorCode.INVALID_NOTATION,
                 f"the function {notation.name} at {at(tok.pos)} is written with its "
@@ -300,17 +347,18 @@ class _Parser:
         opener = self.advance()
         self.enter(opener.pos)
         args: list[Node] = []
-        if self.tok.kind is not T.RPAREN:
+        if self.tokens[self.i].kind is not K_RPAREN:
             args.append(self.additive())
-            while self.tok.kind is T.COMMA:
+            while self.tokens[self.i].kind is K_COMMA:
                 self.advance()
                 args.append(self.additive())
         self.leave()
-        if self.tok.kind is not T.RPAREN:
+        if self.tokens[self.i].kind is not K_RPAREN:
             raise fail(
                 ErrorCode.INVALID_FORMULA,
                 f"the argument list opened at {at(opener.pos)} must continue with ',' or "
-                f"close with ')', but {_describe(self.tok)} follows; add the missing ')'",
+                f"close with ')', but {_describe(self.tokens[self.i])} follows; add the "
+                f"missing ')'",
             )
         self.advance()
         return args
@@ -320,11 +368,11 @@ class _Parser:
         binding: Binding | None = None
         lower: Node | None = None
         upper: Node | None = None
-        has_subscript = self.tok.kind is T.UNDERSCORE
+        has_subscript = self.tokens[self.i].kind is K_UNDERSCORE
         if has_subscript:
             self.advance()
-            opener = self.tok
-            if opener.kind is not T.LBRACE:
+            opener = self.tokens[self.i]
+            if opener.kind is not K_LBRACE:
                 raise fail(
                     ErrorCode.INVALID_FORMULA,
                     f"the '_' after {notation.name} at {at(tok.pos)} must open a position "
@@ -332,22 +380,22 @@ class _Parser:
                 )
             self.advance()
             self.enter(opener.pos)
-            if self.tok.kind is T.NAME and self.peek().kind in (T.EQUALS, T.ARROW):
+            if self.tokens[self.i].kind is K_NAME and self.peek().kind in (K_EQUALS, K_ARROW):
                 variable = self.advance().text
-                binding = Binding.EQUALS if self.advance().kind is T.EQUALS else Binding.ARROW
+                binding = Binding.EQUALS if self.advance().kind is K_EQUALS else Binding.ARROW
             lower = self.additive()
             self.leave()
-            self.expect_close(T.RBRACE, opener, "to end the subscript")
-        has_upper = self.tok.kind is T.CARET and self.peek().kind is T.LBRACE
+            self.expect_close(K_RBRACE, opener, "to end the subscript")
+        has_upper = self.tokens[self.i].kind is K_CARET and self.peek().kind is K_LBRACE
         if has_upper:
             self.advance()
             opener = self.advance()
             self.enter(opener.pos)
             upper = self.additive()
             self.leave()
-            self.expect_close(T.RBRACE, opener, "to end the upper bound")
+            self.expect_close(K_RBRACE, opener, "to end the upper bound")
         self._check_positions(notation, tok, has_subscript, has_upper, binding)
-        if self.tok.kind is not T.LPAREN:
+        if self.tokens[self.i].kind is not K_LPAREN:
             raise fail(
                 ErrorCode.INVALID_NOTATION,
                 f"{notation.name} at {at(tok.pos)} needs its body in parentheses after its "

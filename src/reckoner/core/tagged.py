@@ -3,7 +3,6 @@ form out, and `get`'s rendering with `form`, `digits` and `dim` (3.4)."""
 
 from __future__ import annotations
 
-import cmath
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,11 +20,13 @@ from .values import (
     Obj,
     Payload,
     Quantity,
+    RealArray,
     Scalar,
     Value,
     as_list,
     is_array_payload,
     make_array,
+    show_number,
 )
 
 TAGS = ("num", "re", "mag", "array", "object")
@@ -395,6 +396,9 @@ def _map_out(x: Scalar, mapping: dims.AffineMap | UnitSpec) -> Scalar:
     return (x - mapping.offset) / mapping.factor
 
 
+_FAST_INT = 10**300  # an int this small always converts to a finite double
+
+
 def _elements(
     items: list[JSON],
     where: str,
@@ -405,9 +409,38 @@ def _elements(
     if depth > MAX_VALUE_DEPTH:
         raise _too_deep(where)
     out: list[Element] = []
+    identity = mapping.is_identity
+    isfinite = math.isfinite
     for i, item in enumerate(items):
-        spot = f"{where}[{i}]"
         kind = type(item)
+        # The common elements first, with no message text built: a finite double, a
+        # {re, im} pair of finite doubles.
+        if counter[0] < MAX_ARRAY_ELEMENTS:
+            if kind is float and isfinite(item):
+                counter[0] += 1
+                out.append(item if identity else _map_in(item, mapping))
+                continue
+            if kind is int and -_FAST_INT < item < _FAST_INT:
+                counter[0] += 1
+                x = float(item)
+                out.append(x if identity else _map_in(x, mapping))
+                continue
+            if kind is dict and len(item) == 2:
+                first, second = item.get("re"), item.get("im")
+                polar = first is None
+                if polar:
+                    first, second = item.get("mag"), item.get("ang")
+                if (
+                    type(first) is float
+                    and type(second) is float
+                    and isfinite(first)
+                    and isfinite(second)
+                ):
+                    counter[0] += 1
+                    z = _polar(first, second) if polar else complex(first, second)
+                    out.append(z if identity else _map_in(z, mapping))
+                    continue
+        spot = f"{where}[{i}]"
         if kind is list:
             out.append(_elements(item, spot, mapping, counter, depth + 1))
             continue
@@ -511,26 +544,47 @@ def stored_form(value: Value) -> dict[str, JSON]:
 
 def _bare(payload: Payload) -> list[JSON]:
     if isinstance(payload, np.ndarray):
-        return _plain_list(payload.tolist())
-    return [_bare_element(e) for e in payload]  # type: ignore[union-attr]
+        return _json_numbers(payload)
+    return _bare_items(payload)  # type: ignore[arg-type]
 
 
-def _plain_list(items: list[JSON]) -> list[JSON]:
-    return [_plain_list(e) if type(e) is list else stored_number(e) for e in items]
+def _bare_items(items: list[Element]) -> list[JSON]:
+    """The stored form of array elements; a plain loop, as a complex array may hold a million."""
+    out: list[JSON] = []
+    append = out.append
+    for e in items:
+        kind = type(e)
+        if kind is complex:
+            append({"re": stored_number(e.real), "im": stored_number(e.imag)})  # type: ignore[union-attr]
+        elif kind is list:
+            append(_bare_items(e))  # type: ignore[arg-type]
+        else:
+            append(stored_number(e))  # type: ignore[arg-type]
+    return out
 
 
-def _bare_element(e: Element) -> JSON:
-    if type(e) is list:
-        return [_bare_element(x) for x in e]
-    if type(e) is complex:
-        return {"re": stored_number(e.real), "im": stored_number(e.imag)}
-    return stored_number(e)  # type: ignore[arg-type]
+def _json_numbers(
+    array: np.ndarray[Any, np.dtype[np.float64]], *, keep_zero_sign: bool = True
+) -> list[JSON]:
+    """`stored_number` over a whole float64 array (`json_number` when `keep_zero_sign` is
+    off), decided in numpy rather than per element."""
+    with np.errstate(invalid="ignore"):
+        whole = (np.trunc(array) == array) & (np.abs(array) < _LARGEST_JSON_INT)
+    if keep_zero_sign:
+        whole &= ~((array == 0) & np.signbit(array))  # -0.0 stays a double (issue 8)
+    if not whole.any():
+        return array.tolist()  # type: ignore[no-any-return]
+    if whole.all():
+        return array.astype(np.int64).tolist()  # type: ignore[no-any-return]
+    mixed = array.astype(object)
+    mixed[whole] = array[whole].astype(np.int64).astype(object)
+    return mixed.tolist()  # type: ignore[no-any-return]
 
 
 class RenderOptions:
     """`get`'s validated `form`, `digits`, `dim` and (resolved outside the core) `unit`."""
 
-    __slots__ = ("digits", "dim_raw", "form", "mapping", "name", "unit", "vector")
+    __slots__ = ("digits", "dim_raw", "form", "mapping", "name", "rounding", "unit", "vector")
 
     def __init__(
         self,
@@ -559,6 +613,8 @@ class RenderOptions:
                     f"it must be a positive integer count of significant digits, such as 4",
                 )
             self.digits = int(digits)
+        # The format that rounds to the asked significant digits (17 is every double).
+        self.rounding = None if self.digits is None else f".{min(self.digits, 17) - 1}e"
         self.dim_raw = dim
         self.vector: dims.Vector | None = None
         self.mapping: dims.AffineMap | UnitSpec = dims.IDENTITY
@@ -607,12 +663,121 @@ def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
         dim_out = dims.first_name(value.vector) or dims.integers(value.vector)
     payload = value.payload
     if is_array_payload(payload):
-        items = [_render_element(e, options) for e in as_list(payload)]  # type: ignore[arg-type]
+        if isinstance(payload, np.ndarray):
+            items = _render_real_array(payload, options)
+        else:
+            items = _render_items(as_list(payload), options)  # type: ignore[arg-type]
         return {"array": items, **unit_out, "dim": dim_out}
     rendered = _render_scalar(payload, options)  # type: ignore[arg-type]
     if isinstance(rendered, dict):
         return {**rendered, **unit_out, "dim": dim_out}
     return {"num": rendered, **unit_out, "dim": dim_out}
+
+
+def _render_real_array(array: RealArray, options: RenderOptions) -> list[JSON]:
+    """`_render_scalar` over a float64 array, decided in numpy: a million elements are one
+    pass, not a million calls."""
+    values = _mapped_out(array, options)
+    if options.form == "polar":
+        magnitudes = _json_numbers(_rounded(np.abs(values), options))
+        angles = _json_numbers(_rounded(np.where(values < 0, math.pi, 0.0), options))
+        return _zip_leaves(magnitudes, angles, "mag", "ang")
+    numbers = _json_numbers(_rounded(values, options))
+    if options.form == "rect":
+        return _zip_leaves(numbers, None, "re", "im")
+    return numbers
+
+
+def _zip_leaves(first: list[JSON], second: list[JSON] | None, a: str, b: str) -> list[JSON]:
+    """Pair two nested lists of the same shape leaf by leaf into {a, b} objects (b is 0 when
+    `second` is None: the imaginary part of a real)."""
+    if second is None:
+        return [_zip_leaves(x, None, a, b) if type(x) is list else {a: x, b: 0} for x in first]
+    return [
+        _zip_leaves(x, y, a, b) if type(x) is list else {a: x, b: y}
+        for x, y in zip(first, second, strict=True)
+    ]
+
+
+def _mapped_out(array: RealArray, options: RenderOptions) -> RealArray:
+    """`_map_out` over a real array: numpy's - and / round exactly as Python's."""
+    mapping = options.mapping
+    if mapping.is_identity:
+        return array
+    if type(mapping) is UnitSpec:
+        if mapping.table_map is None:
+            # An exact unit converts each number through integers, as a scalar does.
+            out = [mapping.out_of_si(x) for x in array.ravel().tolist()]
+            return np.array(out, dtype=np.float64).reshape(array.shape)
+        mapping = mapping.table_map
+    return (array - mapping.offset) / mapping.factor
+
+
+def _rounded(array: RealArray, options: RenderOptions) -> RealArray:
+    """`_cut`'s rounding over a real array: every element formatted in one C-level `%`
+    (the same conversion `format` does) and read back by numpy."""
+    spec, digits = options.rounding, options.digits
+    if spec is None or digits is None or array.size == 0:
+        return array
+    flat = array.ravel()
+    numbers = tuple(flat.tolist())
+    text = ("%" + spec + " ") * flat.size % numbers
+    with np.errstate(over="ignore"):
+        rounded = np.array(text.split(), dtype=np.float64)
+    # C's rounding of the binary value agrees with `round_significant` on the shortest
+    # spelling except where that spelling is an exact tie: one digit more, ending in 5.
+    longer = (("%." + str(min(digits, 17)) + "e ") * flat.size % numbers).split()
+    for i, spelled in enumerate(longer):
+        if spelled[spelled.index("e") - 1] == "5" and float(spelled) == numbers[i]:
+            rounded[i] = round_significant(numbers[i], digits)
+    # Zero reads as 0; a value rounded past the largest double keeps its own digits.
+    keep = ~np.isfinite(rounded)
+    return np.where(flat == 0, 0.0, np.where(keep, flat, rounded)).reshape(array.shape)
+
+
+def _render_items(items: list[Element], options: RenderOptions) -> list[JSON]:
+    """`_render_element` over a whole array, the per-element choices made once (a get of a
+    million elements runs this loop a million times)."""
+    if options.form == "polar":
+        return [_render_element(e, options) for e in items]
+    return _render_list(items, options.form == "rect", options.mapping, _cutter(options))
+
+
+def _render_list(
+    items: list[Element],
+    rect: bool,
+    mapping: dims.AffineMap | UnitSpec,
+    cut: Callable[[float], JSON],
+) -> list[JSON]:
+    identity = mapping.is_identity
+    out: list[JSON] = []
+    append = out.append
+    for e in items:
+        if type(e) is list:
+            append(_render_list(e, rect, mapping, cut))
+            continue
+        x = e if identity else _map_out(e, mapping)  # type: ignore[arg-type]
+        if rect or type(x) is complex:
+            append({"re": cut(x.real), "im": cut(x.imag)})  # type: ignore[union-attr]
+        else:
+            append(cut(x))  # type: ignore[arg-type]
+    return out
+
+
+def _cutter(options: RenderOptions) -> Callable[[float], float | int]:
+    """`_cut` with the options bound."""
+    digits = options.digits
+    isfinite = math.isfinite
+    if digits is None:
+        return stored_number
+
+    def cut(x: float) -> float | int:
+        if x == 0 or not isfinite(x):
+            return json_number(x)
+        rounded = round_significant(x, digits)
+        return json_number(rounded if isfinite(rounded) else x)
+
+    return cut
 
 
 def _render_element(e: Element, options: RenderOptions) -> JSON:
@@ -626,7 +791,14 @@ def _render_scalar(x: Scalar, options: RenderOptions) -> JSON:
     form = options.form
     if form == "polar":
         if type(x) is complex:
-            mag, ang = abs(x), cmath.phase(x)
+            # atan2 of the parts, as $arg: cmath.phase raises on an angle that underflows.
+            mag, ang = math.hypot(x.real, x.imag), math.atan2(x.imag, x.real)
+            if math.isinf(mag):
+                raise fail(
+                    ErrorCode.UNDEFINED_RESULT,
+                    f"the magnitude of {show_number(x)} overflows the largest double (about "
+                    f"1.8e308), so it has no polar form; get it in the rect form instead",
+                )
         else:
             mag, ang = abs(x), (math.pi if x < 0 else 0.0)  # type: ignore[operator]
         return {"mag": _cut(mag, options), "ang": _cut(ang, options)}
@@ -636,13 +808,16 @@ def _render_scalar(x: Scalar, options: RenderOptions) -> JSON:
 
 
 def _cut(x: float, options: RenderOptions) -> float | int:
-    x = float(x)
+    if type(x) is not float:
+        x = float(x)
     if options.digits is None:
         # An exact reading stores back exactly (manual 3.4), -0.0 included (issue 8).
         return stored_number(x)
     if x == 0 or not math.isfinite(x):
         return json_number(x)
-    return json_number(round_significant(x, options.digits))
+    rounded = round_significant(x, options.digits)
+    # Near the largest double, rounding up can leave the doubles: keep the value as it is.
+    return json_number(rounded if math.isfinite(rounded) else x)
 
 
 def round_significant(x: float, digits: int) -> float:

@@ -132,16 +132,27 @@ def first_non_finite(value: Value) -> Scalar | None:
             return None
         flat = payload.ravel()
         return float(flat[~np.isfinite(flat)][0])
-    for leaf in iter_leaves(payload):
-        if not _finite(leaf):
-            return leaf
+    if type(payload) is list:
+        return _first_non_finite_element(payload)
+    return _first_non_finite_element([payload])
+
+
+def _first_non_finite_element(items: list[Element]) -> Scalar | None:
+    # A plain loop, not iter_leaves: a million-element complex array is walked per call.
+    isfinite = math.isfinite
+    for e in items:
+        kind = type(e)
+        if kind is float:
+            if not isfinite(e):  # type: ignore[arg-type]
+                return e  # type: ignore[return-value]
+        elif kind is complex:
+            if not (isfinite(e.real) and isfinite(e.imag)):  # type: ignore[union-attr]
+                return e  # type: ignore[return-value]
+        else:
+            bad = _first_non_finite_element(e)  # type: ignore[arg-type]
+            if bad is not None:
+                return bad
     return None
-
-
-def _finite(x: Scalar) -> bool:
-    if type(x) is float:
-        return math.isfinite(x)
-    return math.isfinite(x.real) and math.isfinite(x.imag)
 
 
 def show_number(x: Scalar) -> str:

@@ -368,7 +368,9 @@ class Engine:
         for name, value in outcome.reads.items():
             # A formula may read the slot it overwrites: the row keeps the value it read.
             slot = slots.get(name)
-            reads[name] = slot.stored if slot is not None and slot.value is value else stored(value)
+            reads[name] = (
+                slot.row_form() if slot is not None and slot.value is value else stored(value)
+            )
         content = {
             "formula": formula,
             "target": target,

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from reckoner import wire
 from reckoner.core import Failure, Value, parse_value
 
 
@@ -22,6 +23,18 @@ class Slot:
     rev: int
     stored: dict[str, Any]
     value: Value | None = None
+    encoded: Any = None  # the stored form's JSON, once a row has embedded an array
+
+    def row_form(self) -> Any:
+        """The stored form as a trace row embeds it. An array is encoded once per revision
+        and reused by every eval that reads it; a scalar is cheaper inline, and an object
+        stays inline so a row too deep for orjson can still be written by the fallback."""
+        stored = self.stored
+        if "array" not in stored:
+            return stored
+        if self.encoded is None:
+            self.encoded = wire.preencoded(stored)
+        return self.encoded
 
     def materialize(self) -> Value:
         if self.value is None:

@@ -1,0 +1,306 @@
+"""Issue 8, "Speed": the full ``Engine.call("eval")`` against pint over eleven agent formulas.
+
+Every engine call is the real thing: a record open in a temporary home, the formula parsed
+(or found in the compile cache), evaluated, the slot written and the trace row written to
+the record file before the receipt. pint does only the bare unit-checked arithmetic of the
+same formula. Two modes:
+
+- repeated text: the same formula text on every call (a compile-cache hit);
+- fresh text: a formula text never seen before on every call (the same formula with a
+  different run of trailing whitespace), so every call parses and compiles.
+
+Sides are interleaved in every timing round and the best round of each side is kept; the
+ratios use process CPU time, which a machine shared with other work disturbs far less than
+wall time (the record file's write is a system call, counted in the CPU time). Also
+measured: parse + compile of a short formula alone, and an eval over a 10,000-element array
+(row included) against numpy + orjson doing the same arithmetic and serialising the same
+row.
+
+Targets: repeated-text geometric mean at most 0.5x pint and no formula above 1x; fresh-text
+geometric mean at most 1x pint; parse + compile well under 30 us; the array eval within 3x
+of numpy + orjson.
+
+Run: ``uv run python bench/bench_agent_formulas.py [--calls N] [--rounds N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cmath
+import gc
+import math
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+import pint
+
+from reckoner import Engine
+from reckoner.core.evaluator import compile_tree
+from reckoner.core.parser import parse
+
+N_ARRAY = 10_000
+
+_SLOTS: dict[str, Any] = {
+    "V": {"num": 230.0, "dim": "volt"},
+    "I": {"num": 16.0, "dim": "ampere"},
+    "R": {"num": 4.7e3, "dim": "ohm"},
+    "C": {"num": 2.2e-6, "dim": "farad"},
+    "L": {"num": 1e-3, "dim": "henry"},
+    "f": {"num": 50.0, "dim": "hertz"},
+    "a": {"num": 1.5, "dim": "volt"},
+    "r": {"num": 0.5},
+    "z": {"re": 3.0, "im": 4.0, "dim": "ohm"},
+    "T": {"num": 21.5, "dim": "degC"},
+    "dT": {"num": 3.25, "dim": "kelvin"},
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    formula: str
+    pint: Callable[[], Any]
+    then_get: dict[str, Any] | None = None  # a get after the eval (the degC conversion)
+
+
+def _cases(ureg: Any, x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> list[Case]:
+    q = ureg.Quantity
+    pv, pi_, pr = q(230.0, "volt"), q(16.0, "ampere"), q(4.7e3, "ohm")
+    pc, pl, pf = q(2.2e-6, "farad"), q(1e-3, "henry"), q(50.0, "hertz")
+    pa, r = q(1.5, "volt"), 0.5
+    pz = q(complex(3.0, 4.0), "ohm")
+    pt, pdt = q(21.5, "degC"), q(3.25, "kelvin")
+    px, py = q(x, "ohm"), q(y, "ohm")
+    ks = np.arange(1000)
+    two_pi = 2 * math.pi
+    return [
+        Case("Ohm's law", "@V/@R", lambda: pv / pr),
+        Case("(@V)^2/@R", "(@V)^2/@R", lambda: pv**2 / pr),
+        Case("RC time constant", "@R*@C", lambda: pr * pc),
+        Case(
+            "RLC impedance",
+            "@R + $j*(2*$pi*@f*@L - 1/(2*$pi*@f*@C))",
+            lambda: pr + 1j * (two_pi * pf * pl - 1 / (two_pi * pf * pc)),
+        ),
+        Case("three-phase power", "$sqrt(3)*@V*@I", lambda: math.sqrt(3) * pv * pi_),
+        Case(
+            "20-term geometric $sum",
+            "$sum_{k=0}^{19}(@a*@r^k)",
+            lambda: sum((pa * r**k for k in range(1, 20)), pa),
+        ),
+        Case(
+            "1,000-point $seq",
+            "$seq_{k=0}^{999}(@V*$sin(2*$pi*k/1000))",
+            lambda: pv * np.sin(two_pi * ks / 1000),
+        ),
+        Case("element-wise, 10,000", "@x*2 + @y", lambda: px * 2 + py),
+        Case("$abs of a complex", "$abs(@z)", lambda: abs(pz)),
+        # pint has no angle of its own: the magnitude in ohm (checked), then a radian quantity.
+        Case("$arg of a complex", "$arg(@z)", lambda: q(cmath.phase(pz.m_as("ohm")), "radian")),
+        Case(
+            "degC conversion",
+            "@T + @dT",
+            lambda: (pt.to("kelvin") + pdt).to("degC"),
+            then_get={"name": "out", "dim": "degC"},
+        ),
+    ]
+
+
+_WHITESPACE = " \t\n"
+
+
+def _fresh_suffix(n: int) -> str:
+    """A distinct run of whitespace for every n: n written in base 3 with space, tab, newline."""
+    digits = [_WHITESPACE[0]]
+    while n:
+        n, d = divmod(n, 3)
+        digits.append(_WHITESPACE[d])
+    return "".join(digits)
+
+
+def _best(times: list[float]) -> float:
+    return min(times)
+
+
+def _geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def bench_formulas(root: Path, calls: int, rounds: int) -> list[tuple[str, float, float, float]]:
+    ureg = pint.UnitRegistry()
+    rng = np.random.default_rng(8)
+    x, y = rng.random(N_ARRAY), rng.random(N_ARRAY)
+    cases = _cases(ureg, x, y)
+    fresh_counter = iter(range(10**9))
+    with Engine(root / "formulas") as engine:
+        engine.call("record_start", {"title": "agent formulas"})
+        for name, tagged in _SLOTS.items():
+            assert engine.call("set", {"name": name, "value": tagged})["ok"], name
+        for name, values in (("x", x), ("y", y)):
+            tagged = {"array": values.tolist(), "dim": "ohm"}
+            assert engine.call("set", {"name": name, "value": tagged})["ok"]
+
+        def engine_loop(case: Case, fresh: bool) -> Callable[[], None]:
+            texts = [case.formula] * calls
+            if fresh:
+                texts = [case.formula + _fresh_suffix(next(fresh_counter)) for _ in range(calls)]
+            call = engine.call
+            then = case.then_get
+
+            def loop() -> None:
+                for text in texts:
+                    receipt = call("eval", {"formula": text, "target": "out"})
+                    if then is not None:
+                        receipt = call("get", then)
+                assert receipt["ok"], receipt
+
+            return loop
+
+        def pint_loop(case: Case) -> Callable[[], None]:
+            fn = case.pint
+
+            def loop() -> None:
+                for _ in range(calls):
+                    fn()
+
+            return loop
+
+        gc.collect()
+        gc.freeze()
+        best: dict[tuple[str, str], list[float]] = {}
+        for _ in range(rounds):
+            for case in cases:
+                # Fresh texts are built outside the timed region, once per round.
+                sides = {
+                    "pint": pint_loop(case),
+                    "repeated": engine_loop(case, False),
+                    "fresh": engine_loop(case, True),
+                }
+                for side, loop in sides.items():
+                    started = time.process_time()
+                    loop()
+                    best.setdefault((case.name, side), []).append(time.process_time() - started)
+        gc.unfreeze()
+    table = []
+    for case in cases:
+        p = _best(best[(case.name, "pint")]) / calls
+        rep = _best(best[(case.name, "repeated")]) / calls
+        fr = _best(best[(case.name, "fresh")]) / calls
+        table.append((case.name, p, rep, fr))
+    return table
+
+
+def bench_compile(rounds: int) -> tuple[float, float]:
+    """Parse + compile of short formulas (no cache), per formula: mean over a set of six."""
+    texts = ["@V/@R", "(@V)^2/@R", "@R*@C", "$sqrt(3)*@V*@I", "$abs(@z)", "@T + @dT"]
+    n = 2000
+    samples = []
+    for _ in range(rounds):
+        started = time.process_time()
+        for i in range(n):
+            text = texts[i % len(texts)]
+            compile_tree(parse(text))
+        samples.append((time.process_time() - started) / n)
+    rlc = "@R + $j*(2*$pi*@f*@L - 1/(2*$pi*@f*@C))"
+    rlc_samples = []
+    for _ in range(rounds):
+        started = time.process_time()
+        for _ in range(n // 4):
+            compile_tree(parse(rlc))
+        rlc_samples.append((time.process_time() - started) / (n // 4))
+    return min(samples), min(rlc_samples)
+
+
+def bench_array_row(root: Path, calls: int, rounds: int) -> tuple[float, float]:
+    """An eval over 10,000 elements, row written, against numpy + orjson + one write."""
+    rng = np.random.default_rng(9)
+    x, y = rng.random(N_ARRAY), rng.random(N_ARRAY)
+    ohm = [2, 1, -3, -2, 0, 0, 0]
+    reference_file = root / "reference.jsonl"
+    with Engine(root / "array") as engine, reference_file.open("ab", buffering=0) as sink:
+        engine.call("record_start", {"title": "array"})
+        for name, values in (("x", x), ("y", y)):
+            assert engine.call("set", {"name": name, "value": {"array": values.tolist()}})["ok"]
+        args = {"formula": "@x*2 + @y", "target": "out"}
+        fd = sink.fileno()
+        seq = iter(range(10, 10**9))
+
+        def ours() -> None:
+            for _ in range(calls):
+                receipt = engine.call("eval", args)
+            assert receipt["ok"]
+
+        def reference() -> None:
+            for _ in range(calls):
+                result = x * 2 + y
+                row = {
+                    "seq": next(seq),
+                    "at": 1_700_000_000_000,
+                    "tool": "eval",
+                    "ok": True,
+                    "content": {
+                        "formula": "@x*2 + @y",
+                        "target": "out",
+                        "rev": 1,
+                        "vars": {"x": {"array": x, "dim": ohm}, "y": {"array": y, "dim": ohm}},
+                        "result": {"array": result, "dim": ohm},
+                    },
+                }
+                os.write(fd, orjson.dumps(row, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
+
+        timings: dict[str, list[float]] = {"ours": [], "reference": []}
+        for _ in range(rounds):
+            for side, loop in (("ours", ours), ("reference", reference)):
+                started = time.process_time()
+                loop()
+                timings[side].append(time.process_time() - started)
+    return min(timings["ours"]) / calls, min(timings["reference"]) / calls
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:8.1f} us"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=7)
+    options = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="reckoner-bench-agent-"))
+    try:
+        table = bench_formulas(root, options.calls, options.rounds)
+        compile_short, compile_rlc = bench_compile(options.rounds)
+        ours, reference = bench_array_row(root, max(options.calls // 10, 20), options.rounds)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"Full Engine.call('eval') against pint, best of {options.rounds} interleaved rounds")
+    print(f"of {options.calls} calls; ratio = engine time / pint time (lower is better)\n")
+    print("| formula | pint | eval, repeated text | ratio | eval, fresh text | ratio |")
+    print("|---|---|---|---|---|---|")
+    for name, p, rep, fr in table:
+        print(f"| {name} | {_us(p)} | {_us(rep)} | {rep / p:.2f} | {_us(fr)} | {fr / p:.2f} |")
+    repeated = [rep / p for _, p, rep, _ in table]
+    fresh = [fr / p for _, p, _, fr in table]
+    print(
+        f"\nrepeated text: geometric mean {_geomean(repeated):.2f}x pint (target <= 0.5), "
+        f"largest {max(repeated):.2f}x (target <= 1)"
+    )
+    print(f"fresh text:    geometric mean {_geomean(fresh):.2f}x pint (target <= 1)")
+    print(f"parse + compile, short formulas: {_us(compile_short)} each (target well under 30 us)")
+    print(f"parse + compile, RLC impedance:  {_us(compile_rlc)}")
+    print(
+        f"eval over {N_ARRAY:,} elements, row written: {_us(ours)} against numpy + orjson + "
+        f"write {_us(reference)}: {ours / reference:.2f}x (target <= 3x)"
+    )
+
+
+if __name__ == "__main__":
+    main()

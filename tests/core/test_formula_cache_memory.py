@@ -1,0 +1,79 @@
+"""Issue 8, "Bounded memory": the compiled-formula cache is bounded by the size of what it
+holds, not by its entry count, so a flood of distinct maximum-length formulas keeps the
+process under a stated ceiling.
+
+Each run happens in a fresh interpreter, so the peak resident size it reports
+(``ru_maxrss``) belongs to the formulas alone, not to whatever this test process did before.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from reckoner.core.limits import MAX_FORMULA_LENGTH
+
+# How the ceiling was chosen: the interpreter with numpy and reckoner imported peaks near
+# 60 MB on this project's machines, and the bounded cache holds at most 250,000 characters
+# of formula text (about 40 MB of compiled closures at the measured 150 bytes a character);
+# a run of 150 of these formulas peaked at 67 MB. The old count-bound cache (1,024 entries,
+# about 1.1 MB each for these formulas) peaked at 225 MB on the same 150 and reached 1.7 GB
+# on the issue's flood; 200 MB sits between, with room for allocator slack.
+RSS_CEILING_MB = 200
+
+_FLOOD = """
+import json, resource, sys
+from reckoner.core import api
+
+count, length = int(sys.argv[1]), int(sys.argv[2])
+for i in range(count):
+    terms, size, j = [], 0, 0
+    while True:
+        term = f"@s{i}x{j}*{j % 97 + 2}"
+        if size + len(term) + 1 > length:
+            break
+        terms.append(term)
+        size += len(term) + 1
+        j += 1
+    text = "+".join(terms)
+    program = api.compile_formula(text)
+    assert not isinstance(program, api.Failure), program
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"peak_mb": peak_mb, "cached": len(api._PROGRAMS.programs),
+                  "held": api._PROGRAMS.held}))
+"""
+
+
+def _flood(count: int) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", _FLOOD, str(count), str(MAX_FORMULA_LENGTH)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=3600,
+    )
+    result: dict[str, float] = json.loads(done.stdout)
+    return result
+
+
+def _check(count: int) -> None:
+    result = _flood(count)
+    assert result["peak_mb"] < RSS_CEILING_MB, result
+    # The cache kept only as much text as its bound allows, far fewer than it saw.
+    assert result["held"] <= 250_000, result
+    assert 0 < result["cached"] < count, result
+
+
+def test_issue_8_distinct_maximum_length_formulas_stay_under_the_memory_ceiling() -> None:
+    """Issue 8: 150 distinct 10,000-character formulas (the old cache kept all of them)."""
+    _check(150)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3_600)
+def test_issue_8_ten_thousand_maximum_length_formulas_stay_under_the_memory_ceiling() -> None:
+    """Issue 8: the full flood, 10,000 distinct maximum-length formulas."""
+    _check(10_000)
