@@ -25,7 +25,7 @@ from reckoner.core.limits import MAX_FORMULA_LENGTH
 RSS_CEILING_MB = 200
 
 _FLOOD = """
-import json, resource, sys
+import json, sys
 from reckoner.core import api
 
 count, length = int(sys.argv[1]), int(sys.argv[2])
@@ -41,7 +41,11 @@ for i in range(count):
     text = "+".join(terms)
     program = api.compile_formula(text)
     assert not isinstance(program, api.Failure), program
-peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so it would report the test
+# runner's own peak (the forked parent's pages) instead of this interpreter's.
+with open("/proc/self/status") as status:
+    hwm = next(line for line in status if line.startswith("VmHWM:"))
+peak_mb = int(hwm.split()[1]) / 1024
 print(json.dumps({"peak_mb": peak_mb, "cached": len(api._PROGRAMS.programs),
                   "held": api._PROGRAMS.held}))
 """
