@@ -1,4 +1,4 @@
-"""Manual 7.4: recovery by replay, and one engine per home (issue 3)."""
+"""Manual 7.4: recovery by replay, and one engine per lane (issues 3 and 9)."""
 
 from __future__ import annotations
 
@@ -158,24 +158,38 @@ def test_7_4_a_hand_edited_unparseable_value_is_an_internal_error_not_a_crash(
         assert again.call("set", {"name": "V", "value": {"num": 1}})["rev"] == 2
 
 
-# -- one engine per home ------------------------------------------------------------------
+# -- one engine per lane (issue 9) ---------------------------------------------------------
 
 
-def test_9_1_second_engine_in_the_same_process_is_refused(home: Path) -> None:
+def test_issue_9_second_engine_in_the_same_process_takes_its_own_lane(home: Path) -> None:
     with Engine(home) as first:
         first.call("record_start", {"title": "Held"})
         before = open_file(home).read_bytes()
-        with pytest.raises(HomeLockedError) as refused:
-            Engine(home)
-        message = str(refused.value)
-        assert str(os.getpid()) in message
-        assert str(home) in message
-        assert "\n" not in message and "Traceback" not in message
-        assert refused.value.holder_pid == os.getpid()
-        assert open_file(home).read_bytes() == before
+        with Engine(home) as second:
+            assert (first.lane, second.lane) == (1, 2)
+            assert second.open_record_id is None  # lane 1's record is held, never shared
+            assert second.call("record_start", {"title": "Mine"}) == {"ok": True}
+            assert second.open_record_id != first.open_record_id
+            assert open_file(home).read_bytes() == before
+            # Asking for the held lane by name is refused with the holder's pid.
+            with pytest.raises(HomeLockedError) as refused:
+                Engine(home, lane=1)
+            message = str(refused.value)
+            assert str(os.getpid()) in message and str(home) in message
+            assert "\n" not in message and "Traceback" not in message
+            assert refused.value.holder_pid == os.getpid()
         assert first.call("record_message", {"text": "still mine"}) == {"ok": True}
     with Engine(home) as later:
+        # The lowest free lane holding an open record is resumed first.
+        assert later.lane == 1
         assert later.open_record_id is not None
+
+
+def test_issue_9_a_lane_outside_the_range_is_one_sentence(home: Path) -> None:
+    for bad in (0, 65, "two", "-1"):
+        with pytest.raises(HomeError) as refused:
+            Engine(home, lane=bad)
+        assert "a whole number from 1 to 64" in str(refused.value)
 
 
 HOLDER = textwrap.dedent(
@@ -195,18 +209,18 @@ CONTENDER = textwrap.dedent(
     from reckoner import Engine
     from reckoner.storage.home import HomeError
     try:
-        Engine(sys.argv[1])
+        engine = Engine(sys.argv[1], lane=int(sys.argv[2]) if len(sys.argv) > 2 else None)
     except HomeError as error:
         print(f"refused: {error}", flush=True)
     else:
-        print("opened", flush=True)
+        print(f"opened lane {engine.lane}", flush=True)
     """
 )
 
 
-def _python(script: str, home: Path, **kwargs: object) -> subprocess.Popen[str]:
+def _python(script: str, home: Path, *extra: str, **kwargs: object) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-c", script, str(home)],
+        [sys.executable, "-c", script, str(home), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -214,7 +228,7 @@ def _python(script: str, home: Path, **kwargs: object) -> subprocess.Popen[str]:
     )
 
 
-def test_9_1_another_process_is_refused_naming_the_holder_and_the_lock_dies_with_it(
+def test_issue_9_another_process_shares_the_home_and_a_killed_lane_is_resumed(
     home: Path,
 ) -> None:
     holder = _python(HOLDER, home)
@@ -222,26 +236,32 @@ def test_9_1_another_process_is_refused_naming_the_holder_and_the_lock_dies_with
         assert holder.stdout is not None
         assert holder.stdout.readline().strip() == "ready"
         with pytest.raises(HomeLockedError) as refused:
-            Engine(home)
+            Engine(home, lane=1)
         assert f"pid {holder.pid}" in str(refused.value)
         assert refused.value.holder_pid == holder.pid
+        with Engine(home) as beside:
+            assert beside.lane == 2 and beside.open_record_id is None
     finally:
         holder.send_signal(signal.SIGKILL)
         holder.wait()
     # SIGKILL leaves no stale lock: the home opens and resumes the child's record.
     with Engine(home) as engine:
+        assert engine.lane == 1
         view = engine.read_record(engine.open_record_id or "")
         assert view is not None and view.title == "held by a child"
 
 
-def test_9_1_a_child_is_refused_while_this_process_holds_the_home(home: Path) -> None:
+def test_issue_9_a_child_asking_for_this_process_lane_is_refused(home: Path) -> None:
     with Engine(home):
-        contender = _python(CONTENDER, home)
+        contender = _python(CONTENDER, home, "1")
         out, err = contender.communicate(timeout=60)
-    assert contender.returncode == 0, err
-    assert out.startswith("refused: ")
-    assert f"pid {os.getpid()}" in out
-    assert out.count("\n") == 1
+        assert contender.returncode == 0, err
+        assert out.startswith("refused: ")
+        assert f"pid {os.getpid()}" in out
+        assert out.count("\n") == 1
+        free = _python(CONTENDER, home)
+        out, err = free.communicate(timeout=60)
+        assert out.strip() == "opened lane 2", err
 
 
 def test_9_1_home_error_is_one_sentence_for_a_file_home(tmp_path: Path) -> None:

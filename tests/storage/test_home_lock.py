@@ -1,4 +1,4 @@
-"""Issue 3: one engine per home, refused with the holder's pid; the lock dies with its process."""
+"""Issues 3 and 9: one engine per lane, refused with the holder's pid; the lock dies with it."""
 
 from __future__ import annotations
 
@@ -48,8 +48,9 @@ def test_lock_refused_in_a_second_process_naming_the_pid(
     message = str(caught.value)
     assert caught.value.holder_pid == holder.pid
     assert message == (
-        f"the home {layout.root} is in use by another reckoner process (pid {holder.pid}); "
-        "stop it or pass another --home"
+        f"lane 1 of the home {layout.root} is in use by another reckoner process "
+        f"(pid {holder.pid}); stop it, ask for another lane, or leave the lane unset to take "
+        "a free one"
     )
     assert isinstance(caught.value, HomeError)
 

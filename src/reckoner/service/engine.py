@@ -1,7 +1,8 @@
 """The engine a host runs: six operations, one slot table, at most one open record.
 
 `Engine.call(tool, args)` answers one receipt (manual 2.2) and never raises. Every call
-made while a record is open appends one trace row before its receipt is returned.
+made while a record is open appends one trace row before its receipt is returned. Several
+engines may share a home, each on its own lane with its own open record.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from typing import Any
 from reckoner.core import ErrorCode, Failure, stored
 from reckoner.core.api import check_name, compile_formula, guarded, parse_value, run_program
 from reckoner.core.tagged import RenderOptions, describe_json, render
-from reckoner.storage.home import HomeLayout, resolve_home
-from reckoner.storage.home_lock import acquire_home_lock
+from reckoner.storage.home import HomeLayout, resolve_home, resolve_lane
+from reckoner.storage.home_lock import acquire_lane
 from reckoner.storage.record_store import (
     DeleteOutcome,
     OpenRecordJournal,
@@ -80,7 +81,11 @@ def _epoch_ms() -> int:
 
 
 class Engine:
-    """One engine per home: `Engine(home)`, then `call(tool, args)` for each tool call."""
+    """One engine per lane of a home: `Engine(home)`, then `call(tool, args)` per tool call.
+
+    ``lane`` (else ``$RECKONER_LANE``) names the lane to hold; unset, the engine takes the
+    lowest lane whose open record nobody holds, else the lowest free lane.
+    """
 
     def __init__(
         self,
@@ -89,11 +94,15 @@ class Engine:
         clock: Callable[[], int] | None = None,
         log_to_stdout: bool = False,
         fsync: bool | None = None,
+        lane: int | str | None = None,
     ) -> None:
         self.home: Path = resolve_home(home)
-        layout = HomeLayout(self.home)
-        layout.prepare()
-        self._home_lock = acquire_home_lock(layout)
+        wanted_lane = resolve_lane(lane)
+        home_layout = HomeLayout(self.home)
+        home_layout.prepare()
+        self._home_lock = acquire_lane(home_layout, wanted_lane)
+        layout = self._home_lock.layout
+        self.lane: int = layout.lane
         self._clock = clock or _epoch_ms
         self._mutex = threading.RLock()
         self._closed = False
@@ -106,7 +115,7 @@ class Engine:
             print(
                 f"reckoner: {self.log.open_error}; continuing without a log file", file=sys.stderr
             )
-        self.archive = RecordArchive(layout)
+        self.archive = RecordArchive(home_layout)
         self._journal = OpenRecordJournal(layout, fsync=fsync)
         self._slots = SlotTable()
         self._operations: dict[str, Callable[[dict[str, Any]], tuple[Receipt, Any]]] = {
@@ -125,6 +134,7 @@ class Engine:
             "engine opened",
             home=str(self.home),
             pid=os.getpid(),
+            lane=self.lane,
             record=self._record.record_id if self._record else None,
             fsync=fsync,
         )
@@ -366,18 +376,21 @@ class Engine:
         title = _text_arg(args, "title", "record_start", required=True)
         _no_extra(args, "record_start")
         now = self._clock()
-        record_id = self.archive.allocate_id(now)
-        row = {
-            "seq": 1,
-            "at": now,
-            "tool": "record_start",
-            "ok": True,
-            "content": {"title": title, "record": record_id},
-        }
-        try:
-            self._journal.start(record_id, row)
-        except OSError as error:
-            self.log.error("record file not written", record=record_id, error=error)
+        with self._journal.claiming_ids():
+            # The id is free of every closed and every open record, and stays so: no other
+            # engine picks one until this record's file carries it.
+            record_id = self.archive.allocate_id(now)
+            row = {
+                "seq": 1,
+                "at": now,
+                "tool": "record_start",
+                "ok": True,
+                "content": {"title": title, "record": record_id},
+            }
+            try:
+                self._journal.start(record_id, row)
+            except OSError as error:
+                self.log.error("record file not written", record=record_id, error=error)
         self._slots.clear()
         self._record = _OpenRecord(record_id, title, 1)
         self.log.info("record started", record=record_id)
@@ -408,21 +421,20 @@ class Engine:
         _no_extra(args, "record_end")
         record = self._record
         assert record is not None
-        if self.archive.is_taken(record.record_id):
-            # Closing renames onto records/<id>.jsonl; never over a file someone put there.
-            raise _refuse(
-                ErrorCode.UNKNOWN_ERROR,
-                f"internal error: the closed record file records/{record.record_id}.jsonl "
-                f"already exists, so this record cannot close under its id; move that file "
-                f"away and call record_end again",
-            )
         content: dict[str, Any] = {"record": record.record_id}
         if text is not None and text.strip():
             content = {"text": text, "record": record.record_id}
         self._append("record_end", True, content)
         try:
+            # Never over another file: a name taken meanwhile moves the record to the next id.
             path = self._journal.close_into(record.record_id)
             self.log.info("record closed", record=record.record_id, path=str(path))
+            if path.stem != record.record_id:
+                self.log.warn(
+                    "record closed under the next free id: its own was taken by another file",
+                    record=record.record_id,
+                    closed_as=path.stem,
+                )
         except OSError as error:
             self.log.error("record file not closed", record=record.record_id, error=error)
         self._slots.clear()
