@@ -69,7 +69,9 @@ def test_7_5_index_lists_closed_newest_first_open_and_unreadable(
         "id": "1700000009000",
         "title": "running",
         "openedAt": 1_700_000_009_000,
+        "lane": 1,
     }
+    assert body["openRecords"] == [body["open"]]  # issue 9: every lane's open record
     assert body["unreadable"] == ["1600000000000"]
 
 

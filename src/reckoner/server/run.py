@@ -108,6 +108,7 @@ def serve(
     host: str = "127.0.0.1",
     port: int = DEFAULT_HTTP_PORT,
     preset: str = "reckoner",
+    lane: int | str | None = None,
 ) -> None:
     """Open the home's engine and serve it until the client (stdio) or a signal (HTTP) ends it.
 
@@ -116,7 +117,7 @@ def serve(
     _configure_stderr_logging()
     sock = bind_loopback(host, port) if http else None
     try:
-        engine = Engine(home=home)
+        engine = Engine(home=home, lane=lane)
     except BaseException:
         if sock is not None:
             sock.close()
