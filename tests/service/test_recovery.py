@@ -141,7 +141,7 @@ def test_7_4_replay_skips_refused_get_unknown_and_broken_rows(home: Path) -> Non
         assert file_rows(path)[-1]["seq"] == 11
 
 
-def test_7_4_a_hand_edited_unparseable_value_is_an_internal_error_not_a_crash(
+def test_issue_9_a_hand_edited_unparseable_value_is_dropped_like_a_torn_line(
     home: Path,
 ) -> None:
     with Engine(home) as engine:
@@ -152,10 +152,60 @@ def test_7_4_a_hand_edited_unparseable_value_is_an_internal_error_not_a_crash(
     path.write_bytes(data)
     with Engine(home) as again:
         receipt = again.call("get", {"name": "V"})
-        assert receipt["code"] == "ENGINE_UNKNOWN_ERROR"
-        assert receipt["error"].startswith("internal error: ")
-        assert again.call("eval", {"formula": "@V", "target": "W"})["ok"] is False
-        assert again.call("set", {"name": "V", "value": {"num": 1}})["rev"] == 2
+        assert receipt["code"] == "ENGINE_SLOT_NOT_FOUND"
+        assert again.call("set", {"name": "V", "value": {"num": 1}})["rev"] == 1
+
+
+REFERENCE_HEADER = b'{"seq":0,"version":1}\n'
+
+
+def _reference_record(home: Path, *rows: bytes) -> None:
+    """An open record as the reference implementation writes it, byte for byte."""
+    home.mkdir(parents=True, exist_ok=True)
+    start = b'{"seq":1,"at":1700000000000,"tool":"record_start","ok":true,'
+    start += b'"content":{"title":"Reference","record":"1700000000000"}}\n'
+    (home / "open-record.jsonl").write_bytes(REFERENCE_HEADER + start + b"".join(rows))
+
+
+def test_issue_9_reference_rows_this_build_cannot_use_are_dropped_with_a_log_line(
+    home: Path,
+) -> None:
+    _reference_record(
+        home,
+        b'{"seq":2,"at":1,"tool":"set","ok":true,"content":{"name":"A","value":{"num":2}}}\n',
+        # A stored "num": null overwriting A: dropped, so A keeps its earlier value.
+        b'{"seq":3,"at":2,"tool":"set","ok":true,"content":{"name":"A","value":{"num":null}}}\n',
+        b'{"seq":4,"at":3,"tool":"set","ok":true,"content":{"name":"B","value":{"num":null}}}\n',
+        b'{"seq":5,"at":4,"tool":"eval","ok":true,"content":"not an object"}\n',
+        b'{"seq":6,"at":5,"tool":"set","ok":true,"content":[1,2]}\n',
+        b'{"seq":7,"at":6,"tool":"eval","ok":true,"content":{"formula":"1","target":"C",'
+        b'"rev":1,"vars":{},"result":{"num":null}}}\n',
+    )
+    with Engine(home) as engine:
+        assert engine.open_record_id == "1700000000000"
+        assert engine.call("get", {"name": "A"})["value"]["num"] == 2
+        for name in ("B", "C"):
+            assert engine.call("get", {"name": name})["code"] == "ENGINE_SLOT_NOT_FOUND"
+        assert engine.call("eval", {"formula": "@A*2", "target": "D"})["ok"] is True
+        assert engine.call("record_message", {"text": "next"}) == {"ok": True}
+    assert file_rows(open_file(home))[-1]["seq"] == 12
+    log = "".join(path.read_text() for path in (home / "logs").iterdir())
+    assert "dropped on replay" in log and "UNKNOWN" not in log
+
+
+def test_issue_9_reference_escaped_lone_surrogates_are_read_and_resumed(home: Path) -> None:
+    _reference_record(
+        home,
+        b'{"seq":2,"at":1,"tool":"record_message","ok":true,"content":{"text":"a\\ud800b"}}\n',
+        b'{"seq":3,"at":2,"tool":"set","ok":true,"content":{"name":"A","value":{"num":1}}}\n',
+    )
+    with Engine(home) as engine:
+        view = engine.read_record("1700000000000")
+        assert view is not None
+        assert view.rows[1]["content"]["text"] == "a\ud800b"
+        assert engine.slot_snapshot()["A"][0] == 1
+        assert engine.call("record_message", {"text": "\udfff"}) == {"ok": True}
+    assert b'"text":"\\udfff"' in open_file(home).read_bytes()
 
 
 # -- one engine per lane (issue 9) ---------------------------------------------------------

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from reckoner import wire
 from reckoner.core import ErrorCode, Failure, stored
 from reckoner.core.api import check_name, compile_formula, guarded, parse_value, run_program
 from reckoner.core.tagged import RenderOptions, describe_json, render
@@ -188,27 +189,36 @@ class Engine:
         if recovered is None:
             return
         slots = self._slots
+        unusable = 0
         for row in recovered.rows:
-            if row.get("ok") is not True:
+            write = _replayed_write(row)
+            if write is None:
                 continue
-            tool = row.get("tool")
-            content = row.get("content")
-            if not isinstance(content, dict):
+            if write is _UNUSABLE:
+                unusable += 1
                 continue
-            if tool == "set":
-                name, value = content.get("name"), content.get("value")
-                if type(name) is not str or check_name(name, "name") is not None:
-                    continue  # a hand-edited row; every name in the table follows the rule
-                if value is None:
-                    slots.delete(name)
-                elif isinstance(value, dict):
-                    slots.write(name, value)
-            elif tool == "eval":
-                target, result = content.get("target"), content.get("result")
-                if type(target) is not str or check_name(target, "target") is not None:
-                    continue
-                if isinstance(result, dict):
-                    slots.write(target, result)
+            name, value = write
+            if value is None:
+                slots.delete(name)
+            else:
+                slots.write(name, value)
+        # Values are parsed once, at the end, for the slots that are left (a long replay costs
+        # dictionary updates); a slot whose value does not parse is replayed again with every
+        # row of it checked, so its unusable rows are dropped like torn lines.
+        for name in slots.names():
+            slot = slots.get(name)
+            if slot is None:
+                continue
+            try:
+                slot.materialize()
+            except StoredValueError:
+                unusable += self._replay_checked(name, recovered.rows)
+        if unusable:
+            self.log.warn(
+                "rows this build cannot use were dropped on replay, like torn lines",
+                record=recovered.record_id,
+                dropped=unusable,
+            )
         self._record = _OpenRecord(recovered.record_id, recovered.title, recovered.last_seq)
         self.log.info(
             "open record resumed",
@@ -216,6 +226,32 @@ class Engine:
             rows=len(recovered.rows),
             slots=len(slots),
         )
+
+    def _replay_checked(self, name: str, rows: list[dict[str, Any]]) -> int:
+        """Replay the rows writing ``name`` again, parsing each value; answer the drops."""
+        slots = self._slots
+        slots.delete(name)
+        dropped = 0
+        for row in rows:
+            write = _replayed_write(row)
+            if write is None or write is _UNUSABLE or write[0] != name:
+                continue
+            value = write[1]
+            if value is None:
+                slots.delete(name)
+                continue
+            parsed = parse_value(value)
+            if isinstance(parsed, Failure):
+                dropped += 1
+                self.log.warn(
+                    "replayed row dropped: its value does not parse",
+                    seq=row.get("seq"),
+                    slot=name,
+                    why=parsed.message,
+                )
+                continue
+            slots.write(name, value, parsed)
+        return dropped
 
     # -- the one entry point -----------------------------------------------------------
 
@@ -267,9 +303,17 @@ class Engine:
             if type(touched) is not str:
                 touched = None
             before = self._slots.get(touched) if touched is not None else None
-            receipt, content = self._operations[tool](args)
-            if content is not None:
-                self._append(tool, True, content)
+            try:
+                receipt, content = self._operations[tool](args)
+                if content is not None:
+                    self._append(tool, True, content)
+            except wire.UnstorableText as error:
+                # Text no JSON file can keep: the call is refused and changes nothing.
+                if touched is not None:
+                    self._slots.restore(touched, before)
+                raise _refuse(
+                    ErrorCode.INVALID_ARGS, f"{tool}'s {_unstorable_key(args)} {error}"
+                ) from None
         except Refusal as refusal:
             failure = refusal.failure
             if self._record is not None:
@@ -450,6 +494,8 @@ class Engine:
         row = {"seq": seq, "at": self._clock(), "tool": tool, "ok": ok, "content": content}
         try:
             self._journal.append(row)
+        except wire.UnstorableText:
+            raise  # the call is refused: a receipt is never answered without its row
         except (OSError, TypeError, ValueError) as error:
             # A trace that cannot be written does not turn a call into a failure (7.2). Its
             # seq is not spent: a resumed record continues from the last whole row, and so
@@ -482,6 +528,42 @@ class Engine:
         """Delete a closed record; the open one is refused."""
         with self._mutex:
             return self.archive.delete(record_id)
+
+
+# -- replay ----------------------------------------------------------------------------
+
+# A row of a replayed tool that cannot be used (its content is not an object, or its value
+# or its name is not one this build stores): dropped, and counted.
+_UNUSABLE: tuple[str, dict[str, Any] | None] = ("", None)
+
+
+def _replayed_write(row: dict[str, Any]) -> tuple[str, dict[str, Any] | None] | None:
+    """What an accepted row writes on replay (manual 7.4): (name, value or None to delete).
+
+    None for a row replay skips (refused, get, markers, search); ``_UNUSABLE`` for a set or
+    eval row this build cannot use.
+    """
+    if row.get("ok") is not True:
+        return None
+    tool = row.get("tool")
+    if tool != "set" and tool != "eval":
+        return None
+    content = row.get("content")
+    if not isinstance(content, dict):
+        return _UNUSABLE
+    if tool == "set":
+        name, value = content.get("name"), content.get("value")
+        if type(name) is not str or check_name(name, "name") is not None:
+            return _UNUSABLE  # a hand-edited row; every name in the table follows the rule
+        if value is None or isinstance(value, dict):
+            return name, value
+        return _UNUSABLE
+    target, result = content.get("target"), content.get("result")
+    if type(target) is not str or check_name(target, "target") is not None:
+        return _UNUSABLE
+    if isinstance(result, dict):
+        return target, result
+    return _UNUSABLE
 
 
 # -- argument checks ------------------------------------------------------------------
@@ -517,6 +599,14 @@ def _text_arg(args: dict[str, Any], key: str, tool: str, *, required: bool) -> s
             + "; write a short sentence",
         )
     return raw
+
+
+def _unstorable_key(args: dict[str, Any]) -> str:
+    """The argument whose text the record file could not hold, for the refusal."""
+    for key, value in args.items():
+        if type(value) is str and wire.holds_split_pair(value):
+            return str(key)[:40]
+    return "row"
 
 
 def _no_extra(args: dict[str, Any], tool: str) -> None:
