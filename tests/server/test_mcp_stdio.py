@@ -316,15 +316,19 @@ def test_tool_schemas_document_every_argument(tmp_path: Path) -> None:
     anyio.run(main)
 
 
-def test_9_a_second_server_on_a_held_home_says_one_sentence(tmp_path: Path) -> None:
-    """One engine per home: a second `reckoner serve` exits 2 naming the holder, no traceback,
-    nothing on stdout."""
+def test_9_a_second_server_on_a_held_lane_says_one_sentence(tmp_path: Path) -> None:
+    """One engine per lane (issue 9): a second `reckoner serve` asking for the held lane exits
+    2 naming the holder, no traceback, nothing on stdout."""
     home = tmp_path / "home"
     first = RawStdioServer(home)
     try:
         first.initialize()
         second = subprocess.run(
-            serve_command(home), input=b"", capture_output=True, timeout=60, env=os.environ.copy()
+            serve_command(home, "--lane", "1"),
+            input=b"",
+            capture_output=True,
+            timeout=60,
+            env=os.environ.copy(),
         )
     finally:
         first.close()
