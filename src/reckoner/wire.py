@@ -2,8 +2,10 @@ r"""The JSON wire form shared by record files, receipts and HTTP bodies.
 
 One decision lives here: how a value is spelled as JSON text. Output is compact, and a
 double that holds a whole number is written without a fractional part (``4700``, not
-``4700.0``; ``-0`` as ``0``), so files read the same as the reference implementation's,
-which writes numbers the way JavaScript does.
+``4700.0``), so files read the same as the reference implementation's, which writes numbers
+the way JavaScript does. Two departures keep every value the engine accepts writable and
+read back bit for bit (issue 8): ``-0.0`` keeps its sign, and a value nested deeper than
+orjson writes (255 levels) is written by the standard library in the same spelling.
 
 Text is any JSON string, lone UTF-16 surrogates included (``"\ud800"`` is legal JSON, and
 the reference implementation writes such a character as that escape). UTF-8 cannot carry a
@@ -34,7 +36,8 @@ def _plain(value: Any) -> Any:
     kind = type(value)
     if kind is float:
         if value.is_integer() and -_LARGEST_JSON_INT < value < _LARGEST_JSON_INT:
-            return int(value)
+            # -0.0 stays a double ("-0.0"): as "0" it would read back as +0.0.
+            return int(value) if value or math.copysign(1.0, value) > 0 else value
         return value
     # Leaves that need nothing (str, int, bool, None) are passed without a call each.
     if kind is dict:
@@ -72,11 +75,12 @@ def dumps(value: Any) -> bytes:
     """
     try:
         text = orjson.dumps(value)
-    except TypeError:
-        # orjson refuses text UTF-8 cannot carry; only then is the value walked for it.
-        if not _holds_surrogate(value):
+    except orjson.JSONEncodeError as error:
+        # orjson refuses text UTF-8 cannot carry and values deeper than it recurses; only
+        # then is the value walked, and the standard library writes it in the same spelling.
+        if "recursion" not in str(error).lower() and not _holds_surrogate(value):
             raise
-        return _dumps_escaping_surrogates(value)
+        return _dumps_stdlib(value)
     if _WHOLE_FLOAT_TEXT.search(text) is None:
         return text
     return orjson.dumps(_plain(value))
@@ -113,7 +117,9 @@ def _escape_surrogate(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
-def _dumps_escaping_surrogates(value: Any) -> bytes:
+def _dumps_stdlib(value: Any) -> bytes:
+    """What orjson refuses for its depth or for a lone surrogate, by the standard library
+    (orjson reads deep text back up to 1,024 levels; escaped surrogates, see ``loads``)."""
     # Outside strings JSON text is ASCII, so every surrogate left in the text is in a string.
     text = json.dumps(
         _stdlib_ready(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False

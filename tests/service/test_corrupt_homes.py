@@ -56,9 +56,10 @@ def test_7_3_garbage_lines_are_skipped_and_the_rest_resumes(home: Path) -> None:
         _assert_usable(engine)
 
 
-def test_7_3_torn_last_line_is_dropped_and_the_next_row_starts_on_its_own_line(
+def test_7_3_torn_last_line_is_dropped_and_cut_off_so_the_next_row_starts_clean(
     home: Path,
 ) -> None:
+    """7.3 and issue 8: the torn fragment was never acknowledged; recovery cuts it off."""
     torn = SET_R[: len(SET_R) // 2]
     _write_open(home, HEADER + START + SET_V + torn)
     with Engine(home) as engine:
@@ -66,7 +67,8 @@ def test_7_3_torn_last_line_is_dropped_and_the_next_row_starts_on_its_own_line(
         receipt = engine.call("set", {"name": "R", "value": {"num": 1e3, "dim": "ohm"}})
         assert receipt["rev"] == 1
         lines = file_lines(open_file(home))
-        assert lines[-2] == torn.rstrip(b"\n")  # the fragment stays a dropped line
+        assert torn not in open_file(home).read_bytes()
+        assert [wire.loads(line)["seq"] for line in lines[1:]] == [1, 2, 3]
         row = wire.loads(lines[-1])
         assert row["seq"] == 3 and row["content"]["name"] == "R"
     # And the fragment stays harmless on every later open.
@@ -219,16 +221,37 @@ def test_issue_9_a_taken_closed_name_is_never_replaced_the_record_takes_the_next
     assert not open_file(home).exists()
 
 
-def test_7_3_a_record_that_failed_to_close_is_never_overwritten(home: Path) -> None:
+def test_issue_8_a_record_that_failed_to_close_stays_open_and_listed(home: Path) -> None:
+    """Issue 8 (against manual 7.2): a close whose rename fails refuses record_end, keeps the
+    record open, resumable and listed, and a later record_end closes it; nothing is discarded."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Stuck"})
+        record = engine.open_record_id
+        engine.call("set", {"name": "V", "value": {"num": 1}})
         stuck = open_file(home).read_bytes()
         # The rename fails for a reason the engine cannot see coming.
         (home / "records").rename(home / "records-away")
         (home / "records").write_text("not a directory")
-        assert engine.call("record_end", {}) == {"ok": True}  # 7.2: the trace failure is logged
+        receipt = engine.call("record_end", {})
+        assert receipt["ok"] is False and receipt["code"] == "ENGINE_UNKNOWN_ERROR"
+        assert receipt["error"].startswith("the record could not be closed: ")
+        assert "in the way" in receipt["error"] and "stays open" in receipt["error"]
+        assert engine.open_record_id == record and set(engine.slot_snapshot()) == {"V"}
+        assert engine.records().open is not None and engine.records().open.id == record
+        # The end row was taken back; only the refusal's own row follows the kept bytes.
+        rows = file_rows(open_file(home))
+        assert open_file(home).read_bytes().startswith(stuck)
+        assert [(row["tool"], row["ok"]) for row in rows][-1] == ("record_end", False)
         (home / "records").unlink()
         (home / "records-away").rename(home / "records")
+        assert engine.call("record_end", {}) == {"ok": True}
         assert engine.call("record_start", {"title": "Next"}) == {"ok": True}
-    kept = [path.read_bytes() for path in (home / "discarded").iterdir()]
-    assert len(kept) == 1 and kept[0].startswith(stuck)
+    assert not (home / "discarded").exists()
+    rows = file_rows(home / "records" / f"{record}.jsonl")
+    assert [(row["tool"], row["ok"]) for row in rows] == [
+        ("record_start", True),
+        ("set", True),
+        ("record_end", False),
+        ("record_end", True),
+    ]
+    assert [row["seq"] for row in rows] == [1, 2, 3, 4]

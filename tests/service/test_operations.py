@@ -7,6 +7,7 @@ the only change is the one refused row (manual 2.2, 7.2, 8.1).
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 from typing import Any
 
@@ -500,19 +501,23 @@ def test_7_3_any_finite_number_is_stored_written_and_replayed(home: Path, number
         assert again.call("get", {"name": "x"})["value"]["num"] == number
 
 
-def test_7_2_an_unwritable_row_leaves_the_call_ok_and_no_seq_gap(recording: Engine) -> None:
-    """7.2: a trace append that fails is dropped; the call keeps its result."""
+def test_issue_8_an_unwritable_row_refuses_the_call_and_leaves_no_seq_gap(
+    recording: Engine,
+) -> None:
+    """Issue 8 (against manual 7.2): a trace append that fails refuses the call, which then
+    changes nothing; seq continues without a gap."""
     journal = recording._journal
     real_append = journal.append
 
     def failing(row: dict[str, Any]) -> None:
-        raise OSError("disk full")
+        raise OSError(errno.ENOSPC, "No space left on device")
 
     journal.append = failing  # type: ignore[method-assign]
     receipt = recording.call("set", {"name": "lost", "value": {"num": 1}})
     journal.append = real_append  # type: ignore[method-assign]
-    assert receipt == {"ok": True, "name": "lost", "rev": 1, "value": {"num": 1, "dim": [0] * 7}}
-    assert recording.slot_snapshot()["lost"][0] == 1
+    assert receipt["ok"] is False and receipt["code"] == "ENGINE_UNKNOWN_ERROR"
+    assert receipt["error"].startswith("the record could not be written: no space left")
+    assert "lost" not in recording.slot_snapshot()
     recording.call("record_message", {"text": "after"})
     seqs = [wire.loads(line)["seq"] for line in file_lines(open_file(recording))[1:]]
     assert seqs == list(range(1, len(seqs) + 1))

@@ -344,10 +344,20 @@ def json_number(x: float) -> float | int:
     return x
 
 
+def stored_number(x: float) -> float | int:
+    """A double as a row stores it: like `json_number`, but -0.0 keeps its sign, so a replay
+    reads back the very double the live slot holds (issue 8: `$sqrt` of -4-0j is -2j)."""
+    if x.is_integer() and -_LARGEST_JSON_INT < x < _LARGEST_JSON_INT:
+        if x == 0.0 and math.copysign(1.0, x) < 0.0:
+            return x
+        return int(x)
+    return x
+
+
 def stored_form(value: Value) -> dict[str, JSON]:
     """The value as `set` echoes it and a row stores it: `dim` as 7 integers."""
     if type(value) is Quantity and type(value.payload) is float:  # the commonest value
-        return {"num": json_number(value.payload), "dim": dims.integers(value.vector)}
+        return {"num": stored_number(value.payload), "dim": dims.integers(value.vector)}
     if isinstance(value, Obj):
         return {"object": {name: stored_form(v) for name, v in value.fields.items()}}
     dim = dims.integers(value.vector)
@@ -355,8 +365,8 @@ def stored_form(value: Value) -> dict[str, JSON]:
     if is_array_payload(payload):
         return {"array": _bare(payload), "dim": dim}
     if type(payload) is complex:
-        return {"re": json_number(payload.real), "im": json_number(payload.imag), "dim": dim}
-    return {"num": json_number(payload), "dim": dim}  # type: ignore[arg-type]
+        return {"re": stored_number(payload.real), "im": stored_number(payload.imag), "dim": dim}
+    return {"num": stored_number(payload), "dim": dim}  # type: ignore[arg-type]
 
 
 def _bare(payload: Payload) -> list[JSON]:
@@ -366,15 +376,15 @@ def _bare(payload: Payload) -> list[JSON]:
 
 
 def _plain_list(items: list[JSON]) -> list[JSON]:
-    return [_plain_list(e) if type(e) is list else json_number(e) for e in items]
+    return [_plain_list(e) if type(e) is list else stored_number(e) for e in items]
 
 
 def _bare_element(e: Element) -> JSON:
     if type(e) is list:
         return [_bare_element(x) for x in e]
     if type(e) is complex:
-        return {"re": json_number(e.real), "im": json_number(e.imag)}
-    return json_number(e)  # type: ignore[arg-type]
+        return {"re": stored_number(e.real), "im": stored_number(e.imag)}
+    return stored_number(e)  # type: ignore[arg-type]
 
 
 class RenderOptions:

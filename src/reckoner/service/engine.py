@@ -1,13 +1,15 @@
 """The engine a host runs: six operations, one slot table, at most one open record.
 
 `Engine.call(tool, args)` answers one receipt (manual 2.2) and never raises. Every call
-made while a record is open appends one trace row before its receipt is returned. Several
-engines may share a home, each on its own lane with its own open record.
+made while a record is open appends one trace row before its receipt is returned; a call
+whose row cannot be written is refused and changes nothing (issue 8, against manual 7.2).
+Several engines may share a home, each on its own lane with its own open record (issue 9).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 import threading
@@ -292,6 +294,7 @@ class Engine:
                 f"{tool} needs an open record, and none is open; call record_start with a "
                 f"title first",
             ).receipt()
+        touched = None
         try:
             if not isinstance(args, dict):
                 raise _refuse(
@@ -315,9 +318,17 @@ class Engine:
                     ErrorCode.INVALID_ARGS, f"{tool}'s {_unstorable_key(args)} {error}"
                 ) from None
         except Refusal as refusal:
+            if touched is not None:
+                # The row of a call whose slot was already written could not be stored.
+                self._slots.restore(touched, before)
             failure = refusal.failure
             if self._record is not None:
-                self._append(tool, False, {"code": failure.code.value, "error": failure.message})
+                # The refusal's own row is written if the disk allows; either way the call
+                # is refused and nothing else changed (issue 8).
+                with contextlib.suppress(Refusal):
+                    self._append(
+                        tool, False, {"code": failure.code.value, "error": failure.message}
+                    )
             return failure.receipt()
         except Exception:
             # An unexpected fault after the slot was written must not leave the write behind:
@@ -435,6 +446,7 @@ class Engine:
                 self._journal.start(record_id, row)
             except OSError as error:
                 self.log.error("record file not written", record=record_id, error=error)
+                raise self._write_refusal("started", error) from None
         self._slots.clear()
         self._record = _OpenRecord(record_id, title, 1)
         self.log.info("record started", record=record_id)
@@ -468,19 +480,25 @@ class Engine:
         content: dict[str, Any] = {"record": record.record_id}
         if text is not None and text.strip():
             content = {"text": text, "record": record.record_id}
+        mark = self._journal.size
+        seq = record.seq
         self._append("record_end", True, content)
         try:
             # Never over another file: a name taken meanwhile moves the record to the next id.
             path = self._journal.close_into(record.record_id)
-            self.log.info("record closed", record=record.record_id, path=str(path))
-            if path.stem != record.record_id:
-                self.log.warn(
-                    "record closed under the next free id: its own was taken by another file",
-                    record=record.record_id,
-                    closed_as=path.stem,
-                )
         except OSError as error:
+            # Not closed, so the end row is taken back: the record stays open and whole.
             self.log.error("record file not closed", record=record.record_id, error=error)
+            self._journal.retract(mark)
+            record.seq = seq
+            raise self._write_refusal("closed", error) from None
+        self.log.info("record closed", record=record.record_id, path=str(path))
+        if path.stem != record.record_id:
+            self.log.warn(
+                "record closed under the next free id: its own was taken by another file",
+                record=record.record_id,
+                closed_as=path.stem,
+            )
         self._slots.clear()
         self._record = None
         return {"ok": True}, None
@@ -497,12 +515,22 @@ class Engine:
         except wire.UnstorableText:
             raise  # the call is refused: a receipt is never answered without its row
         except (OSError, TypeError, ValueError) as error:
-            # A trace that cannot be written does not turn a call into a failure (7.2). Its
-            # seq is not spent: a resumed record continues from the last whole row, and so
-            # does this process, so seq never skips a number.
+            # Against manual 7.2, a row that cannot be written refuses its call (issue 8): the
+            # record is the product. The seq is not spent and the file is as it was.
             self.log.error("trace row not written", record=record.record_id, seq=seq, error=error)
-            return
+            raise self._write_refusal("written", error) from None
         record.seq = seq
+
+    def _write_refusal(self, action: str, error: BaseException) -> Refusal:
+        """The one sentence for a record file operation that failed, naming cause and fix."""
+        cause, fix = _storage_cause(error, self.home)
+        if action == "closed":
+            outcome = "the record stays open and nothing was changed"
+        else:
+            outcome = "nothing was changed"
+        return _refuse(
+            ErrorCode.UNKNOWN_ERROR, f"the record could not be {action}: {cause}; {fix}; {outcome}"
+        )
 
     # -- read side for the panel, the CLI and the article writer ----------------------
 
@@ -630,3 +658,29 @@ def _materialize(slot: Any, name: str) -> Any:
             ErrorCode.UNKNOWN_ERROR,
             f"internal error: the stored value of {name} is unreadable: {error}",
         ) from None
+
+
+def _storage_cause(error: BaseException, home: Path) -> tuple[str, str]:
+    """(what went wrong, what to do) for a failed record file operation."""
+    code = error.errno if isinstance(error, OSError) else None
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        return f"no space left on the device holding {home}", "free space and call again"
+    if code == errno.EROFS:
+        return (
+            f"the file system holding {home} is read-only",
+            "make it writable (remount it read-write) and call again",
+        )
+    if code in (errno.EACCES, errno.EPERM):
+        return (
+            f"permission to write in {home} was denied",
+            f"give this user write access to {home} and call again",
+        )
+    if code == errno.EIO:
+        return f"the device holding {home} reported an I/O error", "check the disk and call again"
+    if isinstance(error, OSError):
+        where = error.filename or home
+        if isinstance(error, FileExistsError):
+            return f"{where} already exists and is in the way", "move it away and call again"
+        reason = error.strerror or str(error) or type(error).__name__
+        return f"{reason} ({where})", "fix that and call again"
+    return f"internal error: the row cannot be serialised ({error})", "report this as a bug"

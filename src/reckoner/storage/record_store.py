@@ -13,6 +13,7 @@ import contextlib
 import enum
 import errno
 import os
+import stat
 import threading
 import time
 from dataclasses import dataclass, field
@@ -125,9 +126,54 @@ class DeleteOutcome(enum.Enum):
 # Small file helpers
 
 
+class NotARegularFileError(OSError):
+    """A record path names a FIFO, a device, a directory or a symlink: never read or followed."""
+
+
+# A record path is opened without following a symlink and without waiting on a FIFO's writer.
+_SAFE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _open_regular(path: str | Path, flags: int = os.O_RDONLY) -> int:
+    """A descriptor on ``path`` when it is a regular file; raise OSError otherwise (issue 8)."""
+    try:
+        fd = os.open(path, flags | _SAFE_FLAGS)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise NotARegularFileError(
+                errno.ELOOP, "a symbolic link, which is never followed", str(path)
+            ) from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "a directory", str(path))
+        raise NotARegularFileError(errno.EINVAL, "not a regular file", str(path))
+    return fd
+
+
+def _open_regular_for_read(path: str | Path) -> Any:
+    return open(_open_regular(path), "rb")
+
+
+def _regular_stat(path: Path) -> os.stat_result | None:
+    """The file's own stat when it is a regular file (a symlink is not followed), else None."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info if stat.S_ISREG(info.st_mode) else None
+
+
 def _read_bytes(path: Path) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
+    with _open_regular_for_read(path) as handle:
+        data: bytes = handle.read()
+        return data
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -160,6 +206,10 @@ class OpenRecordJournal:
     """One engine's handle on its lane's open record: recover, start, append, close.
 
     ``layout`` names the lane (``layout.open_record``); the caller holds that lane's lock.
+
+    Each step either happens whole or leaves the files as they were (issue 8): a failed
+    append is cut back to the last acknowledged byte, a failed start leaves no open file, and
+    a failed close leaves the record open and ours. Every failure is raised as ``OSError``.
     """
 
     def __init__(self, layout: HomeLayout, fsync: bool = False) -> None:
@@ -167,9 +217,15 @@ class OpenRecordJournal:
         self.fsync = fsync
         self.notes: list[str] = []
         self._handle: Any = None  # a raw, unbuffered FileIO held open between appends
-        self._needs_newline = False
         self._active = False  # the open file is ours: recovered or started by this journal
+        self._size = 0  # bytes of the open file that hold acknowledged rows
+        self._torn = False  # bytes past _size may be on disk: cut them before the next write
         self._lock = threading.Lock()
+
+    @property
+    def size(self) -> int:
+        """The acknowledged length of the open file: a mark for ``retract``."""
+        return self._size
 
     # -- recovery ------------------------------------------------------------------
 
@@ -184,10 +240,17 @@ class OpenRecordJournal:
             data = _read_bytes(path)
         except FileNotFoundError:
             return None
+        except NotARegularFileError:
+            self._discard("it is not a regular file (a FIFO, a device or a symbolic link)")
+            return None
         except OSError as error:
             self.notes.append(f"the open record {path} cannot be read ({error}); left in place")
             return None
-        parsed = parse_lines(data)
+        # Every row is written with its newline in one write, so a last line without one is
+        # a write that never finished and was never acknowledged, even when it parses: it is
+        # dropped, and cut off the file before anything follows it (issue 8).
+        whole = data.rfind(b"\n") + 1
+        parsed = parse_lines(data[:whole])
         if parsed.header_version is None:
             self._discard("it has no header line")
             return None
@@ -225,8 +288,18 @@ class OpenRecordJournal:
                 "they were skipped"
             )
         with self._lock:
-            self._needs_newline = not parsed.ends_cleanly
+            self._size = whole
+            self._torn = whole < len(data)
             self._active = True
+            if self._torn:
+                self.notes.append(
+                    f"the open record {record_id} ended in a row cut short "
+                    f"({len(data) - whole} bytes); it was dropped"
+                )
+                with contextlib.suppress(OSError):  # else the first append cuts it
+                    self._cut_back_locked(self._reopen_locked())
+        if _ends_with_accepted_end(parsed.rows) and self._finish_close(record_id):
+            return None
         return RecoveredRecord(
             record_id=record_id, title=title, rows=parsed.rows, last_seq=last_seq
         )
@@ -244,6 +317,36 @@ class OpenRecordJournal:
         except OSError:
             return None
         return None
+
+    def _finish_close(self, record_id: str) -> bool:
+        """Close a record whose end row was written before a kill stopped the rename (issue 8)."""
+        try:
+            self.layout.records_dir.mkdir(exist_ok=True)
+            # Never over another file: a name taken meanwhile moves the record to the next id.
+            target = self._claim_closed_name(record_id)
+        except OSError as error:
+            self.notes.append(
+                f"the open record {record_id} holds its record_end row, but its close could not "
+                f"be finished ({error}); resumed as open"
+            )
+            return False
+        if self.fsync:
+            try:
+                _fsync_directory(self.layout.records_dir)
+                _fsync_directory(self.layout.open_record.parent)
+            except OSError as error:
+                # The rename is done, so the record is closed; only its durability is unsure.
+                self.notes.append(f"the finished close of {record_id} was not fsynced ({error})")
+        with self._lock:
+            self._close_handle_locked()
+            self._active = False
+            self._size = 0
+            self._torn = False
+        self.notes.append(
+            f"the open record {record_id} already held its accepted record_end row; its close "
+            f"was finished into {target}"
+        )
+        return True
 
     def _discard(self, why: str) -> None:
         try:
@@ -304,56 +407,87 @@ class OpenRecordJournal:
         """Write ``open-record.jsonl`` afresh: header and first row, replaced atomically."""
         if not is_valid_record_id(record_id):
             raise ValueError(f"record id {record_id!r} is not a valid identifier")
+        data = header_line() + encode_row(first_row)
         with self._lock:
             self._close_handle_locked()
-            if not self._active and os.path.lexists(self.layout.open_record):
-                # A file we did not recover (unreadable at start): keep it, never overwrite it.
-                target = self._move_aside()
-                self.notes.append(f"an unrecovered open record was moved to {target}")
             self._temp_dir.mkdir(exist_ok=True)  # open/ for lanes 2 and up
             temp = self._temp_dir / f"{self._temp_prefix}{os.getpid()}.{time.time_ns()}.tmp"
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+            fd = os.open(
+                temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o644
+            )
             handle = open(fd, "ab", buffering=0)  # noqa: SIM115 - held open across appends
             try:
-                self._write_all(handle, header_line() + encode_row(first_row))
+                self._write_all(handle, data)
                 if self.fsync:
                     os.fsync(handle.fileno())
+                if not self._active and os.path.lexists(self.layout.open_record):
+                    # A file we did not recover (unreadable at start): keep it, never
+                    # overwrite it. Moved only once the new file is whole.
+                    target = self._move_aside()
+                    self.notes.append(f"an unrecovered open record was moved to {target}")
                 os.replace(temp, self.layout.open_record)
-                if self.fsync:
-                    _fsync_directory(self._temp_dir)
             except BaseException:
                 handle.close()
                 with contextlib.suppress(OSError):
                     os.unlink(temp)
                 raise
+            if self.fsync:
+                try:
+                    _fsync_directory(self._temp_dir)
+                except BaseException:
+                    # The start is not durable, so it did not happen: take the file back.
+                    handle.close()
+                    with contextlib.suppress(OSError):
+                        os.unlink(self.layout.open_record)
+                    raise
             # The descriptor still names the renamed inode, so appends continue in place.
             self._handle = handle
-            self._needs_newline = False
+            self._size = len(data)
+            self._torn = False
             self._active = True
 
     def append(self, row: dict[str, Any]) -> None:
-        """Append one row with one ``write``; raise OSError when it does not reach the OS."""
+        """Append one row with one ``write``; raise OSError, file unchanged, when it fails."""
         line = encode_row(row)
         with self._lock:
-            if self._handle is None:
-                if not self._active:
-                    raise OSError("no open record to append to")
-                self._handle = open(self.layout.open_record, "ab", buffering=0)  # noqa: SIM115
-            if self._needs_newline:
-                # After a torn last line the new row starts on a line of its own.
-                line = b"\n" + line
+            handle = self._handle or self._reopen_locked()
+            if self._torn:
+                self._cut_back_locked(handle)
             try:
                 # One write() per row; a short write (a full disk) is finished or reported.
-                written = self._handle.write(line)
+                written = handle.write(line)
                 if written is None or written < len(line):
-                    self._write_all(self._handle, line[written or 0 :])
+                    self._write_all(handle, line[written or 0 :])
                 if self.fsync:
-                    os.fsync(self._handle.fileno())
+                    os.fsync(handle.fileno())
             except BaseException:
-                # Part of the line may be on disk; the next row must not be glued to it.
-                self._needs_newline = True
+                # Part of the row may be on disk: cut it off now, or before the next write.
+                self._torn = True
+                with contextlib.suppress(OSError):
+                    self._cut_back_locked(handle)
                 raise
-            self._needs_newline = False
+            self._size += len(line)
+
+    def retract(self, mark: int) -> None:
+        """Take back the rows appended since ``size`` read ``mark`` (a close that failed)."""
+        with self._lock:
+            if mark >= self._size:
+                return
+            self._size = mark
+            self._torn = True
+            with contextlib.suppress(OSError):
+                self._cut_back_locked(self._handle or self._reopen_locked())
+
+    def _reopen_locked(self) -> Any:
+        if not self._active:
+            raise OSError(errno.ENOENT, "no open record to append to")
+        fd = _open_regular(self.layout.open_record, os.O_WRONLY | os.O_APPEND)
+        self._handle = open(fd, "ab", buffering=0)  # noqa: SIM115 - held open across appends
+        return self._handle
+
+    def _cut_back_locked(self, handle: Any) -> None:
+        os.ftruncate(handle.fileno(), self._size)
+        self._torn = False
 
     @staticmethod
     def _write_all(handle: Any, data: bytes) -> None:
@@ -362,7 +496,7 @@ class OpenRecordJournal:
         while written is not None and written < len(data):
             more = handle.write(data[written:])
             if not more:
-                raise OSError("the disk accepted only part of a record row")
+                raise OSError(errno.ENOSPC, "the disk accepted only part of a record row")
             written += more
 
     def claiming_ids(self) -> contextlib.AbstractContextManager[None]:
@@ -378,32 +512,42 @@ class OpenRecordJournal:
 
         When another process took that name first (an id claimed in the same millisecond by
         an engine that does not share the id lock), the record takes the next free id,
-        ``<id>-2``, ``<id>-3`` ...; the path answered says which.
+        ``<id>-2``, ``<id>-3`` ...; the path answered says which. On failure the record
+        stays in the open tier and stays ours: appends and a later ``close_into`` continue it.
         """
         if not is_valid_record_id(record_id):
             raise ValueError(f"record id {record_id!r} is not a valid identifier")
         with self._lock:
-            self._close_handle_locked()
-            try:
-                self.layout.records_dir.mkdir(exist_ok=True)
-                target = self._claim_closed_name(record_id)
-            except OSError:
-                # The file stays in the open tier but is no longer ours: the next start moves
-                # it aside instead of rewriting it, so a record that failed to close is kept.
-                self._active = False
-                raise
+            if self._torn:
+                self._cut_back_locked(self._handle or self._reopen_locked())
+            # The descriptor is kept until the rename is done: a failed close can then still
+            # take its end row back on a home that just turned read-only.
+            self.layout.records_dir.mkdir(exist_ok=True)
+            target = self._claim_closed_name(record_id)
             if self.fsync:
-                _fsync_directory(self.layout.records_dir)
-                _fsync_directory(self.layout.open_record.parent)
+                try:
+                    _fsync_directory(self.layout.records_dir)
+                    _fsync_directory(self.layout.open_record.parent)
+                except OSError as error:
+                    # Not durable, so not closed: put it back unless that fails too, in
+                    # which case the rename stands and the record is closed after all.
+                    try:
+                        os.rename(target, self.layout.open_record)
+                    except OSError:
+                        pass
+                    else:
+                        raise error from None
+            self._close_handle_locked()
             self._active = False
-            self._needs_newline = False
+            self._size = 0
+            self._torn = False
         return target
 
     def _claim_closed_name(self, record_id: str) -> Path:
         """Give the open file its closed name, failing over to the next id while one is taken.
 
         ``link`` fails with EEXIST instead of replacing, so two processes can never both own
-        one name; the open name is removed only once the closed one exists. A crash between
+        one name; the open name is removed only once the closed one exists. A kill between
         the two leaves both names on one file, which ``recover`` finishes.
         """
         source = self.layout.open_record
@@ -428,7 +572,13 @@ class OpenRecordJournal:
                     continue
                 os.rename(source, target)
                 return target
-            os.unlink(source)
+            try:
+                os.unlink(source)
+            except OSError:
+                # Not closed after all: take the closed name back so the record stays open.
+                with contextlib.suppress(OSError):
+                    os.unlink(target)
+                raise
             return target
 
     def close_handle(self) -> None:
@@ -441,6 +591,14 @@ class OpenRecordJournal:
         if handle is not None:
             with contextlib.suppress(OSError):
                 handle.close()
+
+
+def _ends_with_accepted_end(rows: list[dict[str, Any]]) -> bool:
+    """True when the last accepted row of a record is its ``record_end`` (manual 7.4)."""
+    for row in reversed(rows):
+        if row.get("ok") is True:
+            return bool(row.get("tool") == "record_end")
+    return False
 
 
 # ---------------------------------------------------------------------------------------
@@ -592,9 +750,8 @@ class RecordArchive:
         return entries
 
     def _open_file_entry(self, lane: int, path: Path) -> OpenEntry | None:
-        try:
-            info = os.stat(path)
-        except OSError:
+        info = _regular_stat(path)
+        if info is None:
             return None
         key = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
         with self._lock:
@@ -672,19 +829,15 @@ class RecordArchive:
         """A validator of one record from ``stat`` alone (an ETag); None when missing."""
         if not is_valid_record_id(record_id):
             return None
-        try:
-            info = os.stat(self.layout.record_file(record_id))
-        except OSError:
-            info = None
+        info = _regular_stat(self.layout.record_file(record_id))
         if info is not None:
             return f"c-{info.st_ino:x}-{info.st_mtime_ns:x}-{info.st_size:x}"
         # Each open id is cached on its file's stat, so an unchanged poll reads nothing.
         open_entry = self._open_with_id(record_id)
         if open_entry is None:
             return None
-        try:
-            info = os.stat(self._open_path(open_entry))
-        except OSError:
+        info = _regular_stat(self._open_path(open_entry))
+        if info is None:
             return None
         return f"o-{info.st_ino:x}-{info.st_mtime_ns:x}-{info.st_size:x}"
 
@@ -734,7 +887,7 @@ class RecordArchive:
 def _read_open_head(path: Path, lane: int) -> OpenEntry | None:
     """The open record's identity from its header and start row (re-read whole if odd)."""
     try:
-        with open(path, "rb") as handle:
+        with _open_regular_for_read(path) as handle:
             head = handle.read(_HEAD_CHUNK)
             whole = len(head) < _HEAD_CHUNK
             lines = head.split(b"\n", 2)
@@ -766,7 +919,7 @@ def _summarize_closed_file(path: str, record_id: str) -> ClosedEntry | None:
     row (the end); anything unusual falls back to parsing every line.
     """
     try:
-        with open(path, "rb") as handle:
+        with _open_regular_for_read(path) as handle:
             size = os.fstat(handle.fileno()).st_size
             if size <= _WHOLE_READ_LIMIT:
                 head = tail = handle.read()
