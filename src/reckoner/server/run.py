@@ -6,6 +6,7 @@ diverts the process's own fd 1 to stderr while it serves.
 
 from __future__ import annotations
 
+import io
 import ipaddress
 import logging
 import os
@@ -13,7 +14,7 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from mcp.server import Server
@@ -21,6 +22,7 @@ from mcp.server.stdio import stdio_server
 
 from reckoner.server.app import SerialEngine, build_server
 from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
+from reckoner.server.held_arguments import HeldArguments, RewrittenLines, rewriting_http_app
 from reckoner.service import Engine
 
 _LEVELS = {
@@ -81,16 +83,40 @@ def bind_loopback(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve_stdio(server: Server[Any]) -> None:
-    async with stdio_server() as (read_stream, write_stream):
+def _claim_stdin() -> Any:
+    """The protocol's stdin on a private descriptor, fd 0 pointed at /dev/null meanwhile
+    (what the SDK does for a stdin it opens itself), as lines of text."""
+    private = os.dup(0)
+    try:
+        diversion = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(diversion, 0)
+        os.close(diversion)
+    except OSError:
+        pass  # nothing else reads stdin; the diversion is a guard, not a need
+    return anyio.wrap_file(
+        io.TextIOWrapper(os.fdopen(private, "rb"), encoding="utf-8", errors="replace")
+    )
+
+
+async def serve_stdio(server: Server[Any], held: HeldArguments | None = None) -> None:
+    stdin = None
+    if held is not None:
+        # Lines pass through the rewriter before the SDK's parser, which refuses lone
+        # surrogates that are legal JSON (issue 9).
+        stdin = cast(Any, RewrittenLines(_claim_stdin(), held))
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def serve_http(server: Server[Any], sock: socket.socket) -> None:
+async def serve_http(
+    server: Server[Any], sock: socket.socket, held: HeldArguments | None = None
+) -> None:
     import uvicorn
 
     host, port = sock.getsockname()[:2]
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=str(host))
+    if held is not None:
+        app = rewriting_http_app(app, held)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
     shown_host = f"[{host}]" if ":" in str(host) else host
     print(
@@ -137,11 +163,12 @@ def serve(
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
-        server = build_server(SerialEngine(engine), preset=preset)
+        held = HeldArguments()
+        server = build_server(SerialEngine(engine), preset=preset, held=held)
         if sock is not None:
-            anyio.run(serve_http, server, sock)
+            anyio.run(serve_http, server, sock, held)
         else:
-            anyio.run(serve_stdio, server)
+            anyio.run(serve_stdio, server, held)
     finally:
         engine.close()
         signal.signal(signal.SIGTERM, previous)
