@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 from mcp import Client
-from mcp_helpers import RawStdioServer, receipt_of, stdio_params
+from mcp_helpers import RawStdioServer, http_server, receipt_of, stdio_params
 
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_store import RecordArchive
@@ -277,3 +277,32 @@ def test_issue_9_two_processes_starting_and_closing_in_one_millisecond_get_two_i
     assert lanes == [1, 2]
     closed = sorted(path.name for path in (home / "records").iterdir())
     assert closed == ["1700000000000-2.jsonl", "1700000000000.jsonl"]
+
+
+def test_issue_9_an_http_server_and_a_stdio_server_share_a_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with http_server(home) as url:
+
+        async def main() -> None:
+            async with (
+                Client(url) as over_http,
+                Client(stdio_params(home)) as over_stdio,
+                anyio.create_task_group() as group,
+            ):
+                group.start_soon(_run_record, over_http, "h")
+                group.start_soon(_run_record, over_stdio, "s")
+
+        anyio.run(main)
+    listing = RecordArchive(HomeLayout(home)).index()
+    assert listing.open_records == []
+    for entry in listing.closed:
+        tag = entry.title[-1] if entry.title else ""
+        _assert_own_complete_record(home, tag, entry.id)
+    assert sorted(entry.title or "" for entry in listing.closed) == ["record of h", "record of s"]
+
+
+async def _run_record(client: Client, tag: str) -> None:
+    for tool, args in _calls(tag):
+        receipt = receipt_of(await client.call_tool(tool, args))
+        assert receipt["ok"] is True, (tag, tool, receipt)
+        await anyio.sleep(0)
