@@ -161,17 +161,17 @@ def _check_home(home: Path, seen: list[dict[str, Any]], kills: int) -> None:
         with Engine(home) as engine:
             assert engine.open_record_id is None
         return
-    rows = file_rows(path)
-    record = rows[0]["content"]["record"]
+    record = file_rows(path)[0]["content"]["record"]
     _check_rows(path, by_record.get(record, []), kills)
-    accepted = [row for row in rows if row["ok"] is True]
-    if accepted and accepted[-1]["tool"] == "record_end":
-        # Killed after the end row, before the close was done (the closed name linked or
-        # not yet): the next start finishes the close instead of resuming (issues 8, 9).
+    # A last line without its newline was never acknowledged, even when it parses: recovery
+    # drops it (issue 8), so the expectation is built from the whole lines alone.
+    rows = _whole_line_rows(path)
+    if _last_accepted_tool(rows) == "record_end":
+        # Killed between the end row and the rename: the next start finishes the close.
         with Engine(home) as engine:
             assert engine.open_record_id is None
-        closed = _record_file(home, record)
-        assert closed.parent.name == "records" and file_rows(closed) == rows
+        assert not path.exists()
+        assert file_rows(home / "records" / f"{record}.jsonl") == rows
         return
     expected = as_wire(replay(rows))
     with Engine(home) as engine:
@@ -189,6 +189,25 @@ def _check_home(home: Path, seen: list[dict[str, Any]], kills: int) -> None:
                     assert name not in expected
                 else:
                     assert expected[name][0] == receipt["rev"]
+
+
+def _whole_line_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of the lines that end in a newline (header excluded)."""
+    data = path.read_bytes()
+    rows = []
+    for line in data[: data.rfind(b"\n") + 1].splitlines()[1:]:
+        try:
+            row = wire.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
+def _last_accepted_tool(rows: list[dict[str, Any]]) -> str | None:
+    accepted = [row["tool"] for row in rows if row.get("ok") is True]
+    return accepted[-1] if accepted else None
 
 
 def _writes(row: dict[str, Any]) -> str | None:
