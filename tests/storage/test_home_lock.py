@@ -143,3 +143,15 @@ def test_issue_9_a_free_lane_holding_an_open_record_is_taken_before_a_lower_empt
     lane_three.open_record.write_bytes(b'{"seq":0,"version":1}\n')
     with acquire_lane(layout) as first, acquire_lane(layout) as second:
         assert (first.layout.lane, second.layout.lane) == (3, 1)
+
+
+def test_issue_9_a_home_wide_lock_that_cannot_be_made_lets_the_guarded_write_report(
+    tmp_path: Path,
+) -> None:
+    """On a home that turned read-only the section runs, and its own write names the cause."""
+    from reckoner.storage.home_lock import home_wide
+
+    ran = []
+    with home_wide(tmp_path / "missing" / ".lanes.lock"):
+        ran.append(True)
+    assert ran == [True]

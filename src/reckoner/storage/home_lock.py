@@ -145,8 +145,20 @@ def _refusal(layout: HomeLayout, holder: int | None) -> str:
 
 @contextlib.contextmanager
 def home_wide(path: os.PathLike[str] | str) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``path`` for a short section every process serialises."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    """Hold an exclusive ``flock`` on ``path`` for a short section every process serialises.
+
+    On a home that turned read-only the lock file is opened for reading (``flock`` needs no
+    write access); when it cannot be opened at all, the section runs unlocked, since the
+    write it guards cannot happen either and reports its own cause.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            yield
+            return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
