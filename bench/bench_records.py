@@ -40,16 +40,16 @@ def _start(record_id: str, at: int, title: str) -> bytes:
 def _set(seq: int, at: int) -> bytes:
     return (
         b'{"seq":%d,"at":%d,"tool":"set","ok":true,"content":{"name":"R%d","value":'
-        b'{"type":"number","value":%d,"dim":[1,2,-3,-1,0,0,0]}}}\n' % (seq, at, seq % 50, seq)
+        b'{"num":%d,"dim":[1,2,-3,-1,0,0,0]}}}\n' % (seq, at, seq % 50, seq)
     )
 
 
 def _eval(seq: int, at: int) -> bytes:
     return (
         b'{"seq":%d,"at":%d,"tool":"eval","ok":true,"content":{"formula":"@R1*@R2/(@R1+@R2)",'
-        b'"target":"Rp","rev":%d,"vars":{"R1":{"type":"number","value":4700,'
-        b'"dim":[1,2,-3,-2,0,0,0]},"R2":{"type":"number","value":10000,'
-        b'"dim":[1,2,-3,-2,0,0,0]}},"result":{"type":"number","value":3197.278911564626,'
+        b'"target":"Rp","rev":%d,"vars":{"R1":{"num":4700,'
+        b'"dim":[1,2,-3,-2,0,0,0]},"R2":{"num":10000,'
+        b'"dim":[1,2,-3,-2,0,0,0]}},"result":{"num":3197.278911564626,'
         b'"dim":[1,2,-3,-2,0,0,0]}}}\n' % (seq, at, seq)
     )
 

@@ -91,7 +91,9 @@ def test_call_with_bad_json_is_one_sentence(tmp_path: Path) -> None:
     assert_one_sentence(reckoner("call", "get", "{name: R}", "--home", str(tmp_path / "h")))
 
 
-def test_9_a_held_home_is_one_sentence_naming_the_holder(tmp_path: Path) -> None:
+def test_issue_9_a_call_beside_a_server_takes_its_own_lane_a_held_lane_is_one_sentence(
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "home"
     holder = subprocess.Popen(
         [sys.executable, "-m", "reckoner", "serve", "--home", str(home)],
@@ -120,8 +122,20 @@ def test_9_a_held_home_is_one_sentence_naming_the_holder(tmp_path: Path) -> None
         holder.stdin.flush()
         assert json.loads(holder.stdout.readline())["id"] == 1
         done = reckoner("call", "record_start", '{"title": "x"}', "--home", str(home))
-        assert_one_sentence(done)
-        assert str(holder.pid) in done.stderr
+        assert json.loads(done.stdout) == {"ok": True}, done.stderr
+        assert (home / "open" / "lane-2.jsonl").exists()
+        listed = reckoner("records", "--home", str(home))
+        assert "open (lane 2)" in listed.stdout
+        held = reckoner(
+            "call", "record_start", '{"title": "x"}', "--home", str(home), "--lane", "1"
+        )
+        assert_one_sentence(held)
+        assert str(holder.pid) in held.stderr and "lane 1" in held.stderr
+        bad = reckoner(
+            "call", "get", '{"name": "x"}', "--home", str(home), env={"RECKONER_LANE": "99"}
+        )
+        assert_one_sentence(bad)
+        assert "from 1 to 64" in bad.stderr
     finally:
         holder.communicate(timeout=60)
 

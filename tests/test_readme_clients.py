@@ -171,3 +171,68 @@ def test_http_snippet_serves_at_the_url_it_names(snippet: Snippet, tmp_path: Pat
         process.terminate()
         out, _ = process.communicate(timeout=30)
     assert out == b""
+
+
+def test_issue_9_the_three_client_configurations_run_at_once_on_the_default_home(
+    tmp_path: Path,
+) -> None:
+    """Claude Desktop, Claude Code and Cursor, configured as the README says, all at once.
+
+    No ``RECKONER_HOME`` and no ``--home``: each server resolves the default ``~/.reckoner``
+    (``HOME`` points into the temp dir), takes its own lane and keeps its own record.
+    """
+    from contextlib import AsyncExitStack
+
+    path = _scripts_path()
+    snippets = [s for s in SNIPPETS if s.kind == "stdio" and s.client in CLIENTS[:3]]
+    assert {s.client for s in snippets} == set(CLIENTS[:3])
+    params = []
+    for snippet in snippets:
+        command = shutil.which(snippet.command[0], path=path)
+        assert command is not None
+        params.append(
+            StdioServerParameters(
+                command=command,
+                args=snippet.command[1:],
+                env={"PATH": path, "HOME": str(tmp_path)},
+            )
+        )
+
+    async def session(client: Client, index: int) -> None:
+        title = f"client {index}"
+        assert (await client.call_tool("record_start", {"title": title})).structured_content == {
+            "ok": True
+        }
+        for step in range(3):
+            value = {"num": index * 10 + step, "dim": "volt"}
+            set_call = await client.call_tool("set", {"name": "V", "value": value})
+            assert set_call.structured_content == {
+                "ok": True,
+                "name": "V",
+                "rev": step + 1,
+                "value": {"num": index * 10 + step, "dim": [2, 1, -3, -1, 0, 0, 0]},
+            }
+            await anyio.sleep(0)
+        assert (await client.call_tool("record_end", {})).structured_content == {"ok": True}
+
+    async def main() -> None:
+        async with AsyncExitStack() as stack:
+            clients = [await stack.enter_async_context(Client(p)) for p in params]
+            async with anyio.create_task_group() as group:
+                for index, client in enumerate(clients):
+                    group.start_soon(session, client, index)
+
+    anyio.run(main)
+    records = tmp_path / ".reckoner" / "records"
+    titles = []
+    for record in records.iterdir():
+        rows = [json.loads(line) for line in record.read_text().splitlines()]
+        titles.append(rows[1]["content"]["title"])
+        assert [row["tool"] for row in rows[1:]] == [
+            "record_start",
+            "set",
+            "set",
+            "set",
+            "record_end",
+        ]
+    assert sorted(titles) == [f"client {index}" for index in range(len(snippets))]

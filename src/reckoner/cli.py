@@ -70,6 +70,17 @@ def _tools_help() -> str:
     return "\n".join(lines)
 
 
+def _add_lane(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lane",
+        metavar="N",
+        help=(
+            "the lane (1-64) whose open record this engine holds (default: $RECKONER_LANE, "
+            "else the lowest lane with an open record nobody holds, else the lowest free lane)"
+        ),
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line; `reckoner --help` lists every command."""
     from reckoner.core.contract import TOOL_NAMES
@@ -102,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         "args", metavar="JSON", help="the arguments as one JSON object ('-' reads stdin)"
     )
     _add_home(call)
+    _add_lane(call)
 
     records = commands.add_parser("records", help="list the records of the home")
     records.add_argument("--json", action="store_true", help="print the list as JSON")
@@ -138,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the persona rules given to the model (default: reckoner)",
     )
     _add_home(serve)
+    _add_lane(serve)
 
     demo = commands.add_parser(
         "demo",
@@ -331,17 +344,17 @@ def _read_json_argument(text: str) -> Any:
         ) from None
 
 
-def _open_engine(home: str | None) -> Any:
+def _open_engine(home: str | None, lane: str | None) -> Any:
     from reckoner.service import Engine
 
-    return Engine(home=home)
+    return Engine(home=home, lane=lane)
 
 
 def cmd_call(options: argparse.Namespace) -> int:
     from reckoner.wire import dumps_text
 
     args = _read_json_argument(options.args)
-    with _open_engine(options.home) as engine:
+    with _open_engine(options.home, options.lane) as engine:
         receipt: dict[str, Any] = engine.call(options.tool, args)
     print(dumps_text(receipt))
     return 0 if receipt.get("ok") is True else EXIT_REFUSED
@@ -376,11 +389,11 @@ def cmd_records(options: argparse.Namespace) -> int:
     table.add_column("opened")
     table.add_column("ended")
     table.add_column("title")
-    opened = listing.get("open")
-    if opened:
+    for opened in listing.get("openRecords", []):
+        lane = opened.get("lane")
         table.add_row(
             opened["id"],
-            "[yellow]open[/yellow]",
+            "[yellow]open[/yellow]" + (f" (lane {lane})" if lane != 1 else ""),
             _time(opened.get("openedAt")),
             "",
             str(opened.get("title") or ""),
@@ -444,6 +457,7 @@ def cmd_serve(options: argparse.Namespace) -> int:
             host=options.host,
             port=options.port,
             preset=options.preset,
+            lane=options.lane,
         )
     except ServeError as exc:
         raise CliError(str(exc)) from None

@@ -1,4 +1,4 @@
-"""The JSON wire form shared by record files, receipts and HTTP bodies.
+r"""The JSON wire form shared by record files, receipts and HTTP bodies.
 
 One decision lives here: how a value is spelled as JSON text. Output is compact, and a
 double that holds a whole number is written without a fractional part (``4700``, not
@@ -6,6 +6,13 @@ double that holds a whole number is written without a fractional part (``4700``,
 the way JavaScript does. Two departures keep every value the engine accepts writable and
 read back bit for bit (issue 8): ``-0.0`` keeps its sign, and a value nested deeper than
 orjson writes (255 levels) is written by the standard library in the same spelling.
+
+Text is any JSON string, lone UTF-16 surrogates included (``"\ud800"`` is legal JSON, and
+the reference implementation writes such a character as that escape). UTF-8 cannot carry a
+lone surrogate, so it is written as its ``\uXXXX`` escape and read back as the same
+character. The one string JSON cannot spell is a Python string holding a high and a low
+surrogate as two characters (JSON reads ``"\ud83d\ude00"`` as one character), so it is
+refused with ``UnstorableText`` rather than changed.
 """
 
 from __future__ import annotations
@@ -64,25 +71,82 @@ def _shows_whole_float(text: bytes) -> bool:
     return bool(((after == _COMMA) | (after == _BRACKET) | (after == _BRACE)).any())
 
 
+class UnstorableText(ValueError):
+    """A string JSON cannot spell as it is; the message is the sentence a caller shows."""
+
+
+SPLIT_PAIR_SENTENCE = (
+    "holds a UTF-16 surrogate pair as two separate characters, which JSON cannot keep apart "
+    "from the one character they spell; send that character itself"
+)
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_SPLIT_PAIR = re.compile(r"[\ud800-\udbff][\udc00-\udfff]")
+# A line orjson refused that holds an escaped surrogate is worth a second, stdlib reading.
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 def dumps(value: Any) -> bytes:
-    """Compact JSON bytes, whole doubles written as integers."""
+    """Compact JSON bytes, whole doubles written as integers, lone surrogates escaped.
+
+    Raises ``UnstorableText`` for a surrogate pair held as two characters.
+    """
     try:
         text = orjson.dumps(value)
     except orjson.JSONEncodeError as error:
-        if "recursion" not in str(error).lower():
+        # orjson refuses text UTF-8 cannot carry and values deeper than it recurses; only
+        # then is the value walked, and the standard library writes it in the same spelling.
+        if "recursion" not in str(error).lower() and not _holds_surrogate(value):
             raise
-        return _dumps_deep(value)
+        return _dumps_stdlib(value)
     if not _shows_whole_float(text):
         return text
     return orjson.dumps(_plain(value))
 
 
-def _dumps_deep(value: Any) -> bytes:
-    """What orjson refuses only for its depth: the standard library's encoder, same spelling
-    (orjson reads such text back, up to 1,024 levels)."""
-    return json.dumps(
-        _plain(value), ensure_ascii=False, allow_nan=False, separators=(",", ":")
-    ).encode()
+def _holds_surrogate(value: Any) -> bool:
+    kind = type(value)
+    if kind is str:
+        return _SURROGATE.search(value) is not None
+    if kind is dict:
+        return any(_holds_surrogate(k) or _holds_surrogate(v) for k, v in value.items())
+    if kind is list or kind is tuple:
+        return any(_holds_surrogate(v) for v in value)
+    return False
+
+
+def _stdlib_ready(value: Any) -> Any:
+    """The value as orjson would write it (whole and non-finite doubles), pairs checked."""
+    kind = type(value)
+    if kind is str:
+        if _SPLIT_PAIR.search(value) is not None:
+            raise UnstorableText(SPLIT_PAIR_SENTENCE)
+        return value
+    if kind is float:
+        return _plain(value) if math.isfinite(value) else None
+    if kind is dict:
+        return {_stdlib_ready(k): _stdlib_ready(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_stdlib_ready(v) for v in value]
+    return value
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def _dumps_stdlib(value: Any) -> bytes:
+    """What orjson refuses for its depth or for a lone surrogate, by the standard library
+    (orjson reads deep text back up to 1,024 levels; escaped surrogates, see ``loads``)."""
+    # Outside strings JSON text is ASCII, so every surrogate left in the text is in a string.
+    text = json.dumps(
+        _stdlib_ready(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
+    return _SURROGATE.sub(_escape_surrogate, text).encode("utf-8")
+
+
+def holds_split_pair(text: str) -> bool:
+    """True when ``text`` holds a high and a low surrogate as two characters (unstorable)."""
+    return not text.isascii() and _SPLIT_PAIR.search(text) is not None
 
 
 def preencoded(value: Any) -> Any:
@@ -98,4 +162,36 @@ def dumps_text(value: Any) -> str:
 
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
     """Parse JSON text; raises ``ValueError`` (``orjson.JSONDecodeError``) on bad input."""
-    return orjson.loads(data)
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        value = loads_escaped_surrogates(data)
+        if value is _UNREADABLE:
+            raise
+        return value
+
+
+_UNREADABLE: Any = object()
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads_escaped_surrogates(data: bytes | bytearray | memoryview | str) -> Any:
+    """Second reading of text orjson refused: escaped lone surrogates are read as characters.
+
+    Answers ``_UNREADABLE`` when the text holds no such escape or is not JSON either way.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if _ESCAPED_SURROGATE.search(raw) is None:
+        return _UNREADABLE
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except ValueError:
+        return _UNREADABLE
+
+
+def is_unreadable(value: Any) -> bool:
+    """True for the answer ``loads_escaped_surrogates`` gives text it cannot read."""
+    return value is _UNREADABLE

@@ -359,6 +359,42 @@ def test_11_1_live_row_from_an_engine_appears_within_one_poll(
         assert page.locator(".badge.incomplete").count() == 0
 
 
+def test_issue_9_two_live_open_records_are_pinned_and_polled(
+    home: Path, panel: BackgroundPanel, page: Any
+) -> None:
+    """Two engines on one home: both open records pinned with their badge, both live."""
+    from reckoner import Engine  # type: ignore[attr-defined]
+
+    with Engine(home=home) as first, Engine(home=home) as second:
+        assert (first.lane, second.lane) == (1, 2)
+        assert first.call("record_start", {"title": "Lane one solve"})["ok"] is True
+        _open(page, panel.url)
+        page.wait_for_selector(".open-record >> text=Lane one solve")
+        assert page.locator(".open-record").count() == 1
+
+        # A record opened by the second engine appears within a poll, pinned beside the first.
+        assert second.call("record_start", {"title": "Lane two solve"})["ok"] is True
+        page.wait_for_selector(".open-record >> text=Lane two solve", timeout=WAIT_MS)
+        pinned = page.locator(".open-record")
+        assert pinned.count() == 2
+        assert pinned.locator(".badge.incomplete").count() == 2
+
+        # Select mode offers neither open record for deletion.
+        first.call("record_end", {})
+        page.wait_for_selector(".record-row >> text=Lane one solve", timeout=WAIT_MS)
+        assert page.locator(".open-record").count() == 1
+        page.click("#select-mode")
+        assert page.locator(".open-record input[type=checkbox]").count() == 0
+        page.click("#select-done")
+
+        # The second lane's timeline is live too.
+        page.locator(".open-record .record-link").click()
+        page.wait_for_selector("#record-title")
+        second.call("set", {"name": "R", "value": {"num": 220, "dim": "ohm"}})
+        page.wait_for_selector("text=@R = 220 ohm", timeout=WAIT_MS)
+        assert page.locator(".badge.incomplete").is_visible()
+
+
 # ---------------------------------------------------------------------------------------
 # Languages
 

@@ -69,7 +69,9 @@ def test_7_5_index_lists_closed_newest_first_open_and_unreadable(
         "id": "1700000009000",
         "title": "running",
         "openedAt": 1_700_000_009_000,
+        "lane": 1,
     }
+    assert body["openRecords"] == [body["open"]]  # issue 9: every lane's open record
     assert body["unreadable"] == ["1600000000000"]
 
 
@@ -235,6 +237,28 @@ def test_11_3_delete_of_the_open_record_is_409_and_keeps_it(home: Path, client: 
 
     assert response.status_code == 409
     assert "open" in response.json()["error"]
+    assert path.read_bytes() == before
+
+
+def test_issue_9_every_lane_s_open_record_is_listed_served_and_kept_from_delete(
+    home: Path, client: TestClient
+) -> None:
+    write_open(home, RowBuilder("1700000009000", "lane one", 1_700_000_009_000))
+    second = RowBuilder("1700000009001", "lane two", 1_700_000_009_001)
+    (home / "open").mkdir()
+    path = home / "open" / "lane-2.jsonl"
+    path.write_bytes(encode(second.rows))
+    before = path.read_bytes()
+
+    index = client.get(f"{API}/records-index").json()
+    assert [(e["id"], e["lane"]) for e in index["openRecords"]] == [
+        ("1700000009000", 1),
+        ("1700000009001", 2),
+    ]
+    record = client.get(f"{API}/records/1700000009001").json()
+    assert record["open"] is True and record["endedAt"] is None and record["title"] == "lane two"
+    response = client.delete(f"{API}/records/1700000009001")
+    assert response.status_code == 409
     assert path.read_bytes() == before
 
 

@@ -204,23 +204,21 @@ def test_9_1_a_home_that_cannot_be_created_is_one_sentence(tmp_path: Path) -> No
     assert "cannot be created" in message and "\n" not in message
 
 
-def test_7_3_a_taken_closed_name_refuses_record_end_and_loses_nothing(home: Path) -> None:
+def test_issue_9_a_taken_closed_name_is_never_replaced_the_record_takes_the_next_id(
+    home: Path,
+) -> None:
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Mine"})
         record = engine.open_record_id
         engine.call("set", {"name": "V", "value": {"num": 1}})
         intruder = home / "records" / f"{record}.jsonl"
         intruder.write_bytes(b"someone else's file\n")
-        receipt = engine.call("record_end", {})
-        assert receipt["code"] == "ENGINE_UNKNOWN_ERROR"
-        assert f"records/{record}.jsonl" in receipt["error"] and "move" in receipt["error"]
-        assert engine.open_record_id == record and set(engine.slot_snapshot()) == {"V"}
-        assert intruder.read_bytes() == b"someone else's file\n"
-        intruder.unlink()
         assert engine.call("record_end", {}) == {"ok": True}
-    rows = file_rows(home / "records" / f"{record}.jsonl")
-    assert [row["tool"] for row in rows] == ["record_start", "set", "record_end", "record_end"]
-    assert rows[2]["ok"] is False
+        assert engine.open_record_id is None
+        assert intruder.read_bytes() == b"someone else's file\n"
+    rows = file_rows(home / "records" / f"{record}-2.jsonl")
+    assert [row["tool"] for row in rows] == ["record_start", "set", "record_end"]
+    assert not open_file(home).exists()
 
 
 def test_issue_8_a_record_that_failed_to_close_stays_open_and_listed(home: Path) -> None:

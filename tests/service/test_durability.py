@@ -92,7 +92,7 @@ class FaultyFile:
 def faults(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Faults]:
     plan = Faults(home)
     real_open, real_os_open = open, os.open
-    real_replace, real_rename = os.replace, os.rename
+    real_replace, real_rename, real_link = os.replace, os.rename, os.link
     real_fsync, real_ftruncate = os.fsync, os.ftruncate
 
     def os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
@@ -117,6 +117,12 @@ def faults(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Faults]:
             plan.raise_for("close")
         real_rename(source, target, **kwargs)
 
+    def link(source: Any, target: Any, **kwargs: Any) -> None:
+        # Closing claims the closed name with link (issue 9), falling back to rename.
+        if Path(target).parent.name == "records":
+            plan.raise_for("close")
+        real_link(source, target, **kwargs)
+
     def fsync(fd: int) -> None:
         plan.raise_for("fsync")
         real_fsync(fd)
@@ -128,6 +134,7 @@ def faults(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Faults]:
     monkeypatch.setattr(os, "open", os_open)
     monkeypatch.setattr(os, "replace", replace)
     monkeypatch.setattr(os, "rename", rename)
+    monkeypatch.setattr(os, "link", link)
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "ftruncate", ftruncate)
     monkeypatch.setattr(record_store, "open", faulty_open, raising=False)
@@ -388,9 +395,9 @@ def test_issue_8_an_end_row_followed_by_refused_rows_still_finishes_the_close(ho
     assert (home / "records" / f"{record}.jsonl").exists()
 
 
-def test_issue_8_a_close_left_unfinished_onto_a_taken_id_is_resumed_open(home: Path) -> None:
-    """Issue 8 item 7: when records/<id>.jsonl already exists the close is not forced; the
-    record is resumed open and nothing is overwritten."""
+def test_issue_8_a_close_left_unfinished_onto_a_taken_id_takes_the_next_id(home: Path) -> None:
+    """Issue 8 item 7 with issue 9's claim: when records/<id>.jsonl already exists the close
+    is finished under the next free id, and nothing is overwritten."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Cut"})
         record = engine.open_record_id
@@ -402,8 +409,10 @@ def test_issue_8_a_close_left_unfinished_onto_a_taken_id_is_resumed_open(home: P
     intruder = home / "records" / f"{record}.jsonl"
     intruder.write_bytes(b"someone else's\n")
     with Engine(home) as again:
-        assert again.open_record_id == record
+        assert again.open_record_id is None
     assert intruder.read_bytes() == b"someone else's\n"
+    rows = file_rows(home / "records" / f"{record}-2.jsonl")
+    assert [row["tool"] for row in rows] == ["record_start", "record_end"]
 
 
 _KILL_AT_CLOSE = """
@@ -412,12 +421,16 @@ from reckoner import Engine
 engine = Engine(sys.argv[1])
 engine.call("record_start", {"title": "Killed at close"})
 engine.call("set", {"name": "V", "value": {"num": 1}})
-real_rename = os.rename
+real_rename, real_link = os.rename, os.link
 def rename(source, target, **kwargs):
     if os.path.basename(os.path.dirname(target)) == "records":
         os.kill(os.getpid(), signal.SIGKILL)  # after the end row, before the rename
     real_rename(source, target, **kwargs)
-os.rename = rename
+def link(source, target, **kwargs):
+    if os.path.basename(os.path.dirname(target)) == "records":
+        os.kill(os.getpid(), signal.SIGKILL)  # after the end row, before the closed name
+    real_link(source, target, **kwargs)
+os.rename, os.link = rename, link
 engine.call("record_end", {"text": "bye"})
 """
 

@@ -1,4 +1,4 @@
-"""Manual 7.4: recovery by replay, and one engine per home (issue 3)."""
+"""Manual 7.4: recovery by replay, and one engine per lane (issues 3 and 9)."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def test_7_4_replay_skips_refused_get_unknown_and_broken_rows(home: Path) -> Non
         assert file_rows(path)[-1]["seq"] == 11
 
 
-def test_7_4_a_hand_edited_unparseable_value_is_an_internal_error_not_a_crash(
+def test_issue_9_a_hand_edited_unparseable_value_is_dropped_like_a_torn_line(
     home: Path,
 ) -> None:
     with Engine(home) as engine:
@@ -152,30 +152,94 @@ def test_7_4_a_hand_edited_unparseable_value_is_an_internal_error_not_a_crash(
     path.write_bytes(data)
     with Engine(home) as again:
         receipt = again.call("get", {"name": "V"})
-        assert receipt["code"] == "ENGINE_UNKNOWN_ERROR"
-        assert receipt["error"].startswith("internal error: ")
-        assert again.call("eval", {"formula": "@V", "target": "W"})["ok"] is False
-        assert again.call("set", {"name": "V", "value": {"num": 1}})["rev"] == 2
+        assert receipt["code"] == "ENGINE_SLOT_NOT_FOUND"
+        assert again.call("set", {"name": "V", "value": {"num": 1}})["rev"] == 1
 
 
-# -- one engine per home ------------------------------------------------------------------
+REFERENCE_HEADER = b'{"seq":0,"version":1}\n'
 
 
-def test_9_1_second_engine_in_the_same_process_is_refused(home: Path) -> None:
+def _reference_record(home: Path, *rows: bytes) -> None:
+    """An open record as the reference implementation writes it, byte for byte."""
+    home.mkdir(parents=True, exist_ok=True)
+    start = b'{"seq":1,"at":1700000000000,"tool":"record_start","ok":true,'
+    start += b'"content":{"title":"Reference","record":"1700000000000"}}\n'
+    (home / "open-record.jsonl").write_bytes(REFERENCE_HEADER + start + b"".join(rows))
+
+
+def test_issue_9_reference_rows_this_build_cannot_use_are_dropped_with_a_log_line(
+    home: Path,
+) -> None:
+    _reference_record(
+        home,
+        b'{"seq":2,"at":1,"tool":"set","ok":true,"content":{"name":"A","value":{"num":2}}}\n',
+        # A stored "num": null overwriting A: dropped, so A keeps its earlier value.
+        b'{"seq":3,"at":2,"tool":"set","ok":true,"content":{"name":"A","value":{"num":null}}}\n',
+        b'{"seq":4,"at":3,"tool":"set","ok":true,"content":{"name":"B","value":{"num":null}}}\n',
+        b'{"seq":5,"at":4,"tool":"eval","ok":true,"content":"not an object"}\n',
+        b'{"seq":6,"at":5,"tool":"set","ok":true,"content":[1,2]}\n',
+        b'{"seq":7,"at":6,"tool":"eval","ok":true,"content":{"formula":"1","target":"C",'
+        b'"rev":1,"vars":{},"result":{"num":null}}}\n',
+    )
+    with Engine(home) as engine:
+        assert engine.open_record_id == "1700000000000"
+        assert engine.call("get", {"name": "A"})["value"]["num"] == 2
+        for name in ("B", "C"):
+            assert engine.call("get", {"name": name})["code"] == "ENGINE_SLOT_NOT_FOUND"
+        assert engine.call("eval", {"formula": "@A*2", "target": "D"})["ok"] is True
+        assert engine.call("record_message", {"text": "next"}) == {"ok": True}
+    assert file_rows(open_file(home))[-1]["seq"] == 12
+    log = "".join(path.read_text() for path in (home / "logs").iterdir())
+    assert "dropped on replay" in log and "UNKNOWN" not in log
+
+
+def test_issue_9_reference_escaped_lone_surrogates_are_read_and_resumed(home: Path) -> None:
+    _reference_record(
+        home,
+        b'{"seq":2,"at":1,"tool":"record_message","ok":true,"content":{"text":"a\\ud800b"}}\n',
+        b'{"seq":3,"at":2,"tool":"set","ok":true,"content":{"name":"A","value":{"num":1}}}\n',
+    )
+    with Engine(home) as engine:
+        view = engine.read_record("1700000000000")
+        assert view is not None
+        assert view.rows[1]["content"]["text"] == "a\ud800b"
+        assert engine.slot_snapshot()["A"][0] == 1
+        assert engine.call("record_message", {"text": "\udfff"}) == {"ok": True}
+    assert b'"text":"\\udfff"' in open_file(home).read_bytes()
+
+
+# -- one engine per lane (issue 9) ---------------------------------------------------------
+
+
+def test_issue_9_second_engine_in_the_same_process_takes_its_own_lane(home: Path) -> None:
     with Engine(home) as first:
         first.call("record_start", {"title": "Held"})
         before = open_file(home).read_bytes()
-        with pytest.raises(HomeLockedError) as refused:
-            Engine(home)
-        message = str(refused.value)
-        assert str(os.getpid()) in message
-        assert str(home) in message
-        assert "\n" not in message and "Traceback" not in message
-        assert refused.value.holder_pid == os.getpid()
-        assert open_file(home).read_bytes() == before
+        with Engine(home) as second:
+            assert (first.lane, second.lane) == (1, 2)
+            assert second.open_record_id is None  # lane 1's record is held, never shared
+            assert second.call("record_start", {"title": "Mine"}) == {"ok": True}
+            assert second.open_record_id != first.open_record_id
+            assert open_file(home).read_bytes() == before
+            # Asking for the held lane by name is refused with the holder's pid.
+            with pytest.raises(HomeLockedError) as refused:
+                Engine(home, lane=1)
+            message = str(refused.value)
+            assert str(os.getpid()) in message and str(home) in message
+            assert "\n" not in message and "Traceback" not in message
+            assert refused.value.holder_pid == os.getpid()
         assert first.call("record_message", {"text": "still mine"}) == {"ok": True}
     with Engine(home) as later:
+        # The lowest free lane holding an open record is resumed first.
+        assert later.lane == 1
         assert later.open_record_id is not None
+
+
+def test_issue_9_a_lane_outside_the_range_is_one_sentence(home: Path) -> None:
+    for bad in (0, 65, "two", "-1"):
+        with pytest.raises(HomeError) as refused:
+            Engine(home, lane=bad)
+        assert "a whole number from 1 to 64" in str(refused.value)
 
 
 HOLDER = textwrap.dedent(
@@ -195,18 +259,18 @@ CONTENDER = textwrap.dedent(
     from reckoner import Engine
     from reckoner.storage.home import HomeError
     try:
-        Engine(sys.argv[1])
+        engine = Engine(sys.argv[1], lane=int(sys.argv[2]) if len(sys.argv) > 2 else None)
     except HomeError as error:
         print(f"refused: {error}", flush=True)
     else:
-        print("opened", flush=True)
+        print(f"opened lane {engine.lane}", flush=True)
     """
 )
 
 
-def _python(script: str, home: Path, **kwargs: object) -> subprocess.Popen[str]:
+def _python(script: str, home: Path, *extra: str, **kwargs: object) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-c", script, str(home)],
+        [sys.executable, "-c", script, str(home), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -214,7 +278,7 @@ def _python(script: str, home: Path, **kwargs: object) -> subprocess.Popen[str]:
     )
 
 
-def test_9_1_another_process_is_refused_naming_the_holder_and_the_lock_dies_with_it(
+def test_issue_9_another_process_shares_the_home_and_a_killed_lane_is_resumed(
     home: Path,
 ) -> None:
     holder = _python(HOLDER, home)
@@ -222,26 +286,32 @@ def test_9_1_another_process_is_refused_naming_the_holder_and_the_lock_dies_with
         assert holder.stdout is not None
         assert holder.stdout.readline().strip() == "ready"
         with pytest.raises(HomeLockedError) as refused:
-            Engine(home)
+            Engine(home, lane=1)
         assert f"pid {holder.pid}" in str(refused.value)
         assert refused.value.holder_pid == holder.pid
+        with Engine(home) as beside:
+            assert beside.lane == 2 and beside.open_record_id is None
     finally:
         holder.send_signal(signal.SIGKILL)
         holder.wait()
     # SIGKILL leaves no stale lock: the home opens and resumes the child's record.
     with Engine(home) as engine:
+        assert engine.lane == 1
         view = engine.read_record(engine.open_record_id or "")
         assert view is not None and view.title == "held by a child"
 
 
-def test_9_1_a_child_is_refused_while_this_process_holds_the_home(home: Path) -> None:
+def test_issue_9_a_child_asking_for_this_process_lane_is_refused(home: Path) -> None:
     with Engine(home):
-        contender = _python(CONTENDER, home)
+        contender = _python(CONTENDER, home, "1")
         out, err = contender.communicate(timeout=60)
-    assert contender.returncode == 0, err
-    assert out.startswith("refused: ")
-    assert f"pid {os.getpid()}" in out
-    assert out.count("\n") == 1
+        assert contender.returncode == 0, err
+        assert out.startswith("refused: ")
+        assert f"pid {os.getpid()}" in out
+        assert out.count("\n") == 1
+        free = _python(CONTENDER, home)
+        out, err = free.communicate(timeout=60)
+        assert out.strip() == "opened lane 2", err
 
 
 def test_9_1_home_error_is_one_sentence_for_a_file_home(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Issue 3: one engine per home, refused with the holder's pid; the lock dies with its process."""
+"""Issues 3 and 9: one engine per lane, refused with the holder's pid; the lock dies with it."""
 
 from __future__ import annotations
 
@@ -48,8 +48,9 @@ def test_lock_refused_in_a_second_process_naming_the_pid(
     message = str(caught.value)
     assert caught.value.holder_pid == holder.pid
     assert message == (
-        f"the home {layout.root} is in use by another reckoner process (pid {holder.pid}); "
-        "stop it or pass another --home"
+        f"lane 1 of the home {layout.root} is in use by another reckoner process "
+        f"(pid {holder.pid}); stop it, ask for another lane, or leave the lane unset to take "
+        "a free one"
     )
     assert isinstance(caught.value, HomeError)
 
@@ -110,3 +111,47 @@ def test_lock_in_an_unusable_home_is_one_sentence(tmp_path: Path) -> None:
     with pytest.raises(HomeError) as caught:
         acquire_home_lock(HomeLayout(blocker))
     assert "cannot be opened" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_issue_9_lanes_are_taken_lowest_first_up_to_the_limit(layout: HomeLayout) -> None:
+    from reckoner.storage.home import MAX_LANES
+    from reckoner.storage.home_lock import acquire_lane
+
+    held = [acquire_lane(layout) for _ in range(MAX_LANES)]
+    try:
+        assert [lock.layout.lane for lock in held] == list(range(1, MAX_LANES + 1))
+        with pytest.raises(HomeLockedError) as refused:
+            acquire_lane(layout)
+        message = str(refused.value)
+        assert f"all {MAX_LANES} lanes" in message and "\n" not in message
+        held[4].release()  # lane 5 frees up: the next engine takes it
+        again = acquire_lane(layout)
+        assert again.layout.lane == 5
+        held[4] = again
+    finally:
+        for lock in held:
+            lock.release()
+
+
+def test_issue_9_a_free_lane_holding_an_open_record_is_taken_before_a_lower_empty_one(
+    layout: HomeLayout,
+) -> None:
+    from reckoner.storage.home_lock import acquire_lane
+
+    lane_three = layout.for_lane(3)
+    lane_three.lanes_dir.mkdir(parents=True, exist_ok=True)
+    lane_three.open_record.write_bytes(b'{"seq":0,"version":1}\n')
+    with acquire_lane(layout) as first, acquire_lane(layout) as second:
+        assert (first.layout.lane, second.layout.lane) == (3, 1)
+
+
+def test_issue_9_a_home_wide_lock_that_cannot_be_made_lets_the_guarded_write_report(
+    tmp_path: Path,
+) -> None:
+    """On a home that turned read-only the section runs, and its own write names the cause."""
+    from reckoner.storage.home_lock import home_wide
+
+    ran = []
+    with home_wide(tmp_path / "missing" / ".lanes.lock"):
+        ran.append(True)
+    assert ran == [True]

@@ -195,14 +195,34 @@ def test_7_3_append_without_a_record_raises(layout: HomeLayout) -> None:
         OpenRecordJournal(layout).append(set_row(2, 5))
 
 
-def test_7_3_close_never_overwrites_a_closed_record(layout: HomeLayout) -> None:
+def test_7_3_close_never_overwrites_a_closed_record_it_takes_the_next_id(
+    layout: HomeLayout,
+) -> None:
+    """Issue 9: a taken name fails the claim instead of being replaced; the next id is used."""
     existing = write_closed(layout, "1700")
+    write_closed(layout, "1700-2")
     before = existing.read_bytes()
     journal = OpenRecordJournal(layout)
     journal.start("1700", start_row("1700"))
-    with pytest.raises(FileExistsError):
-        journal.close_into("1700")
-    assert existing.read_bytes() == before and layout.open_record.exists()
+    mine = layout.open_record.read_bytes()
+    assert journal.close_into("1700") == layout.record_file("1700-3")
+    assert existing.read_bytes() == before
+    assert layout.record_file("1700-3").read_bytes() == mine
+    assert not layout.open_record.exists()
+
+
+def test_issue_9_a_close_killed_between_link_and_unlink_is_finished_by_recovery(
+    layout: HomeLayout,
+) -> None:
+    journal = OpenRecordJournal(layout)
+    journal.start("1700", start_row("1700"))
+    journal.close_handle()
+    os.link(layout.open_record, layout.record_file("1700"))  # the crash came after the link
+    again = OpenRecordJournal(layout)
+    assert again.recover() is None
+    assert not layout.open_record.exists()
+    assert parse_lines(layout.record_file("1700").read_bytes()).rows == [start_row("1700")]
+    assert any("cut short was finished" in note for note in again.notes)
 
 
 def test_7_3_recovered_record_continues_in_the_same_file(layout: HomeLayout) -> None:
@@ -287,8 +307,29 @@ def test_7_5_index_json_shape(layout: HomeLayout) -> None:
     assert RecordArchive(layout).index_json() == {
         "closed": [{"id": "100", "version": 1, "title": "Old", "openedAt": 100, "endedAt": 150}],
         "open": None,
+        "openRecords": [],
         "unreadable": [],
     }
+
+
+def test_issue_9_index_lists_every_lane_and_refuses_deleting_any_open_record(
+    layout: HomeLayout,
+) -> None:
+    OpenRecordJournal(layout).start("100", start_row("100", "First"))
+    OpenRecordJournal(layout.for_lane(3)).start("101", start_row("101", "Third lane"))
+    archive = RecordArchive(layout)
+    body = archive.index_json()
+    assert body["openRecords"] == [
+        {"id": "100", "title": "First", "openedAt": 1_700_000_000_000, "lane": 1},
+        {"id": "101", "title": "Third lane", "openedAt": 1_700_000_000_000, "lane": 3},
+    ]
+    assert body["open"] == body["openRecords"][0]
+    assert archive.delete("101") is DeleteOutcome.IS_OPEN
+    assert archive.delete("100") is DeleteOutcome.IS_OPEN
+    view = archive.read("101")
+    assert view is not None and view.is_open and view.title == "Third lane"
+    assert archive.fingerprint("101") is not None
+    assert archive.allocate_id(101) == "101-2"  # an open id on any lane is taken
 
 
 def test_7_5_same_opening_ordered_by_id(layout: HomeLayout) -> None:
@@ -417,7 +458,7 @@ def test_7_5_fingerprint_moves_with_an_append_and_only_then(
     reads: list[Path] = []
     real = record_store._read_open_head
     monkeypatch.setattr(
-        record_store, "_read_open_head", lambda path: reads.append(path) or real(path)
+        record_store, "_read_open_head", lambda path, lane: reads.append(path) or real(path, lane)
     )
     assert archive.fingerprint("200") == first
     assert reads == []  # an unchanged poll reads nothing

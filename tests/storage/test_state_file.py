@@ -108,7 +108,12 @@ def test_9_1_write_is_an_atomic_replace(
     # The old file is whole and no temp file is left behind.
     assert layout.state_file.read_bytes() == before
     assert layout.state_file.stat().st_ino == inode
-    assert sorted(p.name for p in layout.root.iterdir()) == ["logs", "records", "state.json"]
+    assert sorted(p.name for p in layout.root.iterdir()) == [
+        ".state.lock",
+        "logs",
+        "records",
+        "state.json",
+    ]
     monkeypatch.undo()
     state.write_subtree("panel", {"showAll": False})
     assert layout.state_file.stat().st_ino != inode  # a new file was renamed into place
@@ -190,3 +195,41 @@ def test_9_1_state_file_in_missing_home_dir_fails_loudly(tmp_path: Path) -> None
     assert state.read() == {}
     with pytest.raises(OSError):
         state.write_subtree("panel", {})
+
+
+WRITER = """
+import sys, time
+from pathlib import Path
+from reckoner.storage.home import HomeLayout
+from reckoner.storage.state_file import StateFile
+root, prefix, count, go = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+state = StateFile(HomeLayout(root))
+while not go.exists():
+    time.sleep(0.001)
+for i in range(count):
+    state.write_subtree(f"{prefix}{i}", {"i": i})
+"""
+
+
+def test_issue_9_two_processes_writing_subtrees_in_a_tight_loop_both_land(
+    layout: HomeLayout, tmp_path: Path
+) -> None:
+    """Every subtree each process wrote survives: no read-modify-write lost another's change."""
+    import subprocess
+    import sys
+
+    count = 150
+    go = tmp_path / "go"
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(layout.root), prefix, str(count), str(go)]
+        )
+        for prefix in ("a", "b")
+    ]
+    go.touch()
+    for writer in writers:
+        assert writer.wait(timeout=120) == 0
+    tree = on_disk(layout)
+    for prefix in ("a", "b"):
+        assert [tree.get(f"{prefix}{i}") for i in range(count)] == [{"i": i} for i in range(count)]
+    assert tree["schema"] == 1

@@ -16,6 +16,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from reckoner import __version__
+from reckoner.server.held_arguments import HeldArguments
 from reckoner.server.texts import SKILLS, Skill, persona, skill_text
 from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES, TOOL_NAMES
 from reckoner.wire import dumps_text
@@ -86,8 +87,16 @@ def _find_skill(*, name: str | None = None, uri: str | None = None) -> Skill | N
     return None
 
 
-def build_server(engine: ToolCaller | SerialEngine, *, preset: str = "reckoner") -> Server[Any]:
-    """The MCP server for one engine; every session of every transport shares it."""
+def build_server(
+    engine: ToolCaller | SerialEngine,
+    *,
+    preset: str = "reckoner",
+    held: HeldArguments | None = None,
+) -> Server[Any]:
+    """The MCP server for one engine; every session of every transport shares it.
+
+    ``held`` gives back the arguments its transport rewriter held aside (lone surrogates).
+    """
     serial = engine if isinstance(engine, SerialEngine) else SerialEngine(engine)
     tools = _tools()
 
@@ -101,6 +110,8 @@ def build_server(engine: ToolCaller | SerialEngine, *, preset: str = "reckoner")
     ) -> types.CallToolResult:
         # Absent arguments reach the engine as an empty object so it names what is missing.
         args: Any = {} if params.arguments is None else params.arguments
+        if held is not None:
+            args = held.restore(args)
         return receipt_result(await serial.call(params.name, args))
 
     async def list_prompts(

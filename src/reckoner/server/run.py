@@ -7,6 +7,7 @@ diverts the process's own fd 1 to stderr while it serves.
 from __future__ import annotations
 
 import asyncio
+import io
 import ipaddress
 import logging
 import os
@@ -14,7 +15,7 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from mcp.server import Server
@@ -24,6 +25,7 @@ from starlette.requests import ClientDisconnect
 
 from reckoner.server.app import SerialEngine, build_server
 from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
+from reckoner.server.held_arguments import HeldArguments, RewrittenLines, rewriting_http_app
 from reckoner.server.home_engine import HomeEngine
 
 _LEVELS = {
@@ -137,18 +139,42 @@ def host_guard(host: str, port: int) -> TransportSecuritySettings:
     )
 
 
-async def serve_stdio(server: Server[Any]) -> None:
-    async with stdio_server() as (read_stream, write_stream):
+def _claim_stdin() -> Any:
+    """The protocol's stdin on a private descriptor, fd 0 pointed at /dev/null meanwhile
+    (what the SDK does for a stdin it opens itself), as lines of text."""
+    private = os.dup(0)
+    try:
+        diversion = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(diversion, 0)
+        os.close(diversion)
+    except OSError:
+        pass  # nothing else reads stdin; the diversion is a guard, not a need
+    return anyio.wrap_file(
+        io.TextIOWrapper(os.fdopen(private, "rb"), encoding="utf-8", errors="replace")
+    )
+
+
+async def serve_stdio(server: Server[Any], held: HeldArguments | None = None) -> None:
+    stdin = None
+    if held is not None:
+        # Lines pass through the rewriter before the SDK's parser, which refuses lone
+        # surrogates that are legal JSON (issue 9).
+        stdin = cast(Any, RewrittenLines(_claim_stdin(), held))
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def serve_http(server: Server[Any], sock: socket.socket) -> None:
+async def serve_http(
+    server: Server[Any], sock: socket.socket, held: HeldArguments | None = None
+) -> None:
     import uvicorn
 
     host, port = sock.getsockname()[:2]
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH, transport_security=host_guard(str(host), int(port))
     )
+    if held is not None:
+        app = rewriting_http_app(app, held)
     config = uvicorn.Config(
         app,
         log_config=None,
@@ -174,6 +200,7 @@ def serve(
     host: str = "127.0.0.1",
     port: int = DEFAULT_HTTP_PORT,
     preset: str = "reckoner",
+    lane: int | str | None = None,
 ) -> None:
     """Open the home's engine and serve it until the client (stdio) or a signal (HTTP) ends it.
 
@@ -183,7 +210,7 @@ def serve(
     """
     _configure_stderr_logging()
     sock = bind_loopback(host, port) if http else None
-    engine = HomeEngine(home)
+    engine = HomeEngine(home, lane=lane)
     if engine.open() is None:
         # One line for whoever reads the host's log; the client sees it in every receipt.
         print(
@@ -206,11 +233,12 @@ def serve(
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
-        server = build_server(SerialEngine(engine), preset=preset)
+        held = HeldArguments()
+        server = build_server(SerialEngine(engine), preset=preset, held=held)
         if sock is not None:
-            anyio.run(serve_http, server, sock)
+            anyio.run(serve_http, server, sock, held)
         else:
-            anyio.run(serve_stdio, server)
+            anyio.run(serve_stdio, server, held)
     finally:
         engine.close()
         signal.signal(signal.SIGTERM, previous)

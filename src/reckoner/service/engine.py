@@ -3,6 +3,7 @@
 `Engine.call(tool, args)` answers one receipt (manual 2.2) and never raises. Every call
 made while a record is open appends one trace row before its receipt is returned; a call
 whose row cannot be written is refused and changes nothing (issue 8, against manual 7.2).
+Several engines may share a home, each on its own lane with its own open record (issue 9).
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from reckoner import wire
 from reckoner.core import ErrorCode, Failure, stored
 from reckoner.core.api import check_name, compile_formula, guarded, parse_value, run_program
 from reckoner.core.contract import READ_KEYS
 from reckoner.core.contract import TOOLS as CONTRACT
 from reckoner.core.tagged import RenderOptions, describe_json, render
-from reckoner.storage.home import HomeLayout, resolve_home
-from reckoner.storage.home_lock import acquire_home_lock
+from reckoner.storage.home import HomeLayout, resolve_home, resolve_lane
+from reckoner.storage.home_lock import acquire_lane
 from reckoner.storage.record_store import (
     DeleteOutcome,
     OpenRecordJournal,
@@ -79,7 +81,11 @@ def _epoch_ms() -> int:
 
 
 class Engine:
-    """One engine per home: `Engine(home)`, then `call(tool, args)` for each tool call."""
+    """One engine per lane of a home: `Engine(home)`, then `call(tool, args)` per tool call.
+
+    ``lane`` (else ``$RECKONER_LANE``) names the lane to hold; unset, the engine takes the
+    lowest lane whose open record nobody holds, else the lowest free lane.
+    """
 
     def __init__(
         self,
@@ -88,11 +94,15 @@ class Engine:
         clock: Callable[[], int] | None = None,
         log_to_stdout: bool = False,
         fsync: bool | None = None,
+        lane: int | str | None = None,
     ) -> None:
         self.home: Path = resolve_home(home)
-        layout = HomeLayout(self.home)
-        layout.prepare()
-        self._home_lock = acquire_home_lock(layout)
+        wanted_lane = resolve_lane(lane)
+        home_layout = HomeLayout(self.home)
+        home_layout.prepare()
+        self._home_lock = acquire_lane(home_layout, wanted_lane)
+        layout = self._home_lock.layout
+        self.lane: int = layout.lane
         self._clock = clock or _epoch_ms
         self._mutex = threading.RLock()
         self._closed = False
@@ -105,7 +115,7 @@ class Engine:
             print(
                 f"reckoner: {self.log.open_error}; continuing without a log file", file=sys.stderr
             )
-        self.archive = RecordArchive(layout)
+        self.archive = RecordArchive(home_layout)
         self._journal = OpenRecordJournal(layout, fsync=fsync)
         self._slots = SlotTable()
         self._operations: dict[str, Callable[[dict[str, Any]], tuple[Receipt, Any]]] = {
@@ -124,6 +134,7 @@ class Engine:
             "engine opened",
             home=str(self.home),
             pid=os.getpid(),
+            lane=self.lane,
             record=self._record.record_id if self._record else None,
             fsync=fsync,
         )
@@ -177,27 +188,36 @@ class Engine:
         if recovered is None:
             return
         slots = self._slots
+        unusable = 0
         for row in recovered.rows:
-            if row.get("ok") is not True:
+            write = _replayed_write(row)
+            if write is None:
                 continue
-            tool = row.get("tool")
-            content = row.get("content")
-            if not isinstance(content, dict):
+            if write is _UNUSABLE:
+                unusable += 1
                 continue
-            if tool == "set":
-                name, value = content.get("name"), content.get("value")
-                if type(name) is not str or check_name(name, "name") is not None:
-                    continue  # a hand-edited row; every name in the table follows the rule
-                if value is None:
-                    slots.delete(name)
-                elif isinstance(value, dict):
-                    slots.write(name, value)
-            elif tool == "eval":
-                target, result = content.get("target"), content.get("result")
-                if type(target) is not str or check_name(target, "target") is not None:
-                    continue
-                if isinstance(result, dict):
-                    slots.write(target, result)
+            name, value = write
+            if value is None:
+                slots.delete(name)
+            else:
+                slots.write(name, value)
+        # Values are parsed once, at the end, for the slots that are left (a long replay costs
+        # dictionary updates); a slot whose value does not parse is replayed again with every
+        # row of it checked, so its unusable rows are dropped like torn lines.
+        for name in slots.names():
+            slot = slots.get(name)
+            if slot is None:
+                continue
+            try:
+                slot.materialize()
+            except StoredValueError:
+                unusable += self._replay_checked(name, recovered.rows)
+        if unusable:
+            self.log.warn(
+                "rows this build cannot use were dropped on replay, like torn lines",
+                record=recovered.record_id,
+                dropped=unusable,
+            )
         self._record = _OpenRecord(recovered.record_id, recovered.title, recovered.last_seq)
         self.log.info(
             "open record resumed",
@@ -205,6 +225,32 @@ class Engine:
             rows=len(recovered.rows),
             slots=len(slots),
         )
+
+    def _replay_checked(self, name: str, rows: list[dict[str, Any]]) -> int:
+        """Replay the rows writing ``name`` again, parsing each value; answer the drops."""
+        slots = self._slots
+        slots.delete(name)
+        dropped = 0
+        for row in rows:
+            write = _replayed_write(row)
+            if write is None or write is _UNUSABLE or write[0] != name:
+                continue
+            value = write[1]
+            if value is None:
+                slots.delete(name)
+                continue
+            parsed = parse_value(value)
+            if isinstance(parsed, Failure):
+                dropped += 1
+                self.log.warn(
+                    "replayed row dropped: its value does not parse",
+                    seq=row.get("seq"),
+                    slot=name,
+                    why=parsed.message,
+                )
+                continue
+            slots.write(name, value, parsed)
+        return dropped
 
     # -- the one entry point -----------------------------------------------------------
 
@@ -257,9 +303,17 @@ class Engine:
             if type(touched) is not str:
                 touched = None
             before = self._slots.get(touched) if touched is not None else None
-            receipt, content = self._operations[tool](args)
-            if content is not None:
-                self._append(tool, True, content)
+            try:
+                receipt, content = self._operations[tool](args)
+                if content is not None:
+                    self._append(tool, True, content)
+            except wire.UnstorableText as error:
+                # Text no JSON file can keep: the call is refused and changes nothing.
+                if touched is not None:
+                    self._slots.restore(touched, before)
+                raise _refuse(
+                    ErrorCode.INVALID_ARGS, f"{tool}'s {_unstorable_key(args)} {error}"
+                ) from None
         except Refusal as refusal:
             if touched is not None:
                 # The row of a call whose slot was already written could not be stored.
@@ -394,19 +448,22 @@ class Engine:
         title = _text_arg(args, "title", "record_start", required=True)
         _no_extra(args, "record_start")
         now = self._clock()
-        record_id = self.archive.allocate_id(now)
-        row = {
-            "seq": 1,
-            "at": now,
-            "tool": "record_start",
-            "ok": True,
-            "content": {"title": title, "record": record_id},
-        }
-        try:
-            self._journal.start(record_id, row)
-        except OSError as error:
-            self.log.error("record file not written", record=record_id, error=error)
-            raise self._write_refusal("started", error) from None
+        with self._journal.claiming_ids():
+            # The id is free of every closed and every open record, and stays so: no other
+            # engine picks one until this record's file carries it.
+            record_id = self.archive.allocate_id(now)
+            row = {
+                "seq": 1,
+                "at": now,
+                "tool": "record_start",
+                "ok": True,
+                "content": {"title": title, "record": record_id},
+            }
+            try:
+                self._journal.start(record_id, row)
+            except OSError as error:
+                self.log.error("record file not written", record=record_id, error=error)
+                raise self._write_refusal("started", error) from None
         self._slots.clear()
         self._record = _OpenRecord(record_id, title, 1)
         self.log.info("record started", record=record_id)
@@ -437,14 +494,6 @@ class Engine:
         _no_extra(args, "record_end")
         record = self._record
         assert record is not None
-        if self.archive.is_taken(record.record_id):
-            # Closing renames onto records/<id>.jsonl; never over a file someone put there.
-            raise _refuse(
-                ErrorCode.UNKNOWN_ERROR,
-                f"internal error: the closed record file records/{record.record_id}.jsonl "
-                f"already exists, so this record cannot close under its id; move that file "
-                f"away and call record_end again",
-            )
         content: dict[str, Any] = {"record": record.record_id}
         if text is not None and text.strip():
             content = {"text": text, "record": record.record_id}
@@ -452,6 +501,7 @@ class Engine:
         seq = record.seq
         self._append("record_end", True, content)
         try:
+            # Never over another file: a name taken meanwhile moves the record to the next id.
             path = self._journal.close_into(record.record_id)
         except OSError as error:
             # Not closed, so the end row is taken back: the record stays open and whole.
@@ -460,6 +510,12 @@ class Engine:
             record.seq = seq
             raise self._write_refusal("closed", error) from None
         self.log.info("record closed", record=record.record_id, path=str(path))
+        if path.stem != record.record_id:
+            self.log.warn(
+                "record closed under the next free id: its own was taken by another file",
+                record=record.record_id,
+                closed_as=path.stem,
+            )
         self._slots.clear()
         self._record = None
         return {"ok": True}, None
@@ -473,6 +529,8 @@ class Engine:
         row = {"seq": seq, "at": self._clock(), "tool": tool, "ok": ok, "content": content}
         try:
             self._journal.append(row)
+        except wire.UnstorableText:
+            raise  # the call is refused: a receipt is never answered without its row
         except (OSError, TypeError, ValueError) as error:
             # Against manual 7.2, a row that cannot be written refuses its call (issue 8): the
             # record is the product. The seq is not spent and the file is as it was.
@@ -515,6 +573,42 @@ class Engine:
         """Delete a closed record; the open one is refused."""
         with self._mutex:
             return self.archive.delete(record_id)
+
+
+# -- replay ----------------------------------------------------------------------------
+
+# A row of a replayed tool that cannot be used (its content is not an object, or its value
+# or its name is not one this build stores): dropped, and counted.
+_UNUSABLE: tuple[str, dict[str, Any] | None] = ("", None)
+
+
+def _replayed_write(row: dict[str, Any]) -> tuple[str, dict[str, Any] | None] | None:
+    """What an accepted row writes on replay (manual 7.4): (name, value or None to delete).
+
+    None for a row replay skips (refused, get, markers, search); ``_UNUSABLE`` for a set or
+    eval row this build cannot use.
+    """
+    if row.get("ok") is not True:
+        return None
+    tool = row.get("tool")
+    if tool != "set" and tool != "eval":
+        return None
+    content = row.get("content")
+    if not isinstance(content, dict):
+        return _UNUSABLE
+    if tool == "set":
+        name, value = content.get("name"), content.get("value")
+        if type(name) is not str or check_name(name, "name") is not None:
+            return _UNUSABLE  # a hand-edited row; every name in the table follows the rule
+        if value is None or isinstance(value, dict):
+            return name, value
+        return _UNUSABLE
+    target, result = content.get("target"), content.get("result")
+    if type(target) is not str or check_name(target, "target") is not None:
+        return _UNUSABLE
+    if isinstance(result, dict):
+        return target, result
+    return _UNUSABLE
 
 
 # -- argument checks ------------------------------------------------------------------
@@ -595,6 +689,14 @@ def _units_written(raw: Any) -> Any:
         return kept or None
     unit = raw.get("unit")
     return unit if type(unit) is str else None
+
+
+def _unstorable_key(args: dict[str, Any]) -> str:
+    """The argument whose text the record file could not hold, for the refusal."""
+    for key, value in args.items():
+        if type(value) is str and wire.holds_split_pair(value):
+            return str(key)[:40]
+    return "row"
 
 
 def _no_extra(args: dict[str, Any], tool: str) -> None:

@@ -1,12 +1,12 @@
-"""Every file the engine touches: record files, state.json, run logs and the home lock.
+"""Every file the engine touches: record files, state.json, run logs and the lane locks.
 
 Each external thing has exactly one module: ``home`` names the paths, ``record_format``
 spells a record file, ``record_store`` reads and writes record files, ``state_file`` owns
-``state.json``, ``run_log`` owns ``logs/``, and ``home_lock`` keeps one engine per home.
+``state.json``, ``run_log`` owns ``logs/``, and ``home_lock`` keeps one engine per lane.
 """
 
 from reckoner.storage.home import HomeError, HomeLayout, resolve_home
-from reckoner.storage.home_lock import HomeLock, HomeLockedError, acquire_home_lock
+from reckoner.storage.home_lock import HomeLock, HomeLockedError, acquire_home_lock, acquire_lane
 from reckoner.storage.record_store import (
     ClosedEntry,
     DeleteOutcome,
@@ -36,6 +36,7 @@ __all__ = [
     "RunLog",
     "StateFile",
     "acquire_home_lock",
+    "acquire_lane",
     "open_run_log",
     "resolve_home",
 ]

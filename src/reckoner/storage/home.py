@@ -1,19 +1,31 @@
 """Where the engine's files live: the only module that reads ``RECKONER_HOME``.
 
-The home holds the open record, the closed records, ``state.json``, the run logs, the
-discarded files and the lock (manual 9.1). Every other storage module asks a
+The home holds the open records, the closed records, ``state.json``, the run logs, the
+discarded files and the locks (manual 9.1). Every other storage module asks a
 ``HomeLayout`` for its path instead of joining names itself.
+
+Several engines may share a home, each on its own *lane*: lane 1 is the manual's
+``open-record.jsonl`` held by ``.lock``; lane ``n`` (2 to ``MAX_LANES``) is
+``open/lane-<n>.jsonl`` held by ``open/lane-<n>.lock``. A ``HomeLayout`` names one lane's
+files; every other path is the same for all lanes of a home.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 HOME_ENV = "RECKONER_HOME"
 DEFAULT_HOME = "~/.reckoner"
+LANE_ENV = "RECKONER_LANE"
+
+MAX_LANES = 64
+"""Engines that can hold an open record on one home at the same time (lanes 1 to 64)."""
+
+_LANE_FILE = re.compile(r"lane-([0-9]{1,3})\.jsonl")
 
 
 class HomeError(OSError):
@@ -30,15 +42,69 @@ def resolve_home(explicit: str | os.PathLike[str] | None = None) -> Path:
     return Path(DEFAULT_HOME).expanduser()
 
 
+def resolve_lane(explicit: int | str | None = None) -> int | None:
+    """The lane asked for: ``explicit``, else ``$RECKONER_LANE``, else None (pick one).
+
+    Raises ``HomeError`` naming the allowed range when the lane is not a number in it.
+    """
+    raw: int | str | None = explicit
+    source = "--lane"
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        raw = os.environ.get(LANE_ENV, "").strip() or None
+        source = LANE_ENV
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    lane = int(text) if text.isdigit() and len(text) <= 3 else 0
+    if not 1 <= lane <= MAX_LANES or type(raw) is bool:
+        raise HomeError(
+            f"{source} {str(raw)[:20]!r} is not a lane; a lane is a whole number from 1 to "
+            f"{MAX_LANES}, or leave it unset to take the lowest free one"
+        )
+    return lane
+
+
 @dataclass(frozen=True)
 class HomeLayout:
-    """The names of everything inside one home directory."""
+    """The names of everything inside one home directory, for one lane (1 by default)."""
 
     root: Path
+    lane: int = 1
+
+    def for_lane(self, lane: int) -> HomeLayout:
+        """The same home seen from another lane."""
+        return HomeLayout(self.root, lane)
+
+    @property
+    def lanes_dir(self) -> Path:
+        """Where the open records and locks of lanes 2 and up live."""
+        return self.root / "open"
 
     @property
     def open_record(self) -> Path:
-        return self.root / "open-record.jsonl"
+        """This lane's open record."""
+        if self.lane == 1:
+            return self.root / "open-record.jsonl"
+        return self.lanes_dir / f"lane-{self.lane}.jsonl"
+
+    def lanes_with_open_files(self) -> list[int]:
+        """Every lane whose open-record file exists, in lane order (held or not)."""
+        lanes = []
+        if os.path.lexists(self.root / "open-record.jsonl"):
+            lanes.append(1)
+        try:
+            names = os.listdir(self.lanes_dir)
+        except OSError:
+            names = []
+        for name in names:
+            match = _LANE_FILE.fullmatch(name)
+            if match is not None and 2 <= int(match.group(1)) <= MAX_LANES:
+                lanes.append(int(match.group(1)))
+        return sorted(set(lanes))
+
+    def open_record_files(self) -> list[tuple[int, Path]]:
+        """(lane, path) of every open-record file in the home, in lane order."""
+        return [(lane, self.for_lane(lane).open_record) for lane in self.lanes_with_open_files()]
 
     @property
     def records_dir(self) -> Path:
@@ -63,7 +129,20 @@ class HomeLayout:
 
     @property
     def lock_file(self) -> Path:
-        return self.root / ".lock"
+        """This lane's lock: held by the engine on the lane, released when it dies."""
+        if self.lane == 1:
+            return self.root / ".lock"
+        return self.lanes_dir / f"lane-{self.lane}.lock"
+
+    @property
+    def lanes_lock_file(self) -> Path:
+        """The home-wide lock of the short sections that must see every lane (id claims)."""
+        return self.root / ".lanes.lock"
+
+    @property
+    def state_lock_file(self) -> Path:
+        """The lock every process holds while it reads, changes and replaces state.json."""
+        return self.root / ".state.lock"
 
     def record_file(self, record_id: str) -> Path:
         """The closed file of ``record_id``; callers validate the id first."""

@@ -1,8 +1,9 @@
-"""One engine per home: an exclusive ``flock`` on ``<home>/.lock``.
+"""One engine per lane: an exclusive ``flock`` on the lane's lock file.
 
-``flock`` belongs to the open file, so a second engine in the same process is refused as
-firmly as another process, and the kernel drops the lock when its holder dies (even by
-SIGKILL): there is never a stale lock to clean up by hand.
+A home has up to ``MAX_LANES`` lanes, each with its own open record and lock (see
+``home``). ``flock`` belongs to the open file, so a second engine in the same process is
+refused a held lane as firmly as another process, and the kernel drops the lock when its
+holder dies (even by SIGKILL): there is never a stale lock to clean up by hand.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+from collections.abc import Iterator
 from types import TracebackType
 
-from reckoner.storage.home import HomeError, HomeLayout
+from reckoner.storage.home import MAX_LANES, HomeError, HomeLayout
 
 
 class HomeLockedError(HomeError):
-    """Another engine holds this home; the message names its pid and the home."""
+    """Another engine holds this lane (or every lane); the message names the pid and fix."""
 
     def __init__(self, message: str, holder_pid: int | None) -> None:
         super().__init__(message)
@@ -57,10 +59,39 @@ class HomeLock:
         self.release()
 
 
+def acquire_lane(home: HomeLayout, lane: int | None = None) -> HomeLock:
+    """Take a lane of ``home``: ``lane`` itself, or else the one that decides predictably.
+
+    With no lane asked for, the lowest-numbered lane whose open record nobody holds is
+    taken first (that is how a crashed or restarted session resumes, manual 7.4); with no
+    such record, the lowest free lane. ``HomeLockedError`` when the asked lane is held or
+    all ``MAX_LANES`` are.
+    """
+    if lane is not None:
+        return acquire_home_lock(home.for_lane(lane))
+    tried: set[int] = set()
+    for candidates in (home.lanes_with_open_files(), range(1, MAX_LANES + 1)):
+        for candidate in candidates:
+            if candidate in tried:
+                continue
+            tried.add(candidate)
+            try:
+                return acquire_home_lock(home.for_lane(candidate))
+            except HomeLockedError:
+                continue
+    raise HomeLockedError(
+        f"all {MAX_LANES} lanes of the home {home.root} are held by running engines (the "
+        f"limit on engines sharing one home); stop one of them or pass another --home",
+        None,
+    )
+
+
 def acquire_home_lock(layout: HomeLayout) -> HomeLock:
-    """Take the home, or raise ``HomeLockedError`` naming the holder's pid."""
+    """Take the lane ``layout`` names, or raise ``HomeLockedError`` naming the holder's pid."""
     path = layout.lock_file
     try:
+        if layout.lane != 1:
+            layout.lanes_dir.mkdir(exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as error:
         raise HomeError(
@@ -96,13 +127,40 @@ def _read_pid(fd: int) -> int | None:
 
 
 def _refusal(layout: HomeLayout, holder: int | None) -> str:
+    where = f"lane {layout.lane} of the home {layout.root}"
     if holder is None:
         who = "another reckoner process"
     elif holder == os.getpid():
         return (
-            f"the home {layout.root} is in use by another engine in this process (pid {holder}); "
-            "close that engine first or pass another --home"
+            f"{where} is in use by another engine in this process (pid {holder}); "
+            "close that engine first, ask for another lane, or leave the lane unset"
         )
     else:
         who = f"another reckoner process (pid {holder})"
-    return f"the home {layout.root} is in use by {who}; stop it or pass another --home"
+    return (
+        f"{where} is in use by {who}; stop it, ask for another lane, or leave the lane unset "
+        "to take a free one"
+    )
+
+
+@contextlib.contextmanager
+def home_wide(path: os.PathLike[str] | str) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` for a short section every process serialises.
+
+    On a home that turned read-only the lock file is opened for reading (``flock`` needs no
+    write access); when it cannot be opened at all, the section runs unlocked, since the
+    write it guards cannot happen either and reports its own cause.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            yield
+            return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock

@@ -2,7 +2,9 @@
 
 A record file is a header line ``{"seq":0,"version":1}`` followed by one compact JSON
 object per line. A line that does not parse as an object is dropped on its own, so a torn
-last line from a crash costs only that line.
+last line from a crash costs only that line. A line holding an escaped lone surrogate
+(``"\\ud800"``, as the reference implementation writes such text) is read by ``wire``'s
+second reader, since orjson refuses it.
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ def header_version_of(line: bytes) -> int | None:
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:
-        return None
+        value = wire.loads_escaped_surrogates(line)
     if type(value) is not dict or value.get("seq") != 0 or type(value.get("seq")) is not int:
         return None
     version = value.get("version")
@@ -83,7 +85,7 @@ def parse_row(line: bytes) -> dict[str, Any] | None:
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:
-        return None
+        value = wire.loads_escaped_surrogates(line)
     return value if type(value) is dict else None
 
 
@@ -112,9 +114,11 @@ def parse_lines(data: bytes) -> ParsedRecord:
             try:
                 value = loads(line)
             except decode_error:
-                if line.strip():
-                    dropped += 1
-                continue
+                value = wire.loads_escaped_surrogates(line)
+                if wire.is_unreadable(value):
+                    if line.strip():
+                        dropped += 1
+                    continue
             if type(value) is dict:
                 keep(value)
             else:

@@ -1,8 +1,10 @@
 """The record files: the only module that opens, writes, renames or deletes them.
 
-Two tiers (manual 7.3): the one unclosed record in ``open-record.jsonl``, closed records
-in ``records/<id>.jsonl``. ``OpenRecordJournal`` is the engine's write side (recovery,
-start, append, close); ``RecordArchive`` is the lock-free read side the panel shares.
+Two tiers (manual 7.3): unclosed records in ``open-record.jsonl`` and in the further
+lanes' ``open/lane-<n>.jsonl`` (one per engine sharing the home), closed records in
+``records/<id>.jsonl``. ``OpenRecordJournal`` is one engine's write side on its lane
+(recovery, start, append, close); ``RecordArchive`` is the lock-free read side of every
+lane that the panel and the CLI share.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ import os
 import stat
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from reckoner.storage.home import HomeLayout
+from reckoner.storage.home_lock import home_wide
 from reckoner.storage.record_format import (
     FORMAT_VERSION,
     RecordSummary,
@@ -45,8 +48,8 @@ _TAIL_CHUNK = 16 * 1024
 # this close to "now" is not trusted (the "racy" rule git uses for its index).
 _RACY_WINDOW_NS = 100_000_000
 
-# The temp file ``start()`` writes before renaming it into place.
-_START_TEMP_PREFIX = ".open-record."
+# Errors of ``os.link`` that mean "this file system has no hard links", not "name taken".
+_NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS})
 
 
 # ---------------------------------------------------------------------------------------
@@ -76,20 +79,25 @@ class ClosedEntry:
 
 @dataclass(frozen=True)
 class OpenEntry:
-    """The open record in the list."""
+    """An open record in the list, with the lane whose file holds it."""
 
     id: str
     title: str
     opened_at: int | None
+    lane: int = 1
 
 
 @dataclass(frozen=True)
 class RecordIndex:
-    """The record list: closed records newest first, the open one, unreadable ids."""
+    """The record list: closed records newest first, the open ones, unreadable ids.
+
+    ``open`` is the first of ``open_records`` (lane order), kept for single-engine readers.
+    """
 
     closed: list[ClosedEntry]
     open: OpenEntry | None
     unreadable: list[str]
+    open_records: list[OpenEntry] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -195,7 +203,9 @@ def _open_identity(parsed_rows: list[dict[str, Any]]) -> tuple[str | None, str |
 
 
 class OpenRecordJournal:
-    """The engine's handle on ``open-record.jsonl``: recover, start, append, close.
+    """One engine's handle on its lane's open record: recover, start, append, close.
+
+    ``layout`` names the lane (``layout.open_record``); the caller holds that lane's lock.
 
     Each step either happens whole or leaves the files as they were (issue 8): a failed
     append is cut back to the last acknowledged byte, a failed start leaves no open file, and
@@ -256,6 +266,16 @@ class OpenRecordJournal:
         if not is_valid_record_id(record_id):
             self._discard(f"its record id {record_id!r} is not a valid identifier")
             return None
+        closed_twin = self._closed_twin(path, record_id)
+        if closed_twin is not None:
+            # A close that linked the closed name and was killed before removing this one.
+            try:
+                os.unlink(path)
+            except OSError as error:
+                self.notes.append(f"the closed record {closed_twin} is still open too ({error})")
+                return None
+            self.notes.append(f"a close cut short was finished: the record is {closed_twin}")
+            return None
         last_seq = 0
         for row in reversed(parsed.rows):
             seq = row.get("seq")
@@ -284,18 +304,26 @@ class OpenRecordJournal:
             record_id=record_id, title=title, rows=parsed.rows, last_seq=last_seq
         )
 
+    def _closed_twin(self, path: Path, record_id: str) -> Path | None:
+        """The closed file that is this very open file (a second name on one inode), if any."""
+        try:
+            info = os.stat(path)
+            if info.st_nlink < 2:
+                return None
+            base = record_id.partition("-")[0]
+            for candidate in self.layout.records_dir.glob(f"{base}*.jsonl"):
+                if os.path.samestat(info, os.stat(candidate)):
+                    return candidate
+        except OSError:
+            return None
+        return None
+
     def _finish_close(self, record_id: str) -> bool:
         """Close a record whose end row was written before a kill stopped the rename (issue 8)."""
-        target = self.layout.record_file(record_id)
         try:
             self.layout.records_dir.mkdir(exist_ok=True)
-            if os.path.lexists(target):
-                self.notes.append(
-                    f"the open record {record_id} holds its record_end row, but {target} already "
-                    "exists; resumed as open so record_end can be called again"
-                )
-                return False
-            os.rename(self.layout.open_record, target)
+            # Never over another file: a name taken meanwhile moves the record to the next id.
+            target = self._claim_closed_name(record_id)
         except OSError as error:
             self.notes.append(
                 f"the open record {record_id} holds its record_end row, but its close could not "
@@ -305,7 +333,7 @@ class OpenRecordJournal:
         if self.fsync:
             try:
                 _fsync_directory(self.layout.records_dir)
-                _fsync_directory(self.layout.root)
+                _fsync_directory(self.layout.open_record.parent)
             except OSError as error:
                 # The rename is done, so the record is closed; only its durability is unsure.
                 self.notes.append(f"the finished close of {record_id} was not fsynced ({error})")
@@ -335,7 +363,7 @@ class OpenRecordJournal:
     def _sweep_unfinished_starts(self) -> None:
         """Move aside the temp file of a ``start()`` a crash cut short (its call never answered)."""
         try:
-            leftovers = sorted(self.layout.root.glob(f"{_START_TEMP_PREFIX}*.tmp"))
+            leftovers = sorted(self._temp_dir.glob(f"{self._temp_prefix}*.tmp"))
         except OSError:
             return
         for leftover in leftovers:
@@ -346,9 +374,19 @@ class OpenRecordJournal:
                 continue
             self.notes.append(f"an unfinished record start was moved to {target}")
 
-    def _move_aside(self, source: Path | None = None, label: str = "open-record") -> Path:
+    @property
+    def _temp_dir(self) -> Path:
+        return self.layout.open_record.parent
+
+    @property
+    def _temp_prefix(self) -> str:
+        # Lane-specific, so one lane's recovery never sweeps another lane's start under way.
+        return f".{self.layout.open_record.stem}."
+
+    def _move_aside(self, source: Path | None = None, label: str | None = None) -> Path:
         """Rename a file (the open one by default) into ``discarded/`` under an unused name."""
         source = source or self.layout.open_record
+        label = label or self.layout.open_record.stem
         discarded = self.layout.discarded_dir
         discarded.mkdir(exist_ok=True)
         stamp = _utc_stamp()
@@ -360,7 +398,7 @@ class OpenRecordJournal:
         os.rename(source, target)
         if self.fsync:
             _fsync_directory(discarded)
-            _fsync_directory(self.layout.root)
+            _fsync_directory(source.parent)
         return target
 
     # -- writing -------------------------------------------------------------------
@@ -372,7 +410,8 @@ class OpenRecordJournal:
         data = header_line() + encode_row(first_row)
         with self._lock:
             self._close_handle_locked()
-            temp = self.layout.root / f"{_START_TEMP_PREFIX}{os.getpid()}.{time.time_ns()}.tmp"
+            self._temp_dir.mkdir(exist_ok=True)  # open/ for lanes 2 and up
+            temp = self._temp_dir / f"{self._temp_prefix}{os.getpid()}.{time.time_ns()}.tmp"
             fd = os.open(
                 temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o644
             )
@@ -394,7 +433,7 @@ class OpenRecordJournal:
                 raise
             if self.fsync:
                 try:
-                    _fsync_directory(self.layout.root)
+                    _fsync_directory(self._temp_dir)
                 except BaseException:
                     # The start is not durable, so it did not happen: take the file back.
                     handle.close()
@@ -460,30 +499,35 @@ class OpenRecordJournal:
                 raise OSError(errno.ENOSPC, "the disk accepted only part of a record row")
             written += more
 
-    def close_into(self, record_id: str) -> Path:
-        """Rename the open file to ``records/<id>.jsonl`` in one atomic step.
+    def claiming_ids(self) -> contextlib.AbstractContextManager[None]:
+        """Hold the home-wide id lock: no other engine picks an id or starts a record meanwhile.
 
-        On failure the record stays in the open tier and stays ours: appends and a later
-        ``close_into`` continue it.
+        Choosing an id and writing the open file that carries it happen inside it, so two
+        engines starting in the same millisecond never open two records under one id.
+        """
+        return home_wide(self.layout.lanes_lock_file)
+
+    def close_into(self, record_id: str) -> Path:
+        """Move the open file to ``records/<id>.jsonl`` atomically, never over another file.
+
+        When another process took that name first (an id claimed in the same millisecond by
+        an engine that does not share the id lock), the record takes the next free id,
+        ``<id>-2``, ``<id>-3`` ...; the path answered says which. On failure the record
+        stays in the open tier and stays ours: appends and a later ``close_into`` continue it.
         """
         if not is_valid_record_id(record_id):
             raise ValueError(f"record id {record_id!r} is not a valid identifier")
-        target = self.layout.record_file(record_id)
         with self._lock:
             if self._torn:
                 self._cut_back_locked(self._handle or self._reopen_locked())
             # The descriptor is kept until the rename is done: a failed close can then still
             # take its end row back on a home that just turned read-only.
             self.layout.records_dir.mkdir(exist_ok=True)
-            if os.path.lexists(target):
-                raise FileExistsError(
-                    errno.EEXIST, "a closed record by this id exists", str(target)
-                )
-            os.rename(self.layout.open_record, target)
+            target = self._claim_closed_name(record_id)
             if self.fsync:
                 try:
                     _fsync_directory(self.layout.records_dir)
-                    _fsync_directory(self.layout.root)
+                    _fsync_directory(self.layout.open_record.parent)
                 except OSError as error:
                     # Not durable, so not closed: put it back unless that fails too, in
                     # which case the rename stands and the record is closed after all.
@@ -498,6 +542,44 @@ class OpenRecordJournal:
             self._size = 0
             self._torn = False
         return target
+
+    def _claim_closed_name(self, record_id: str) -> Path:
+        """Give the open file its closed name, failing over to the next id while one is taken.
+
+        ``link`` fails with EEXIST instead of replacing, so two processes can never both own
+        one name; the open name is removed only once the closed one exists. A kill between
+        the two leaves both names on one file, which ``recover`` finishes.
+        """
+        source = self.layout.open_record
+        base, _, suffix = record_id.partition("-")
+        counter = int(suffix) if suffix else 1
+        candidate = record_id
+        while True:
+            target = self.layout.record_file(candidate)
+            try:
+                os.link(source, target, follow_symlinks=False)
+            except FileExistsError:
+                counter += 1
+                candidate = f"{base}-{counter}"
+                continue
+            except OSError as error:
+                if error.errno not in _NO_HARD_LINKS:
+                    raise
+                # No hard links here (some network and FAT file systems): check, then rename.
+                if os.path.lexists(target):
+                    counter += 1
+                    candidate = f"{base}-{counter}"
+                    continue
+                os.rename(source, target)
+                return target
+            try:
+                os.unlink(source)
+            except OSError:
+                # Not closed after all: take the closed name back so the record stays open.
+                with contextlib.suppress(OSError):
+                    os.unlink(target)
+                raise
+            return target
 
     def close_handle(self) -> None:
         """Release the held descriptor (engine shutdown); the file stays open-tier."""
@@ -532,8 +614,8 @@ class RecordArchive:
         self._closed_key: tuple[int, int, int] | None = None
         self._closed: list[ClosedEntry] = []
         self._unreadable: list[str] = []
-        self._open_key: tuple[int, int, int, int] | None = None
-        self._open_entry: OpenEntry | None = None
+        # Per open-record file: the stat it was read at and what it held.
+        self._open_cache: dict[Path, tuple[tuple[int, int, int, int], OpenEntry | None]] = {}
 
     # -- ids -----------------------------------------------------------------------
 
@@ -545,12 +627,11 @@ class RecordArchive:
 
     def allocate_id(self, now_ms: int) -> str:
         """The clock in ms; ``-2``, ``-3`` ... appended while taken (manual 7.1)."""
-        open_entry = self.open_entry()
-        open_id = open_entry.id if open_entry is not None else None
+        open_ids = {entry.id for entry in self.open_entries()}
         base = str(now_ms)
         candidate = base
         counter = 2
-        while candidate == open_id or self.is_taken(candidate):
+        while candidate in open_ids or self.is_taken(candidate):
             candidate = f"{base}-{counter}"
             counter += 1
         return candidate
@@ -558,16 +639,31 @@ class RecordArchive:
     # -- the list ------------------------------------------------------------------
 
     def index(self) -> RecordIndex:
-        """Closed records newest first, the open record, and the unreadable ids."""
+        """Closed records newest first, the open records in lane order, the unreadable ids."""
         with self._lock:
             self._refresh_closed()
             closed = list(self._closed)
             unreadable = list(self._unreadable)
-        return RecordIndex(closed=closed, open=self.open_entry(), unreadable=unreadable)
+        opened = self.open_entries()
+        return RecordIndex(
+            closed=closed,
+            open=opened[0] if opened else None,
+            unreadable=unreadable,
+            open_records=opened,
+        )
 
     def index_json(self) -> dict[str, Any]:
         """The list as the panel's JSON body."""
         listing = self.index()
+        opened = [
+            {
+                "id": entry.id,
+                "title": entry.title,
+                "openedAt": entry.opened_at,
+                "lane": entry.lane,
+            }
+            for entry in listing.open_records
+        ]
         return {
             "closed": [
                 {
@@ -579,13 +675,9 @@ class RecordArchive:
                 }
                 for entry in listing.closed
             ],
-            "open": None
-            if listing.open is None
-            else {
-                "id": listing.open.id,
-                "title": listing.open.title,
-                "openedAt": listing.open.opened_at,
-            },
+            # "open" is the first open record, for readers that know of one engine per home.
+            "open": opened[0] if opened else None,
+            "openRecords": opened,
             "unreadable": listing.unreadable,
         }
 
@@ -639,20 +731,46 @@ class RecordArchive:
         return closed, unreadable
 
     def open_entry(self) -> OpenEntry | None:
-        """The open record's identity, cached on the open file's stat."""
-        path = self.layout.open_record
+        """The first open record in lane order (the only one while one engine runs)."""
+        opened = self.open_entries()
+        return opened[0] if opened else None
+
+    def open_entries(self) -> list[OpenEntry]:
+        """Every open record of every lane, in lane order; each cached on its file's stat."""
+        entries = []
+        seen: set[Path] = set()
+        for lane, path in self.layout.open_record_files():
+            seen.add(path)
+            entry = self._open_file_entry(lane, path)
+            if entry is not None:
+                entries.append(entry)
+        with self._lock:
+            for gone in self._open_cache.keys() - seen:
+                del self._open_cache[gone]
+        return entries
+
+    def _open_file_entry(self, lane: int, path: Path) -> OpenEntry | None:
         info = _regular_stat(path)
         if info is None:
             return None
         key = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
         with self._lock:
-            if key == self._open_key:
-                return self._open_entry
-        entry = _read_open_head(path)
+            cached = self._open_cache.get(path)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+        entry = _read_open_head(path, lane)
         with self._lock:
-            self._open_key = key
-            self._open_entry = entry
+            self._open_cache[path] = (key, entry)
         return entry
+
+    def _open_path(self, entry: OpenEntry) -> Path:
+        return self.layout.for_lane(entry.lane).open_record
+
+    def _open_with_id(self, record_id: str) -> OpenEntry | None:
+        for entry in self.open_entries():
+            if entry.id == record_id:
+                return entry
+        return None
 
     # -- one record ----------------------------------------------------------------
 
@@ -660,9 +778,9 @@ class RecordArchive:
         """One record, open or closed; None when missing, invalid or unreadable."""
         if not is_valid_record_id(record_id):
             return None
-        open_entry = self.open_entry()
-        if open_entry is not None and open_entry.id == record_id:
-            view = self._read_file(self.layout.open_record, record_id, is_open=True)
+        open_entry = self._open_with_id(record_id)
+        if open_entry is not None:
+            view = self._read_file(self._open_path(open_entry), record_id, is_open=True)
             if view is not None:
                 return view
             # Closed between the stat and the read: it is now under records/.
@@ -714,19 +832,20 @@ class RecordArchive:
         info = _regular_stat(self.layout.record_file(record_id))
         if info is not None:
             return f"c-{info.st_ino:x}-{info.st_mtime_ns:x}-{info.st_size:x}"
-        info = _regular_stat(self.layout.open_record)
-        if info is None:
+        # Each open id is cached on its file's stat, so an unchanged poll reads nothing.
+        open_entry = self._open_with_id(record_id)
+        if open_entry is None:
             return None
-        # The open id is cached on this same stat, so an unchanged poll reads nothing.
-        open_entry = self.open_entry()
-        if open_entry is None or open_entry.id != record_id:
+        info = _regular_stat(self._open_path(open_entry))
+        if info is None:
             return None
         return f"o-{info.st_ino:x}-{info.st_mtime_ns:x}-{info.st_size:x}"
 
     def index_fingerprint(self) -> str:
-        """A validator of the whole list from the stats of ``records/`` and the open file."""
+        """A validator of the whole list from the stats of ``records/`` and the open files."""
         parts = []
-        for path in (self.layout.records_dir, self.layout.open_record):
+        open_files = [path for _, path in self.layout.open_record_files()]
+        for path in (self.layout.records_dir, *open_files):
             try:
                 info = os.stat(path)
             except OSError:
@@ -747,8 +866,7 @@ class RecordArchive:
         """Delete a closed record; the open one is refused, an invalid id touches nothing."""
         if not is_valid_record_id(record_id):
             return DeleteOutcome.INVALID_ID
-        open_entry = self.open_entry()
-        if open_entry is not None and open_entry.id == record_id:
+        if self._open_with_id(record_id) is not None:
             return DeleteOutcome.IS_OPEN
         path = self.layout.record_file(record_id)
         try:
@@ -766,7 +884,7 @@ class RecordArchive:
 # Summaries read from as little of a file as possible
 
 
-def _read_open_head(path: Path) -> OpenEntry | None:
+def _read_open_head(path: Path, lane: int) -> OpenEntry | None:
     """The open record's identity from its header and start row (re-read whole if odd)."""
     try:
         with _open_regular_for_read(path) as handle:
@@ -780,7 +898,7 @@ def _read_open_head(path: Path) -> OpenEntry | None:
                 if first is not None and is_accepted(first, "record_start"):
                     title, record_id, opened_at = start_identity(first)
                     if title and record_id is not None and is_valid_record_id(record_id):
-                        return OpenEntry(id=record_id, title=title, opened_at=opened_at)
+                        return OpenEntry(id=record_id, title=title, opened_at=opened_at, lane=lane)
             handle.seek(0)
             data = handle.read()
     except OSError:
@@ -791,7 +909,7 @@ def _read_open_head(path: Path) -> OpenEntry | None:
     title, record_id, opened_at = _open_identity(parsed.rows)
     if not title or record_id is None or not is_valid_record_id(record_id):
         return None
-    return OpenEntry(id=record_id, title=title, opened_at=opened_at)
+    return OpenEntry(id=record_id, title=title, opened_at=opened_at, lane=lane)
 
 
 def _summarize_closed_file(path: str, record_id: str) -> ClosedEntry | None:

@@ -2,7 +2,9 @@
 
 The file is a tree with one subtree per module that remembers settings, plus the flat
 ``restartRequired`` marker. A writer replaces only its own subtree; every other key,
-including a newer build's, survives verbatim. Writes replace the file atomically.
+including a newer build's, survives verbatim. Writes replace the file atomically, and
+each read-modify-write holds ``.state.lock`` (``flock``) so that writers in different
+processes, each changing its own subtree, never lose each other's change.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ import copy
 import os
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from reckoner import wire
 from reckoner.storage.home import HomeLayout
+from reckoner.storage.home_lock import home_wide
 
 SCHEMA_VERSION = 1
 SCHEMA_KEY = "schema"
@@ -24,7 +28,7 @@ GENERATION_KEY = "generation"
 _FORMATS = ("markdown", "latex")
 
 # One lock per file for every StateFile in this process (the engine and the panel may each
-# hold one on the same home).
+# hold one on the same home); the flock on .state.lock orders the processes.
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
 
@@ -39,7 +43,13 @@ class StateFile:
 
     def __init__(self, layout: HomeLayout) -> None:
         self.layout = layout
-        self._lock = _lock_for(os.path.abspath(layout.state_file))
+        self._thread_lock = _lock_for(os.path.abspath(layout.state_file))
+
+    @contextlib.contextmanager
+    def _lock(self) -> Iterator[None]:
+        """Exclusive against this process's threads and every other process."""
+        with self._thread_lock, home_wide(self.layout.state_lock_file):
+            yield
 
     # -- reading -------------------------------------------------------------------
 
@@ -73,7 +83,7 @@ class StateFile:
             raise ValueError(f"{key!r} is not a settings subtree; it is managed by StateFile")
         if value is not None and not isinstance(value, dict):
             raise TypeError(f"the {key!r} subtree must be an object or None")
-        with self._lock:
+        with self._lock():
             tree = self.read()
             if value is None:
                 tree.pop(key, None)
@@ -87,7 +97,7 @@ class StateFile:
 
     def set_restart_required(self, flag: bool) -> None:
         """Set the flat marker; absent while false, since absent and false are one fact."""
-        with self._lock:
+        with self._lock():
             tree = self.read()
             if flag:
                 if tree.get(RESTART_KEY) is True:
@@ -106,7 +116,7 @@ class StateFile:
         into LaTeX alone, and ``generateFormat`` is dropped. Returns True when it wrote.
         """
         legacy = {"generateDir": "directory", "generateLanguage": "language"}
-        with self._lock:
+        with self._lock():
             tree = self.read()
             flat = [k for k in (*legacy, "generateCompile", "generateFormat") if k in tree]
             if not flat:

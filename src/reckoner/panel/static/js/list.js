@@ -1,5 +1,6 @@
-// The record list (manual 11.1): the open record pinned with an incomplete badge, the
-// closed ones newest first, Select mode, and the line of unreadable identifiers.
+// The record list (manual 11.1): every open record (one per engine sharing the home)
+// pinned with an incomplete badge, the closed ones newest first, Select mode, and the line
+// of unreadable identifiers.
 
 import { formatTime, t } from "./i18n.js";
 import { esc } from "./util.js";
@@ -24,7 +25,7 @@ function displayName(entry) {
 function openCard(entry, selecting) {
   const note = selecting ? `<p class="muted small">${esc(t("openRecordNotSelectable"))}</p>` : "";
   return (
-    `<section class="open-record" aria-label="${esc(t("openRecord"))}">` +
+    `<section class="open-record" aria-label="${esc(`${t("openRecord")} ${entry.id}`)}">` +
     `<a class="record-link" href="${recordHref(entry.id)}" data-id="${esc(entry.id)}">` +
     `<span class="title">${esc(displayName(entry))}</span> <span class="badge incomplete">${esc(t("incomplete"))}</span>` +
     `<span class="id">${esc(entry.id)}</span>${times(entry)}</a>${note}</section>`
@@ -53,6 +54,8 @@ function closedItem(entry, selecting, selected) {
 export function renderList(index, selecting, selected) {
   const closed = Array.isArray(index.closed) ? index.closed : [];
   const unreadable = Array.isArray(index.unreadable) ? index.unreadable : [];
+  // A body from a build with one engine per home carries only "open".
+  const opened = Array.isArray(index.openRecords) ? index.openRecords : index.open ? [index.open] : [];
   const tools = selecting
     ? `<button type="button" id="select-all">${esc(t("selectAll"))}</button>` +
       `<button type="button" id="delete-selected" class="danger"${selected.size ? "" : " disabled"}>` +
@@ -62,14 +65,14 @@ export function renderList(index, selecting, selected) {
   const parts = [
     `<div class="list-head"><h2 id="list-title">${esc(t("records"))}</h2><div class="list-tools">${tools}</div></div>`,
   ];
-  if (index.open) parts.push(openCard(index.open, selecting));
+  for (const entry of opened) parts.push(openCard(entry, selecting));
   if (unreadable.length) {
     parts.push(
       `<p class="unreadable" role="note">${esc(t("unreadable", { n: unreadable.length, ids: unreadable.join(", ") }))} ` +
         `<button type="button" id="delete-unreadable" class="link danger">${esc(t("deleteUnreadable"))}</button></p>`,
     );
   }
-  if (!closed.length && !index.open) {
+  if (!closed.length && !opened.length) {
     parts.push(`<p class="empty">${esc(t("noRecords"))}</p>`);
   } else if (closed.length) {
     parts.push(`<div class="records" role="list" aria-labelledby="list-title">`);
