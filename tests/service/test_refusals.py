@@ -8,8 +8,8 @@ says to stop.
 
 from __future__ import annotations
 
+import errno
 import math
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -251,20 +251,29 @@ def test_open_record_not_found_says_to_start_one(tmp_path: Path) -> None:
         )
 
 
-def test_unknown_error_names_the_file_and_moving_it_works(tmp_path: Path) -> None:
-    """ENGINE_UNKNOWN_ERROR (a file in the way of closing): 'move that file away and call
-    record_end again' works when done."""
+def test_unknown_error_of_a_full_disk_says_free_space_and_calling_again_works(
+    tmp_path: Path,
+) -> None:
+    """ENGINE_UNKNOWN_ERROR (issue 8: a row the disk would not take): 'free space and call
+    again' works when done. (A file in the way of a close no longer refuses: issue 9 takes
+    the next id.)"""
     home = tmp_path / "home"
     with _open(home) as engine:
-        record_id = engine.open_record_id
-        blocker = home / "records" / f"{record_id}.jsonl"
-        blocker.write_text("not ours\n")
-        _follow(
-            engine,
-            [("record_end", {}, E.UNKNOWN_ERROR, (f"records/{record_id}.jsonl", "move that file"))],
-        )
-        shutil.move(blocker, tmp_path / "moved.jsonl")
-        _follow(engine, [("record_end", {}, None, ())])
+        journal = engine._journal
+        real = journal._handle or journal._reopen_locked()
+
+        class FullDisk:
+            def write(self, data: bytes) -> int:
+                raise OSError(errno.ENOSPC, "No space left on device")
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(real, name)
+
+        journal._handle = FullDisk()
+        step = ("set", {"name": "W", "value": {"num": 1}})
+        _follow(engine, [(*step, E.UNKNOWN_ERROR, ("no space left", "free space and call again"))])
+        journal._handle = real  # the space came back
+        _follow(engine, [(*step, None, ())])
 
 
 def test_integral_quadrature_from_the_sentence_is_close_to_the_closed_form(tmp_path: Path) -> None:
