@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property
+from operator import itemgetter
 from typing import Any
 
 from reckoner.articles.numbers import cut, digit_runs, exact, shown_numbers
@@ -219,15 +220,17 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
             "record_end and generate again."
         )
     facts = _Collector()
-    ordered = sorted(
-        (row for row in rows if row.get("ok") is True and type(row.get("seq")) is int),
-        key=lambda row: int(row["seq"]),
-    )
+    ordered = [row for row in rows if row.get("ok") is True and type(row.get("seq")) is int]
+    # A record is written in seq order, so the (stable) sort is a single check of the run.
+    ordered.sort(key=_seq_of)
+    readers = ROW_READERS
     for row in ordered:
-        reader = ROW_READERS.get(str(row.get("tool")))
-        content = row.get("content")
-        if reader is not None and isinstance(content, dict):
-            reader(facts, int(row["seq"]), content)
+        tool = row.get("tool")
+        reader = readers.get(tool if type(tool) is str else str(tool))
+        if reader is not None:
+            content = row.get("content")
+            if type(content) is dict or isinstance(content, dict):
+                reader(facts, row["seq"], content)
     if facts.title is None:
         raise ArticleRefusal(
             f"Record {record_id} has no accepted record_start row, so it has no title to "
@@ -241,6 +244,9 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
         closing=facts.closing,
         _sources=facts,
     )
+
+
+_seq_of = itemgetter("seq")
 
 
 def _reference(facts: _Collector) -> tuple[Decimal, ...]:
