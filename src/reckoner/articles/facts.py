@@ -327,10 +327,14 @@ def _value(raw: object, facts: _Collector) -> Value | None:
         except TypeError:
             return None  # a component that is a list or an object: not a vector
         if known is None:
-            dim = _dim(dim_list, facts)
-            real = _real(number, facts)
-            if dim is None or real is None:
+            # Inlined _dim and _real: most stored numbers are new, and this runs per value.
+            dim = facts.dims.get(key[1:]) or _dim(dim_list, facts)
+            if dim is None:
                 return None
+            stored = float(number)  # type: ignore[arg-type]  # checked above: float or int
+            real = facts.numbers.get(stored)
+            if real is None:
+                real = facts.numbers[stored] = Num(cut(stored))
             known = facts.scalars[key] = Scalar(real, dim)
         return known
     if "object" in raw:

@@ -283,9 +283,8 @@ _HOLE_NAME = "zzqhole"
 # every other run, including what the lexer refuses, stays in the shape as written.
 _PIECE = re.compile(
     r"@([A-Za-z_][A-Za-z0-9_]*)"
-    r"|[A-Za-z_$][A-Za-z0-9_]*"
     r"|([0-9]+(?:\.[0-9]+)?)(?![A-Za-z0-9_.])"
-    r"|[0-9.][0-9A-Za-z_.]*(?:(?<=e)[+-][0-9A-Za-z_.]*)?"
+    r"|([A-Za-z_$][A-Za-z0-9_]*|[0-9.][0-9A-Za-z_.]*(?:(?<=e)[+-][0-9A-Za-z_.]*)?)"
 )
 _HOLE = re.compile(r"\\mathit\{" + _HOLE_NAME + r"\}_\{\\mathrm\{([0-9]+)\}\}")
 
@@ -312,27 +311,29 @@ def formula_latex(formula: str) -> str | None:
     """LaTeX for a formula, or None when the core does not parse it."""
     if _HOLE_NAME in formula or len(formula) > MAX_FORMULA_LENGTH:
         return _shape_latex(formula)  # a name that could be mistaken for a placeholder
+    # split() yields the text between matches, then each match's three groups (slot name,
+    # plain number, a run kept as written), so no match object is built per run.
+    pieces = _PIECE.split(formula)
     fillers: list[str] = []
     holes: dict[str, int] = {}
-    pieces: list[str] = []
-    last = 0
-    for match in _PIECE.finditer(formula):
-        slot, literal = match.group(1, 2)
+    for index in range(1, len(pieces), 4):
+        slot, literal, kept = pieces[index : index + 3]
+        pieces[index + 2] = ""
         if slot is not None:
-            key, filler = "@" + slot, slot
-        elif literal is None or math.isinf(float(literal)):
-            # Kept as written; an overflowing literal is refused by the parse as before.
-            continue
+            key = "@" + slot
+        elif literal is not None and not math.isinf(float(literal)):
+            key = literal
         else:
-            key = filler = literal
+            # Kept as written; an overflowing literal is refused by the parse as before.
+            pieces[index] = kept if literal is None else literal
+            pieces[index + 1] = ""
+            continue
         number = holes.get(key)
         if number is None:
             number = holes[key] = len(fillers)
-            fillers.append(identifier(filler) if slot is not None else literal)
-        pieces.append(formula[last : match.start()])
-        pieces.append(f"@{_HOLE_NAME}{number}")
-        last = match.end()
-    pieces.append(formula[last:])
+            fillers.append(identifier(slot) if slot is not None else key)
+        pieces[index] = f"@{_HOLE_NAME}{number}"
+        pieces[index + 1] = ""
     shape = "".join(pieces)
     if len(shape) > MAX_FORMULA_LENGTH:
         return _shape_latex(formula)  # the placeholders must not carry it over the limit
