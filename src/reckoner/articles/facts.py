@@ -18,6 +18,7 @@ from operator import itemgetter
 from typing import Any
 
 from reckoner.articles.numbers import cut, digit_runs, exact, shown_numbers
+from reckoner.articles.pause import collector_paused
 
 Dim = tuple[int, int, int, int, int, int, int]
 ZERO_DIM: Dim = (0, 0, 0, 0, 0, 0, 0)
@@ -212,6 +213,7 @@ ROW_READERS: dict[str, RowReader] = {
 }
 
 
+@collector_paused()
 def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open: bool) -> Facts:
     """The facts of a closed record; the open record is refused with one sentence."""
     if is_open:
