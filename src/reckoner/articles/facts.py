@@ -171,7 +171,7 @@ def _read_set(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     if raw is None:
         facts.conditions.pop(name, None)
         return
-    value = facts.value(raw)
+    value = _value(raw, facts)
     if value is not None:
         # A re-set keeps the slot's place in the table, with its latest value.
         facts.conditions[name] = value
@@ -181,14 +181,14 @@ def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     formula, target = content.get("formula"), content.get("target")
     if not isinstance(formula, str) or not formula or not isinstance(target, str):
         return
-    result = facts.value(content.get("result"))
+    result = _value(content.get("result"), facts)
     if result is None:
         return
     raw_vars = content.get("vars")
     reads: list[tuple[str, Value]] = []
     if isinstance(raw_vars, dict):
         for name, raw in raw_vars.items():
-            value = facts.value(raw)
+            value = _value(raw, facts)
             if value is not None:
                 reads.append((str(name), value))
     facts.texts.append(formula)
