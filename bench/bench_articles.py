@@ -7,7 +7,8 @@
     that the compiled PDF has at least 20 pages (counted with pdfinfo when XeLaTeX is
     installed). Target: under 50 ms.
 
-Run: ``uv run python bench/bench_articles.py [--rows N] [--repeat N]``.
+Run: ``uv run python bench/bench_articles.py [--rows N] [--repeat N] [--distinct-formulas]
+[--distinct-shapes]``.
 """
 
 from __future__ import annotations
@@ -41,9 +42,11 @@ FORMULAS = (
 )
 
 
-def make_record(home: Path, rows: int, distinct: bool = False) -> str:
+def make_record(home: Path, rows: int, distinct: bool = False, shapes: bool = False) -> str:
     """A closed record of ``rows`` rows: sets, evals of varied formulas, messages. With
-    ``distinct`` every formula carries its own literal, so no two share a shape."""
+    ``distinct`` every formula carries its own literal, so no two formulas are the same text
+    (the typesetter still shares their shape: a plain number is a placeholder there). With
+    ``shapes`` every formula also has its own structure, so each one is parsed afresh."""
     with Engine(home=str(home)) as engine:
         engine.call("record_start", {"title": f"A long solution of {rows} rows"})
         made = 1
@@ -57,6 +60,14 @@ def make_record(home: Path, rows: int, distinct: bool = False) -> str:
             formula = FORMULAS[index % len(FORMULAS)].format(i=index, j=index)
             if distinct:
                 formula = f"{index + 2} * ({formula})"
+            if shapes:
+                # The bits of the index pick one of two spellings of a factor of one.
+                formula += "".join(
+                    f" * (@a{index} / @a{index})"
+                    if index >> bit & 1
+                    else f" * @b{index} / @b{index}"
+                    for bit in range(12)
+                )
             engine.call("eval", {"formula": formula, "target": f"r{index}"})
             made += 4
             index += 1
@@ -109,10 +120,17 @@ def main() -> None:
         action="store_true",
         help="the worst case: no two steps share a formula shape, so nothing is reused",
     )
+    parser.add_argument(
+        "--distinct-shapes",
+        action="store_true",
+        help="the worst case: no two steps share a formula structure, so each is parsed afresh",
+    )
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as root:
         home = Path(root) / "home"
-        record_id = make_record(home, options.rows, options.distinct_formulas)
+        record_id = make_record(
+            home, options.rows, options.distinct_formulas, options.distinct_shapes
+        )
         archive = RecordArchive(HomeLayout(home))
         size = archive.layout.record_file(record_id).stat().st_size
 
@@ -128,7 +146,12 @@ def main() -> None:
 
         floor_s, article_s = interleaved([floor, article], options.repeat)
         body = article()
-        shapes = "every formula distinct" if options.distinct_formulas else "4 formula shapes"
+        if options.distinct_shapes:
+            shapes = "every formula structure distinct"
+        elif options.distinct_formulas:
+            shapes = "every formula distinct, 4 structures"
+        else:
+            shapes = "4 formula structures"
         print(
             f"(a) {options.rows}-row record ({size / 1e6:.1f} MB, {shapes}), "
             f"median of {options.repeat}:"

@@ -14,9 +14,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property
+from operator import itemgetter
 from typing import Any
 
 from reckoner.articles.numbers import cut, digit_runs, exact, shown_numbers
+from reckoner.articles.pause import collector_paused
 
 Dim = tuple[int, int, int, int, int, int, int]
 ZERO_DIM: Dim = (0, 0, 0, 0, 0, 0, 0)
@@ -169,7 +171,7 @@ def _read_set(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     if raw is None:
         facts.conditions.pop(name, None)
         return
-    value = facts.value(raw)
+    value = _value(raw, facts)
     if value is not None:
         # A re-set keeps the slot's place in the table, with its latest value.
         facts.conditions[name] = value
@@ -179,14 +181,14 @@ def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     formula, target = content.get("formula"), content.get("target")
     if not isinstance(formula, str) or not formula or not isinstance(target, str):
         return
-    result = facts.value(content.get("result"))
+    result = _value(content.get("result"), facts)
     if result is None:
         return
     raw_vars = content.get("vars")
     reads: list[tuple[str, Value]] = []
     if isinstance(raw_vars, dict):
         for name, raw in raw_vars.items():
-            value = facts.value(raw)
+            value = _value(raw, facts)
             if value is not None:
                 reads.append((str(name), value))
     facts.texts.append(formula)
@@ -211,6 +213,7 @@ ROW_READERS: dict[str, RowReader] = {
 }
 
 
+@collector_paused()
 def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open: bool) -> Facts:
     """The facts of a closed record; the open record is refused with one sentence."""
     if is_open:
@@ -219,15 +222,17 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
             "record_end and generate again."
         )
     facts = _Collector()
-    ordered = sorted(
-        (row for row in rows if row.get("ok") is True and type(row.get("seq")) is int),
-        key=lambda row: int(row["seq"]),
-    )
+    ordered = [row for row in rows if row.get("ok") is True and type(row.get("seq")) is int]
+    # A record is written in seq order, so the (stable) sort is a single check of the run.
+    ordered.sort(key=_seq_of)
+    readers = ROW_READERS
     for row in ordered:
-        reader = ROW_READERS.get(str(row.get("tool")))
-        content = row.get("content")
-        if reader is not None and isinstance(content, dict):
-            reader(facts, int(row["seq"]), content)
+        tool = row.get("tool")
+        reader = readers.get(tool if type(tool) is str else str(tool))
+        if reader is not None:
+            content = row.get("content")
+            if type(content) is dict or isinstance(content, dict):
+                reader(facts, row["seq"], content)
     if facts.title is None:
         raise ArticleRefusal(
             f"Record {record_id} has no accepted record_start row, so it has no title to "
@@ -241,6 +246,9 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
         closing=facts.closing,
         _sources=facts,
     )
+
+
+_seq_of = itemgetter("seq")
 
 
 def _reference(facts: _Collector) -> tuple[Decimal, ...]:
@@ -321,10 +329,14 @@ def _value(raw: object, facts: _Collector) -> Value | None:
         except TypeError:
             return None  # a component that is a list or an object: not a vector
         if known is None:
-            dim = _dim(dim_list, facts)
-            real = _real(number, facts)
-            if dim is None or real is None:
+            # Inlined _dim and _real: most stored numbers are new, and this runs per value.
+            dim = facts.dims.get(key[1:]) or _dim(dim_list, facts)
+            if dim is None:
                 return None
+            stored = float(number)  # type: ignore[arg-type]  # checked above: float or int
+            real = facts.numbers.get(stored)
+            if real is None:
+                real = facts.numbers[stored] = Num(cut(stored))
             known = facts.scalars[key] = Scalar(real, dim)
         return known
     if "object" in raw:

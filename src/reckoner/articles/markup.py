@@ -72,6 +72,10 @@ class Markup:
     def __init__(self, imaginary: str = "i") -> None:
         self.imaginary = imaginary
         self._units: dict[Dim, str] = {}
+        # A value's TeX by the value object: facts share one object per distinct stored
+        # value, and an article shows most values twice (a condition and the step reading
+        # it, a result and the results table). Kept with the value, so ids stay unique.
+        self._tex: dict[int, tuple[Scalar | ArrayValue, str]] = {}
 
     # -- formatting primitives, per format ------------------------------------------------
 
@@ -111,9 +115,15 @@ class Markup:
         return shown
 
     def value_tex(self, value: Scalar | ArrayValue) -> str:
+        known = self._tex.get(id(value))
+        if known is not None:
+            return known[1]
         if isinstance(value, Scalar):
-            return number_tex(value.number, self.imaginary)
-        return _element_tex(value.items, self.imaginary)
+            tex = number_tex(value.number, self.imaginary)
+        else:
+            tex = _element_tex(value.items, self.imaginary)
+        self._tex[id(value)] = (value, tex)
+        return tex
 
     def value(self, value: Value) -> str:
         """A value in running text: ``$6875$ ohm``, an object as its fields in parentheses."""

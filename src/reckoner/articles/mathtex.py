@@ -7,11 +7,13 @@ A formula that does not parse gets no LaTeX; the caller shows the ASCII text ins
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from functools import lru_cache
 
 from reckoner.core.errors import EngineError
+from reckoner.core.limits import MAX_FORMULA_LENGTH
 from reckoner.core.parser import parse
 from reckoner.core.syntax import (
     Binary,
@@ -268,12 +270,22 @@ def _chain(first: Node, rest: list[tuple[str, Node]]) -> str:
     return latex
 
 
-# Typesetting depends on a formula's structure, not on which slots it names: a slot is an
-# atom whatever its name. So a formula is typeset once per shape (its slots replaced by
-# numbered placeholders), and each placeholder then becomes the slot's own identifier. A
-# record that repeats a step over many slots parses that step once.
-_SLOT = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
+# Typesetting depends on a formula's structure, not on which slots it names or which plain
+# numbers it writes: to the parser a slot and a plain number are the same kind of atom, and
+# both are typeset as their own text. So a formula is typeset once per shape (each distinct
+# slot and plain number replaced by a numbered placeholder slot), and each placeholder then
+# becomes the slot's identifier or the number's digits. A record that repeats a step over
+# many slots, or with other constants, parses that step once.
 _HOLE_NAME = "zzqhole"
+# The scan reads names, notations, slots and number-like runs whole, as the lexer does, so a
+# digit inside a name (R1, $atan2) or an exponent (2e+5) is never taken for a number. A plain
+# number (digits, an optional decimal part, nothing glued after it) becomes a placeholder;
+# every other run, including what the lexer refuses, stays in the shape as written.
+_PIECE = re.compile(
+    r"@([A-Za-z_][A-Za-z0-9_]*)"
+    r"|([0-9]+(?:\.[0-9]+)?)(?![A-Za-z0-9_.])"
+    r"|([A-Za-z_$][A-Za-z0-9_]*|[0-9.][0-9A-Za-z_.]*(?:(?<=e)[+-][0-9A-Za-z_.]*)?)"
+)
 _HOLE = re.compile(r"\\mathit\{" + _HOLE_NAME + r"\}_\{\\mathrm\{([0-9]+)\}\}")
 
 
@@ -288,28 +300,55 @@ def _shape_latex(shape: str) -> str | None:
 
 
 @lru_cache(maxsize=8192)
+def _shape_parts(shape: str) -> tuple[str, ...] | None:
+    """The shape's LaTeX split around its placeholders: text, hole number, text, ..."""
+    latex = _shape_latex(shape)
+    return None if latex is None else tuple(_HOLE.split(latex))
+
+
+@lru_cache(maxsize=8192)
 def formula_latex(formula: str) -> str | None:
     """LaTeX for a formula, or None when the core does not parse it."""
-    if _HOLE_NAME in formula:
+    if _HOLE_NAME in formula or len(formula) > MAX_FORMULA_LENGTH:
         return _shape_latex(formula)  # a name that could be mistaken for a placeholder
-    names: list[str] = []
-    numbers: dict[str, int] = {}
-
-    def hole(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in numbers:
-            numbers[name] = len(names)
-            names.append(name)
-        return f"@{_HOLE_NAME}{numbers[name]}"
-
-    latex = _shape_latex(_SLOT.sub(hole, formula))
-    if latex is None:
+    # split() yields the text between matches, then each match's three groups (slot name,
+    # plain number, a run kept as written), so no match object is built per run.
+    pieces = _PIECE.split(formula)
+    fillers: list[str] = []
+    holes: dict[str, int] = {}
+    for index in range(1, len(pieces), 4):
+        slot, literal, kept = pieces[index : index + 3]
+        pieces[index + 2] = ""
+        if slot is not None:
+            key = "@" + slot
+        elif literal is not None and not math.isinf(float(literal)):
+            key = literal
+        else:
+            # Kept as written; an overflowing literal is refused by the parse as before.
+            pieces[index] = kept if literal is None else literal
+            pieces[index + 1] = ""
+            continue
+        number = holes.get(key)
+        if number is None:
+            number = holes[key] = len(fillers)
+            fillers.append(identifier(slot) if slot is not None else key)
+        pieces[index] = f"@{_HOLE_NAME}{number}"
+        pieces[index + 1] = ""
+    shape = "".join(pieces)
+    if len(shape) > MAX_FORMULA_LENGTH:
+        return _shape_latex(formula)  # the placeholders must not carry it over the limit
+    parts = _shape_parts(shape)
+    if parts is None:
         return None
-    return _HOLE.sub(lambda match: identifier(names[int(match.group(1))]), latex)
+    out = list(parts)
+    for index in range(1, len(out), 2):
+        out[index] = fillers[int(out[index])]
+    return "".join(out)
 
 
 def clear_caches() -> None:
     """Forget every typeset formula (benchmarks measure the work, not the cache)."""
     formula_latex.cache_clear()
+    _shape_parts.cache_clear()
     _shape_latex.cache_clear()
     identifier.cache_clear()

@@ -21,16 +21,21 @@ LARGEST_PLAIN = 1e6
 
 def cut(x: float) -> str:
     """``x`` as a writer receives it: ``7.1274``, ``6875``, ``3.2397e-4``, ``1.2346e6``."""
-    if x == 0 or not math.isfinite(x):
-        return "0" if x == 0 else repr(x)
     magnitude = abs(x)
-    if magnitude < LARGEST_PLAIN and x == int(x) and magnitude >= 1:
-        return str(int(x))  # a whole number in the plain range: the commonest case
-    if magnitude < SMALLEST_PLAIN or magnitude >= LARGEST_PLAIN:
-        mantissa, _, exponent = f"{x:.{MAX_DECIMALS}e}".partition("e")
-        return f"{_trim(mantissa)}e{int(exponent)}"
-    text = _trim(f"{x:.{MAX_DECIMALS}f}")
-    return "0" if text == "-0" else text
+    # The plain range first: nearly every number an article shows is in it (NaN is not).
+    if SMALLEST_PLAIN <= magnitude < LARGEST_PLAIN:
+        if magnitude >= 1 and x == int(x):
+            return str(int(x))  # a whole number: the commonest case
+        text = f"{x:.{MAX_DECIMALS}f}".rstrip("0")
+        if text[-1] == ".":
+            text = text[:-1]
+        return "0" if text == "-0" else text
+    if x == 0:
+        return "0"
+    if not math.isfinite(x):
+        return repr(x)
+    mantissa, _, exponent = f"{x:.{MAX_DECIMALS}e}".partition("e")
+    return f"{_trim(mantissa)}e{int(exponent)}"
 
 
 def _trim(text: str) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from reckoner.articles.facts import Facts, Message, Step, Value
 from reckoner.articles.markup import Markup, markup_for
 from reckoner.articles.mathtex import formula_latex, identifier
+from reckoner.articles.pause import collector_paused
 from reckoner.articles.writers.base import Draft
 
 _LABELS: dict[str, dict[str, str]] = {
@@ -61,6 +62,7 @@ class TemplateWriter:
         return Draft(body=render(facts, language, format_name), writer=self.name)
 
 
+@collector_paused()
 def render(facts: Facts, language: str, format_name: str) -> str:
     """The article body for ``format_name`` (``md`` or ``tex``) in ``language``."""
     labels = _LABELS[language]
