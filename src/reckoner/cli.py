@@ -54,11 +54,12 @@ def _tools_help() -> str:
     """The tools and their argument keys, from the one contract (key? marks an option)."""
     import textwrap
 
-    from reckoner.core.contract import TOOLS
+    from reckoner.core.contract import PRESET_TOOLS, TOOLS
 
     lines = ["tools and their JSON arguments (key? is optional):"]
-    for tool in TOOLS:
-        lines.append(f"  {tool.signature()}")
+    for tool in TOOLS + PRESET_TOOLS:
+        served = f"   (preset {tool.preset}: its policy and provider apply)" if tool.preset else ""
+        lines.append(f"  {tool.signature()}{served}")
         for argument in tool.arguments:
             text = f"{argument.key}: {argument.description}"
             lines.extend(
@@ -72,7 +73,7 @@ def _tools_help() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line; `reckoner --help` lists every command."""
-    from reckoner.core.contract import TOOL_NAMES
+    from reckoner.core.contract import ANY_TOOL_BY_NAME
     from reckoner.server.defaults import DEFAULT_HTTP_PORT
     from reckoner.server.texts import PRESETS
 
@@ -91,13 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
         "call",
         help="make one engine call on the home and print its receipt as JSON",
         description=(
-            f"Make one call ({', '.join(TOOL_NAMES)}) on the home's engine and print the "
+            f"Make one call ({', '.join(ANY_TOOL_BY_NAME)}) on the home's engine and print the "
             "receipt as JSON. Exit code 1 when the engine refused."
         ),
         epilog=_tools_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    call.add_argument("tool", metavar="TOOL", help=" | ".join(TOOL_NAMES))
+    call.add_argument("tool", metavar="TOOL", help=" | ".join(ANY_TOOL_BY_NAME))
     call.add_argument(
         "args", metavar="JSON", help="the arguments as one JSON object ('-' reads stdin)"
     )
@@ -305,8 +306,15 @@ def _open_engine(home: str | None) -> Any:
 def cmd_call(options: argparse.Namespace) -> int:
     from reckoner.wire import dumps_text
 
+    from reckoner.core.contract import PRESET_TOOL_BY_NAME
+
     args = _read_json_argument(options.args)
     with _open_engine(options.home) as engine:
+        preset_tool = PRESET_TOOL_BY_NAME.get(options.tool)
+        if preset_tool is not None and preset_tool.preset is not None:
+            from reckoner.lookup.service import attach_search
+
+            attach_search(engine, preset_tool.preset)
         receipt: dict[str, Any] = engine.call(options.tool, args)
     print(dumps_text(receipt))
     return 0 if receipt.get("ok") is True else EXIT_REFUSED

@@ -27,3 +27,6 @@ MAX_DIMENSION_EXPONENT = 1_000_000
 
 MAX_UNIT_LENGTH = 100
 """Characters in one unit expression (`unit` on set, get and eval's read)."""
+
+MAX_QUESTION_LENGTH = 500
+"""Characters in one `search` question: one sentence asking for one fact."""

@@ -15,8 +15,9 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from reckoner import __version__
+from reckoner.core.contract import PURE_PRESET, tools_for
 from reckoner.server.texts import SKILLS, Skill, persona, skill_text
-from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES, TOOL_NAMES
+from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES
 from reckoner.wire import dumps_text
 
 SERVER_NAME = "reckoner"
@@ -56,7 +57,7 @@ def receipt_result(receipt: dict[str, Any]) -> types.CallToolResult:
     )
 
 
-def _tools() -> list[types.Tool]:
+def _tools(preset: str) -> list[types.Tool]:
     return [
         types.Tool(
             name=name,
@@ -68,10 +69,10 @@ def _tools() -> list[types.Tool]:
                 read_only_hint=False,
                 destructive_hint=name == "record_end",
                 idempotent_hint=False,
-                open_world_hint=False,
+                open_world_hint=name == "search",
             ),
         )
-        for name in TOOL_NAMES
+        for name in (tool.name for tool in tools_for(preset))
     ]
 
 
@@ -82,10 +83,14 @@ def _find_skill(*, name: str | None = None, uri: str | None = None) -> Skill | N
     return None
 
 
-def build_server(engine: ToolCaller | SerialEngine, *, preset: str = "reckoner") -> Server[Any]:
-    """The MCP server for one engine; every session of every transport shares it."""
+def build_server(engine: ToolCaller | SerialEngine, *, preset: str = PURE_PRESET) -> Server[Any]:
+    """The MCP server for one engine; every session of every transport shares it.
+
+    The preset decides the tools listed; a preset tool (``search``) works only when the
+    engine has it attached (``reckoner.server.run`` does for its preset).
+    """
     serial = engine if isinstance(engine, SerialEngine) else SerialEngine(engine)
-    tools = _tools()
+    tools = _tools(preset)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None

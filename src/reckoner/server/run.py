@@ -19,6 +19,7 @@ import anyio
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
+from reckoner.core.contract import PRESET_NAMES, PURE_PRESET
 from reckoner.server.app import SerialEngine, build_server
 from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
 from reckoner.service import Engine
@@ -136,6 +137,10 @@ def serve(
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
+        if preset in PRESET_NAMES and preset != PURE_PRESET:
+            from reckoner.lookup.service import attach_search
+
+            attach_search(engine, preset)
         server = build_server(SerialEngine(engine), preset=preset)
         if sock is not None:
             anyio.run(serve_http, server, sock)
