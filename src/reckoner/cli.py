@@ -304,9 +304,8 @@ def _open_engine(home: str | None) -> Any:
 
 
 def cmd_call(options: argparse.Namespace) -> int:
-    from reckoner.wire import dumps_text
-
     from reckoner.core.contract import PRESET_TOOL_BY_NAME
+    from reckoner.wire import dumps_text
 
     args = _read_json_argument(options.args)
     with _open_engine(options.home) as engine:
