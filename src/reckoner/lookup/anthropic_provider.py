@@ -24,9 +24,24 @@ class AnthropicProvider:
 
     name = "anthropic"
 
-    def __init__(self, model: str, *, timeout: float = 60.0, max_retries: int = 2) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        auth_token: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+    ) -> None:
         self.model = model
-        self._client = anthropic.Anthropic(timeout=timeout, max_retries=max_retries)
+        self._client = anthropic.Anthropic(
+            api_key=api_key,
+            auth_token=auth_token,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+        )
 
     def search(self, question: str, max_results: int) -> list[Candidate]:
         message = self._create(

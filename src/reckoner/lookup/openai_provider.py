@@ -19,9 +19,19 @@ class OpenAIProvider:
 
     name = "openai"
 
-    def __init__(self, model: str, *, timeout: float = 60.0, max_retries: int = 2) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+    ) -> None:
         self.model = model
-        self._client = openai.OpenAI(timeout=timeout, max_retries=max_retries)
+        self._client = openai.OpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+        )
 
     def search(self, question: str, max_results: int) -> list[Candidate]:
         response = self._create(

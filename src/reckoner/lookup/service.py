@@ -38,15 +38,31 @@ def preset_layer(preset: str) -> dict[str, Any]:
     return layer if isinstance(layer, dict) else {}
 
 
-def build_provider(name: str, env: Mapping[str, str]) -> Provider:
-    """The SDK-backed provider; the SDK reads its key and base URL from the environment."""
+def build_provider(
+    name: str, env: Mapping[str, str], *, timeout: float = 60.0, max_retries: int = 2
+) -> Provider:
+    """The SDK-backed provider, given its key and base URL from ``env`` (the SDK's own
+    variables; an unset base URL is the SDK's default endpoint)."""
     if name == "anthropic":
         from .anthropic_provider import AnthropicProvider
 
-        return AnthropicProvider(model_for(name, env))
+        return AnthropicProvider(
+            model_for(name, env),
+            api_key=env.get("ANTHROPIC_API_KEY") or None,
+            auth_token=env.get("ANTHROPIC_AUTH_TOKEN") or None,
+            base_url=env.get("ANTHROPIC_BASE_URL") or None,
+            timeout=timeout,
+            max_retries=max_retries,
+        )
     from .openai_provider import OpenAIProvider
 
-    return OpenAIProvider(model_for(name, env))
+    return OpenAIProvider(
+        model_for(name, env),
+        api_key=env.get("OPENAI_API_KEY") or None,
+        base_url=env.get("OPENAI_BASE_URL") or None,
+        timeout=timeout,
+        max_retries=max_retries,
+    )
 
 
 class SearchTool:
