@@ -3,16 +3,12 @@ engine serving `search` through the official SDKs pointed at them."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from fakes import FakeAnthropic, FakeOpenAI, PageServer  # noqa: E402
-from lookup_helpers import Lookups  # noqa: E402
+from fakes import FakeAnthropic, FakeOpenAI, PageServer
+from lookup_helpers import Lookups
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ citations; any other request is the extractive call and answers one text block.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -301,10 +302,8 @@ class PageServer:
                     self.send_header("location", page.location)
                 self.send_header("content-length", str(page.length or len(page.body)))
                 self.end_headers()
-                try:
+                with contextlib.suppress(OSError):  # a client that stopped reading at its cap
                     self.wfile.write(page.body)
-                except OSError:
-                    pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
