@@ -239,6 +239,8 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
     tool = str(row.get("tool", "?"))
     content = row.get("content")
     body: dict[str, Any] = content if isinstance(content, dict) else {}
+    if tool == "search" and "outcome" in body:
+        return _lookup_lines(body)
     if row.get("ok") is not True:
         code = escape(str(body.get("code", "")))
         error = escape(str(body.get("error", "")))
@@ -271,6 +273,37 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
     from reckoner.wire import dumps_text
 
     return escape(tool), escape(dumps_text(body))
+
+
+_LOOKUP_ACCENT = {"answered": "green", "insufficient": "yellow", "refused": "yellow"}
+
+
+def _lookup_lines(body: dict[str, Any]) -> tuple[str, str]:
+    """A `search` row (manual 12.5): the question, the answer or its sentence, the sources."""
+    from rich.markup import escape
+
+    outcome = str(body.get("outcome"))
+    accent = _LOOKUP_ACCENT.get(outcome, "red")
+    lines = [f"[bold]{escape(str(body.get('question', '')))}[/bold]"]
+    synthesis = body.get("synthesis")
+    answer = synthesis.get("answer") if isinstance(synthesis, dict) else None
+    if outcome == "answered" and isinstance(answer, str):
+        lines.append(f"  → [green]{escape(answer)}[/green]")
+    else:
+        code = escape(str(body.get("code") or outcome))
+        lines.append(f"  [{accent}]{code}: {escape(str(body.get('error', '')))}[/{accent}]")
+    used = [s for s in body.get("used") or () if isinstance(s, dict)]
+    cited = body.get("candidates")
+    if used or cited:
+        total = len(cited) if isinstance(cited, list) else len(used)
+        lines.append(f"  [dim]Sources ({len(used)} of {total} cited):[/dim]")
+        for source in used:
+            title = source.get("title")
+            shown = f"{title} — {source.get('url')}" if title else str(source.get("url"))
+            lines.append(f"    [dim]{escape(shown)}[/dim]")
+    tier = body.get("tier")
+    label = f"[{accent}]search[/{accent}]" + (f" [dim]({escape(str(tier))})[/dim]" if tier else "")
+    return label, "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------
