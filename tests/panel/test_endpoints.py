@@ -376,7 +376,9 @@ def test_unknown_api_path_is_json_404(client: TestClient) -> None:
 def test_11_3_settings_view_has_defaults_when_nothing_is_stored(client: TestClient) -> None:
     response = client.get(f"{API}/settings")
     assert response.status_code == 200
-    assert response.json() == {"panel": {"showAll": False}, "restartRequired": False}
+    view = response.json()
+    assert view.pop("search")["preset"] == "reckoner-with-search"  # issue 11's section
+    assert view == {"panel": {"showAll": False}, "restartRequired": False}
 
 
 def test_9_1_put_writes_only_the_named_section_and_keeps_other_keys(
@@ -396,7 +398,10 @@ def test_9_1_put_writes_only_the_named_section_and_keeps_other_keys(
     assert response.status_code == 200
     body = response.json()
     assert body["saved"] == ["panel"]
-    assert body["settings"] == {"panel": {"showAll": True}, "restartRequired": True}
+    assert {k: v for k, v in body["settings"].items() if k != "search"} == {
+        "panel": {"showAll": True},
+        "restartRequired": True,
+    }
     after = json.loads((home / "state.json").read_text())
     assert after["panel"] == {"futureKey": [1, 2], "showAll": True}
     assert after["generation"] == stored["generation"]

@@ -138,6 +138,8 @@ class Field:
     default: Any
     check: Callable[[Any], Any]
     meaning: str
+    kind: str  # how a form edits it: "choice", "integer", "hosts", "boolean" or "text"
+    choices: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -147,27 +149,73 @@ class Field:
 # Unset (None) is a value for synthesis.provider and .model: null means the deployment default,
 # so an explicit null in a layer is read as "unset" rather than "fall through".
 FIELDS: tuple[Field, ...] = (
-    Field(("tier",), "strict", _one_of(TIERS), "strict keeps allow-listed hosts; open keeps all"),
+    Field(
+        ("tier",),
+        "strict",
+        _one_of(TIERS),
+        "strict keeps allow-listed hosts; open keeps all",
+        "choice",
+        TIERS,
+    ),
     Field(
         ("allowedHosts",),
         DEFAULT_ALLOWED_HOSTS,
         _hosts,
         "hosts a strict lookup accepts, each matched as itself or a subdomain",
+        "hosts",
     ),
-    Field(("maxResults",), 12, _int_in(1, 50), "upper bound on the sources one search returns"),
-    Field(("maxSearchesPerRecord",), 4, _int_in(0, 1000), "lookups one record may carry"),
-    Field(("answerMaxChars",), 1200, _int_in(1, 20_000), "upper bound on the answer's length"),
-    Field(("enrich", "pages"), 0, _int_in(0, 10), "allowed pages fetched for their text"),
-    Field(("enrich", "charsPerPage"), 4000, _int_in(100, 100_000), "text kept of each page"),
+    Field(
+        ("maxResults",),
+        12,
+        _int_in(1, 50),
+        "upper bound on the sources one search returns",
+        "integer",
+    ),
+    Field(
+        ("maxSearchesPerRecord",), 4, _int_in(0, 1000), "lookups one record may carry", "integer"
+    ),
+    Field(
+        ("answerMaxChars",),
+        1200,
+        _int_in(1, 20_000),
+        "upper bound on the answer's length",
+        "integer",
+    ),
+    Field(
+        ("enrich", "pages"), 0, _int_in(0, 10), "allowed pages fetched for their text", "integer"
+    ),
+    Field(
+        ("enrich", "charsPerPage"), 4000, _int_in(100, 100_000), "text kept of each page", "integer"
+    ),
     Field(
         ("enrich", "allowPrivateAddresses"),
         False,
         _boolean,
         "let a fetch reach private, loopback or link-local addresses (off: SSRF guard)",
+        "boolean",
     ),
-    Field(("synthesis", "provider"), None, _optional_provider, "the extractive step's provider"),
-    Field(("synthesis", "model"), None, _optional_model, "the extractive step's model"),
-    Field(("synthesis", "maxTokens"), 800, _int_in(16, 32_000), "token ceiling of extraction"),
+    Field(
+        ("synthesis", "provider"),
+        None,
+        _optional_provider,
+        "the extractive step's provider (unset: the search provider)",
+        "choice",
+        PROVIDERS,
+    ),
+    Field(
+        ("synthesis", "model"),
+        None,
+        _optional_model,
+        "the extractive step's model (unset: the provider's model)",
+        "text",
+    ),
+    Field(
+        ("synthesis", "maxTokens"),
+        800,
+        _int_in(16, 32_000),
+        "token ceiling of the extractive call",
+        "integer",
+    ),
 )
 FIELD_BY_NAME: dict[str, Field] = {field.name: field for field in FIELDS}
 _NULL_MEANS_UNSET = frozenset({"synthesis.provider", "synthesis.model"})
