@@ -136,7 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--preset",
         choices=PRESETS,
         default="reckoner",
-        help="the persona rules given to the model (default: reckoner)",
+        help=(
+            "reckoner: the six tools and the persona; reckoner-with-search adds the search "
+            "tool (configured by ANTHROPIC_API_KEY or OPENAI_API_KEY) and its rules "
+            "(default: reckoner)"
+        ),
     )
     _add_home(serve)
 

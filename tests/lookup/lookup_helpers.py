@@ -72,18 +72,23 @@ class Lookups:
         StateFile(HomeLayout(self.home)).write_subtree("search", subtree)
 
     def rows(self) -> list[dict[str, Any]]:
-        archive = RecordArchive(HomeLayout(self.home))
-        listing = archive.index()
-        record_id = listing.open.id if listing.open else listing.closed[0].id
-        view = archive.read(record_id)
-        assert view is not None
-        return view.rows
+        return record_rows(self.home)
 
     def search_rows(self) -> list[dict[str, Any]]:
         return [row for row in self.rows() if row["tool"] == "search"]
 
     def log_text(self) -> str:
         return "".join(p.read_text("utf-8") for p in sorted((self.home / "logs").glob("*.log")))
+
+
+def record_rows(home: Path) -> list[dict[str, Any]]:
+    """The rows of the home's open record, or of its newest closed one."""
+    archive = RecordArchive(HomeLayout(home))
+    listing = archive.index()
+    record_id = listing.open.id if listing.open else listing.closed[0].id
+    view = archive.read(record_id)
+    assert view is not None
+    return view.rows
 
 
 def _quick_provider(name: str, env: Mapping[str, str]) -> Any:

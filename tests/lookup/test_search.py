@@ -5,6 +5,8 @@ layers, the budget across a restart, and that the model receives the answer alon
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -496,3 +498,47 @@ def test_12_pure_engine_has_no_search_tool(tmp_path: Any) -> None:
         engine.call("record_start", {"title": "t"})
         receipt = engine.call("search", {"question": "What is g?"})
     assert receipt["code"] == "ENGINE_INVALID_ARGS" and "unknown tool 'search'" in receipt["error"]
+
+
+def test_12_5_a_running_lookup_counts_against_the_budget(lookups: Lookups) -> None:
+    """Two lookups at once with one left: the second is refused, never both answered."""
+    lookups.override({"maxSearchesPerRecord": 1})
+    _answering(lookups, Source(WIKI))
+    lookups.anthropic.script.search_delay = 0.5
+    lookups.start()
+    receipts = _while_searching(lookups, lambda: lookups.search())
+    assert sorted(r.get("code", "answered") for r in receipts) == [
+        "SEARCH_BUDGET_EXCEEDED",
+        "answered",
+    ]
+    assert [r["content"]["outcome"] for r in lookups.search_rows()] == ["refused", "answered"]
+
+
+def test_7_2_a_lookup_whose_record_closed_meanwhile_writes_nowhere(lookups: Lookups) -> None:
+    _answering(lookups, Source(WIKI))
+    lookups.anthropic.script.search_delay = 0.5
+    lookups.start()
+
+    def close_and_reopen() -> dict[str, Any]:
+        assert lookups.call("record_end", {}) == {"ok": True}
+        lookups.start("The next question")
+        return {}
+
+    receipts = _while_searching(lookups, close_and_reopen)
+    assert receipts[0]["code"] == "ENGINE_OPEN_RECORD_NOT_FOUND"
+    assert "closed before it finished" in receipts[0]["error"]
+    assert [row["tool"] for row in lookups.rows()] == ["record_start"]  # the new record
+    assert "outlived its record" in lookups.log_text()
+
+
+def _while_searching(lookups: Lookups, meanwhile: Callable[[], dict[str, Any]]) -> list[Any]:
+    """Start a lookup in a thread, run ``meanwhile`` once the provider has the request;
+    the lookup's receipt first, then what ``meanwhile`` answered."""
+    receipts: list[dict[str, Any]] = []
+    running = threading.Thread(target=lambda: receipts.append(lookups.search()))
+    running.start()
+    while not lookups.anthropic.requests:
+        threading.Event().wait(0.01)
+    other = meanwhile()
+    running.join()
+    return [*receipts, other]

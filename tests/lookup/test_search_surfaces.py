@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import jsonschema
 from fakes import FakeAnthropic, Source, reply_json
-from lookup_helpers import ANTHROPIC_KEY
+from lookup_helpers import ANTHROPIC_KEY, record_rows
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -34,15 +34,6 @@ def _params(home: Path, preset: str, fake: FakeAnthropic) -> StdioServerParamete
         args=["-m", "reckoner", "serve", "--home", str(home), "--preset", preset],
         env={"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": fake.root},
     )
-
-
-def _rows(home: Path) -> list[dict[str, Any]]:
-    archive = RecordArchive(HomeLayout(home))
-    listing = archive.index()
-    record_id = listing.open.id if listing.open else listing.closed[0].id
-    view = archive.read(record_id)
-    assert view is not None
-    return view.rows
 
 
 def test_12_search_over_stdio_through_a_real_mcp_client(
@@ -75,7 +66,7 @@ def test_12_search_over_stdio_through_a_real_mcp_client(
     (text,) = answered.content
     assert json.loads(text.text) == answered.structured_content
     assert "wikipedia" not in text.text
-    rows = _rows(home)
+    rows = record_rows(home)
     assert [r["tool"] for r in rows] == ["record_start", "search"]
     assert rows[1]["content"]["used"][0]["url"] == WIKI
     assert ANTHROPIC_KEY not in json.dumps(rows)

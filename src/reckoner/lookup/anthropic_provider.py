@@ -31,8 +31,8 @@ class AnthropicProvider:
         api_key: str | None = None,
         auth_token: str | None = None,
         base_url: str | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 2,
+        timeout: float = 45.0,
+        max_retries: int = 1,
     ) -> None:
         self.model = model
         self._client = anthropic.Anthropic(

@@ -25,8 +25,8 @@ class OpenAIProvider:
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 2,
+        timeout: float = 45.0,
+        max_retries: int = 1,
     ) -> None:
         self.model = model
         self._client = openai.OpenAI(

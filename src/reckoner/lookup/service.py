@@ -39,7 +39,7 @@ def preset_layer(preset: str) -> dict[str, Any]:
 
 
 def build_provider(
-    name: str, env: Mapping[str, str], *, timeout: float = 60.0, max_retries: int = 2
+    name: str, env: Mapping[str, str], *, timeout: float = 45.0, max_retries: int = 1
 ) -> Provider:
     """The SDK-backed provider, given its key and base URL from ``env`` (the SDK's own
     variables; an unset base URL is the SDK's default endpoint)."""
