@@ -30,3 +30,6 @@ MAX_UNIT_LENGTH = 100
 
 MAX_QUESTION_LENGTH = 500
 """Characters in one `search` question: one sentence asking for one fact."""
+
+MAX_UNIT_POWER = 20
+"""Largest magnitude of one whole power in a unit expression (`m^3`, `s^-2`)."""
