@@ -542,3 +542,41 @@ def _while_searching(lookups: Lookups, meanwhile: Callable[[], dict[str, Any]]) 
     other = meanwhile()
     running.join()
     return [*receipts, other]
+
+
+@pytest.mark.parametrize(
+    ("status", "raw", "words"),
+    [
+        (429, None, "rate-limiting"),
+        (500, None, "HTTP 500"),
+        (200, b"<html>not json</html>", "could not be read"),
+        (200, b'{"output": 7}', "unexpected shape"),
+    ],
+)
+def test_12_6_openai_faults_are_unavailable_and_the_tool_keeps_serving(
+    lookups: Lookups, status: int, raw: bytes | None, words: str
+) -> None:
+    lookups.use_openai_only()
+    lookups.restart()
+    lookups.openai.script.search_status = status
+    lookups.openai.script.search_raw = raw
+    lookups.start()
+    receipt = lookups.search()
+    assert receipt["code"] == "SEARCH_UNAVAILABLE" and words in receipt["error"]
+    assert lookups.search_rows()[0]["content"]["outcome"] == "failed"
+    lookups.openai.script.search_status, lookups.openai.script.search_raw = 200, None
+    _answering(lookups, Source(WIKI))
+    assert lookups.search()["ok"] is True
+
+
+def test_12_the_pure_preset_loads_no_provider_sdk() -> None:
+    """The pure preset reaches nothing: serving it never imports a provider SDK."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, reckoner.server.run, reckoner.cli; "
+        "print(sorted(m for m in ('anthropic', 'openai', 'trafilatura') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

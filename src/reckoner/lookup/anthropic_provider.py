@@ -105,6 +105,10 @@ class AnthropicProvider:
             raise ProviderFailure(
                 f"the anthropic provider could not be reached at {self._client.base_url.host}"
             ) from None
+        except ValueError:  # a 200 whose body is not JSON
+            raise ProviderFailure(
+                "the anthropic provider's reply could not be read (its body is not JSON)"
+            ) from None
         except anthropic.APIError as error:
             raise ProviderFailure(
                 f"the anthropic provider's reply could not be read ({type(error).__name__})"

@@ -87,6 +87,10 @@ class OpenAIProvider:
             raise ProviderFailure(
                 f"the openai provider could not be reached at {self._client.base_url.host}"
             ) from None
+        except ValueError:  # a 200 whose body is not JSON
+            raise ProviderFailure(
+                "the openai provider's reply could not be read (its body is not JSON)"
+            ) from None
         except openai.APIError as error:
             raise ProviderFailure(
                 f"the openai provider's reply could not be read ({type(error).__name__})"

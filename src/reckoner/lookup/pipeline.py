@@ -85,11 +85,11 @@ class _Lookup:
         row["durationMs"] = max(0, round((self.clock() - self.started) * 1000))
         return row
 
-    def fail(self, outcome: str, code: str, error: str) -> Outcome:
+    def fail(self, outcome: str, code: SearchCode, error: str) -> Outcome:
         return Outcome(
             False,
-            {"ok": False, "code": code, "error": error},
-            self.content(outcome, error, code),
+            {"ok": False, "code": code.value, "error": error},
+            self.content(outcome, error, code.value),
             self.notes,
         )
 

@@ -266,7 +266,7 @@ class Engine:
             shown = repr(tool)[:60]
             return Failure(
                 ErrorCode.INVALID_ARGS,
-                f"unknown tool {shown}; the tools are {', '.join(TOOLS)}",
+                f"unknown tool {shown}; the tools are {', '.join([*TOOLS, *self._fact_tools])}",
             ).receipt()
         if tool in NEEDS_OPEN_RECORD and self._record is None:
             # The gate comes first, and with no record open nothing is written anywhere.
