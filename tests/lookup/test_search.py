@@ -580,3 +580,43 @@ def test_12_the_pure_preset_loads_no_provider_sdk() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_12_5_every_outcome_has_one_row_of_the_same_shape(lookups: Lookups) -> None:
+    """answered, insufficient (before and after synthesis), failed (with the raw reply kept)
+    and refused: one row each, the same keys in the same order, synthesis only once it ran."""
+    lookups.override({"maxSearchesPerRecord": 4})
+    lookups.start()
+    _answering(lookups, Source(WIKI))
+    lookups.search()
+    lookups.anthropic.script.sources = [Source("https://blog.example.com/x")]
+    lookups.search()
+    _answering(lookups, Source(WIKI))
+    lookups.anthropic.script.extract_text = reply_json("", [], insufficient=True)
+    lookups.search()
+    lookups.anthropic.script.extract_text = "not an object"
+    lookups.search()
+    lookups.search()
+    rows = lookups.search_rows()
+    head = ["question", "tier", "outcome", "candidates", "used", "policy"]
+    expected = [
+        ("answered", True, [*head, "synthesis", "durationMs"]),
+        ("insufficient", False, [*head, "error", "code", "durationMs"]),
+        ("insufficient", False, [*head, "synthesis", "error", "code", "durationMs"]),
+        ("failed", False, [*head, "synthesis", "error", "code", "durationMs"]),
+        ("refused", False, [*head, "error", "code", "durationMs"]),
+    ]
+    assert len(rows) == len(expected)
+    for row, (outcome, ok, keys) in zip(rows, expected, strict=True):
+        assert row["ok"] is ok and row["content"]["outcome"] == outcome
+        assert list(row["content"]) == keys
+        assert row["content"]["policy"] == {**_default_policy_row(), "maxSearchesPerRecord": 4}
+    assert set(rows[3]["content"]["synthesis"]) == {
+        "provider",
+        "model",
+        "promptVersion",
+        "answer",
+        "used",
+        "raw",
+    }
+    assert rows[3]["content"]["synthesis"]["raw"] == "not an object"

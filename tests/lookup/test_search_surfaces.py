@@ -19,6 +19,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from reckoner.core.contract import PRESET_TOOL_BY_NAME, TOOLS, tools_for
+from reckoner.core.preset_errors import PRESET_CODES
 from reckoner.server.texts import persona
 from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS
 from reckoner.storage.home import HomeLayout
@@ -95,6 +96,8 @@ def test_12_7_the_persona_and_the_description_carry_the_callers_rules() -> None:
         assert "compute, convert, round or derive" in text
         assert "SEARCH_INSUFFICIENT" in text and "stop" in text
         assert "SEARCH_BUDGET_EXCEEDED" in text and "continue with what the record holds" in text
+    for code in PRESET_CODES["search"]:  # the tool's own description names every code it answers
+        assert code in DESCRIPTIONS["search"]
 
 
 def test_12_1_the_search_schema_is_the_contract() -> None:
