@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fakes import Source, reply_json
-from lookup_helpers import ANTHROPIC_KEY, OPENAI_KEY, Lookups
+from lookup_helpers import ANTHROPIC_KEY, OPENAI_KEY, Lookups, record_rows
 
 from reckoner.lookup.extraction import PROMPT_VERSION
 from reckoner.lookup.policy import DEFAULT_ALLOWED_HOSTS
@@ -620,3 +620,20 @@ def test_12_5_every_outcome_has_one_row_of_the_same_shape(lookups: Lookups) -> N
         "raw",
     }
     assert rows[3]["content"]["synthesis"]["raw"] == "not an object"
+
+
+def test_a_lookup_that_outlives_its_engine_writes_nothing(lookups: Lookups) -> None:
+    _answering(lookups, Source(WIKI))
+    lookups.anthropic.script.search_delay = 0.5
+    lookups.start()
+    engine = lookups.engine
+    assert engine is not None
+
+    def close() -> dict[str, Any]:
+        engine.close()
+        return {}
+
+    receipts = _while_searching(lookups, close)
+    lookups.engine = None
+    assert receipts[0]["code"] == "ENGINE_UNKNOWN_ERROR" and "not recorded" in receipts[0]["error"]
+    assert [row["tool"] for row in record_rows(lookups.home)] == ["record_start"]

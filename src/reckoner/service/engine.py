@@ -516,6 +516,13 @@ class Engine:
             with self._mutex:
                 self._fact_pending[tool] -= 1
         with self._mutex:
+            if self._closed:
+                # The home may already belong to another process: write nothing more.
+                return Failure(
+                    ErrorCode.UNKNOWN_ERROR,
+                    f"internal error: the engine closed while this {tool} ran, so its result "
+                    f"was not recorded; ask again once the server is back",
+                ).receipt()
             if self._record is not record:
                 self.log.warn("a lookup outlived its record; its row was not written", tool=tool)
                 return Failure(
