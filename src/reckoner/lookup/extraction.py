@@ -78,7 +78,7 @@ def read_reply(text: str, item_count: int) -> Extraction:
     """The reply as an Extraction, or UnreadableReply; indices must fall within the material."""
     try:
         reply = json.loads(_unfenced(text))
-    except ValueError:
+    except (ValueError, RecursionError):
         raise UnreadableReply("the extractive reply is not a JSON object") from None
     if not isinstance(reply, dict):
         raise UnreadableReply("the extractive reply is JSON but not an object")

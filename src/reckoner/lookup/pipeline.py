@@ -124,7 +124,8 @@ def run(
             f"the lookup is unavailable: {why}; nothing was looked up",
         )
     try:
-        lookup.candidates = provider.search(question, policy.max_results)[: policy.max_results]
+        found = provider.search(question, policy.max_results)[: policy.max_results]
+        lookup.candidates = [c.trimmed() for c in found]
     except ProviderFailure as why:
         return lookup.fail(
             "failed",

@@ -31,6 +31,15 @@ RETRIEVAL_SYSTEM = (
 )
 
 
+MAX_SNIPPET_CHARS = 2_000
+"""Characters of one source's snippet kept (a provider's cited text can run to pages)."""
+MAX_TITLE_CHARS = 300
+
+
+def _cut(text: str | None, limit: int) -> str | None:
+    return text if text is None or len(text) <= limit else text[: limit - 1] + "…"
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """One source the provider cited (manual 12.5's candidate)."""
@@ -39,6 +48,15 @@ class Candidate:
     title: str | None = None
     snippet: str | None = None
     published_at: str | None = None
+
+    def trimmed(self) -> Candidate:
+        """The candidate with its title and snippet cut to what a row keeps."""
+        return Candidate(
+            self.url,
+            _cut(self.title, MAX_TITLE_CHARS),
+            _cut(self.snippet, MAX_SNIPPET_CHARS),
+            _cut(self.published_at, 100),
+        )
 
     def row(self) -> dict[str, Any]:
         """The candidate as the row keeps it: url always, the rest when supplied."""
