@@ -124,8 +124,8 @@ def run(
             f"the lookup is unavailable: {why}; nothing was looked up",
         )
     try:
-        found = provider.search(question, policy.max_results)[: policy.max_results]
-        lookup.candidates = [c.trimmed() for c in found]
+        cited = provider.search(question, policy.max_results)[: policy.max_results]
+        lookup.candidates = [c.trimmed() for c in cited]
     except ProviderFailure as why:
         return lookup.fail(
             "failed",
