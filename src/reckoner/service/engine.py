@@ -134,7 +134,7 @@ class Engine:
         self._fact_tools: dict[str, FactTool] = {}
         # The open record's rows of each preset tool (their contents) and the calls running.
         self._fact_rows: dict[str, list[dict[str, Any]]] = {}
-        self._fact_pending: dict[str, int] = {}
+        self._fact_pending: dict[tuple[str, str], int] = {}  # by tool and record
         self._settle_state(layout)
         self._recover()
         self.log.info(
@@ -501,8 +501,9 @@ class Engine:
                 return failure.receipt()
             record = self._record
             earlier = list(self._fact_rows.get(tool, ()))
-            pending = self._fact_pending.get(tool, 0)
-            self._fact_pending[tool] = pending + 1
+            running = (tool, record.record_id)
+            pending = self._fact_pending.get(running, 0)
+            self._fact_pending[running] = pending + 1
         try:
             ok, receipt, content = self._fact_tools[tool].run(checked, earlier, pending)
         except Exception as error:  # run must not raise; if it does, the receipt says so
@@ -514,7 +515,10 @@ class Engine:
             content = {"code": failure.code.value, "error": failure.message}
         finally:
             with self._mutex:
-                self._fact_pending[tool] -= 1
+                if self._fact_pending[running] == 1:
+                    del self._fact_pending[running]
+                else:
+                    self._fact_pending[running] -= 1
         with self._mutex:
             if self._closed:
                 # The home may already belong to another process: write nothing more.
