@@ -149,3 +149,43 @@ def test_12_cli_call_search_and_show_renders_the_lookup_with_its_sources(
     assert "SEARCH_INSUFFICIENT" in out and "What is the density of tin?" in out
     helped = _cli(home, {}, "call", "--help").stdout
     assert "search {question}" in helped
+
+
+def test_12_5_a_lookup_killed_mid_call_leaves_the_record_whole_and_the_budget_unspent(
+    tmp_path: Path, fakes: None, anthropic_fake: FakeAnthropic
+) -> None:
+    import signal
+    import time
+
+    home = tmp_path / "home"
+    env = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": anthropic_fake.root}
+    assert _cli(home, env, "call", "record_start", '{"title": "Copper"}').returncode == 0
+    anthropic_fake.script.search_delay = 10
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "reckoner",
+            "call",
+            "search",
+            '{"question": "g?"}',
+            "--home",
+            str(home),
+        ],
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not anthropic_fake.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert anthropic_fake.requests, "the child never reached the provider"
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    assert [r["tool"] for r in record_rows(home)] == ["record_start"]
+    anthropic_fake.script.search_delay = 0
+    anthropic_fake.script.sources = [Source(WIKI, "Copper - Wikipedia")]
+    anthropic_fake.script.extract_text = reply_json(ANSWER, [0])
+    done = _cli(home, env, "call", "search", '{"question": "What is the density of copper?"}')
+    assert json.loads(done.stdout)["ok"] is True
+    assert [r["tool"] for r in record_rows(home)] == ["record_start", "search"]
