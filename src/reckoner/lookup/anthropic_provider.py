@@ -13,7 +13,13 @@ from typing import Any
 
 import anthropic
 
-from .providers import RETRIEVAL_SYSTEM, Candidate, ProviderFailure, status_clause
+from .providers import (
+    RETRIEVAL_SYSTEM,
+    Candidate,
+    ProviderFailure,
+    gather_citation,
+    sdk_request,
+)
 
 _RETRIEVAL_TOKENS = 1024
 _MAX_SEARCH_USES = 3
@@ -70,7 +76,7 @@ class AnthropicProvider:
                     for citation in block.citations or ():
                         if citation.type != "web_search_result_location":
                             continue
-                        _cite(cited, citation.url, citation.title, citation.cited_text)
+                        gather_citation(cited, citation.url, citation.title, citation.cited_text)
         except (AttributeError, TypeError) as error:
             raise ProviderFailure(
                 f"the anthropic provider answered a Messages reply of an unexpected shape "
@@ -95,33 +101,7 @@ class AnthropicProvider:
         return "".join(block.text for block in message.content if block.type == "text")
 
     def _create(self, **request: Any) -> Any:
-        try:
-            return self._client.messages.create(**request)
-        except anthropic.APIStatusError as error:
-            raise ProviderFailure(status_clause("anthropic", error.status_code)) from None
-        except anthropic.APITimeoutError:
-            raise ProviderFailure("the anthropic provider did not answer in time") from None
-        except anthropic.APIConnectionError:
-            raise ProviderFailure(
-                f"the anthropic provider could not be reached at {self._client.base_url.host}"
-            ) from None
-        except ValueError:  # a 200 whose body is not JSON
-            raise ProviderFailure(
-                "the anthropic provider's reply could not be read (its body is not JSON)"
-            ) from None
-        except anthropic.APIError as error:
-            raise ProviderFailure(
-                f"the anthropic provider's reply could not be read ({type(error).__name__})"
-            ) from None
-
-
-def _cite(cited: dict[str, Candidate], url: str, title: str | None, text: str | None) -> None:
-    """Gather a citation; several citing one URL join their cited texts."""
-    seen = cited.get(url)
-    if seen is None:
-        cited[url] = Candidate(url, title or None, (text or "").strip() or None)
-        return
-    snippet = seen.snippet
-    if text and text.strip() and (snippet is None or text.strip() not in snippet):
-        snippet = f"{snippet} … {text.strip()}" if snippet else text.strip()
-    cited[url] = Candidate(url, seen.title or title or None, snippet)
+        client = self._client
+        return sdk_request(
+            self.name, anthropic, client.base_url.host, lambda: client.messages.create(**request)
+        )

@@ -11,7 +11,13 @@ from typing import Any
 
 import openai
 
-from .providers import RETRIEVAL_SYSTEM, Candidate, ProviderFailure, status_clause
+from .providers import (
+    RETRIEVAL_SYSTEM,
+    Candidate,
+    ProviderFailure,
+    gather_citation,
+    sdk_request,
+)
 
 
 class OpenAIProvider:
@@ -51,13 +57,8 @@ class OpenAIProvider:
                     for note in part.annotations:
                         if note.type != "url_citation":
                             continue
-                        span = part.text[note.start_index : note.end_index].strip() or None
-                        seen = cited.get(note.url)
-                        if seen is None:
-                            cited[note.url] = Candidate(note.url, note.title or None, span)
-                        elif span and (seen.snippet is None or span not in seen.snippet):
-                            joined = f"{seen.snippet} … {span}" if seen.snippet else span
-                            cited[note.url] = Candidate(note.url, seen.title, joined)
+                        span = part.text[note.start_index : note.end_index]
+                        gather_citation(cited, note.url, note.title, span)
         except (AttributeError, TypeError) as error:
             raise ProviderFailure(
                 f"the openai provider answered a Responses reply of an unexpected shape "
@@ -77,21 +78,7 @@ class OpenAIProvider:
             ) from None
 
     def _create(self, **request: Any) -> Any:
-        try:
-            return self._client.responses.create(**request)
-        except openai.APIStatusError as error:
-            raise ProviderFailure(status_clause("openai", error.status_code)) from None
-        except openai.APITimeoutError:
-            raise ProviderFailure("the openai provider did not answer in time") from None
-        except openai.APIConnectionError:
-            raise ProviderFailure(
-                f"the openai provider could not be reached at {self._client.base_url.host}"
-            ) from None
-        except ValueError:  # a 200 whose body is not JSON
-            raise ProviderFailure(
-                "the openai provider's reply could not be read (its body is not JSON)"
-            ) from None
-        except openai.APIError as error:
-            raise ProviderFailure(
-                f"the openai provider's reply could not be read ({type(error).__name__})"
-            ) from None
+        client = self._client
+        return sdk_request(
+            self.name, openai, client.base_url.host, lambda: client.responses.create(**request)
+        )

@@ -11,9 +11,9 @@ turn is the manual's shipped provider; ``RECKONER_SEARCH_PROVIDER`` (``anthropic
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from .policy import PROVIDERS
 
@@ -160,3 +160,43 @@ def status_clause(provider: str, status: int) -> str:
     if status >= 500:
         return f"the {provider} provider failed (HTTP {status})"
     return f"the {provider} provider refused the request (HTTP {status})"
+
+
+def gather_citation(
+    cited: dict[str, Candidate], url: str, title: str | None, text: str | None
+) -> None:
+    """Add one citation to ``cited`` (by URL, in first-cited order); several citing one URL
+    join their cited texts."""
+    text = (text or "").strip() or None
+    seen = cited.get(url)
+    if seen is None:
+        cited[url] = Candidate(url, title or None, text)
+        return
+    snippet = seen.snippet
+    if text and (snippet is None or text not in snippet):
+        snippet = f"{snippet} … {text}" if snippet else text
+    cited[url] = Candidate(url, seen.title or title or None, snippet)
+
+
+Reply = TypeVar("Reply")
+
+
+def sdk_request(provider: str, sdk: Any, host: str, send: Callable[[], Reply]) -> Reply:
+    """Send one request through an official SDK (``sdk`` is the ``anthropic`` or ``openai``
+    module: both name their errors alike) and turn each failure into our own clause."""
+    try:
+        return send()
+    except sdk.APIStatusError as error:
+        raise ProviderFailure(status_clause(provider, error.status_code)) from None
+    except sdk.APITimeoutError:
+        raise ProviderFailure(f"the {provider} provider did not answer in time") from None
+    except sdk.APIConnectionError:
+        raise ProviderFailure(f"the {provider} provider could not be reached at {host}") from None
+    except ValueError:  # a 200 whose body is not JSON
+        raise ProviderFailure(
+            f"the {provider} provider's reply could not be read (its body is not JSON)"
+        ) from None
+    except sdk.APIError as error:
+        raise ProviderFailure(
+            f"the {provider} provider's reply could not be read ({type(error).__name__})"
+        ) from None
