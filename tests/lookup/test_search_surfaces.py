@@ -18,7 +18,7 @@ from lookup_helpers import ANTHROPIC_KEY, record_rows
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from reckoner.core.contract import PRESET_TOOL_BY_NAME, TOOLS, tools_for
+from reckoner.core.contract import PRESET_TOOL_BY_NAME, TOOLS, tools_of
 from reckoner.core.preset_errors import PRESET_CODES
 from reckoner.server.texts import persona
 from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS
@@ -56,7 +56,7 @@ def test_12_search_over_stdio_through_a_real_mcp_client(
 
     tools, refused, answered, instructions = anyio.run(main)
     search = next(t for t in tools if t.name == "search")
-    assert [t.name for t in tools] == [t.name for t in tools_for("reckoner-with-search")]
+    assert [t.name for t in tools] == [t.name for t in tools_of("reckoner-with-search")]
     assert search.input_schema == INPUT_SCHEMAS["search"]
     assert search.description == DESCRIPTIONS["search"]
     assert instructions == persona("reckoner-with-search")

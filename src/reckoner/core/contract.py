@@ -370,24 +370,24 @@ PURE_PRESET = "reckoner"
 
 SEARCH_PRESET = "reckoner-with-search"
 
-PRESET_TOOLS: tuple[Tool, ...] = (
-    Tool(
-        "search",
-        True,
-        (
-            Argument(
-                "question",
-                True,
-                Null.REFUSED,
-                {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_LENGTH},
-                "The one fact you need, asked as a question in one sentence "
-                "('What is the density of copper at 20 degC?'). Forwarded verbatim. Never ask "
-                "the lookup to compute, convert, round or derive anything.",
-            ),
+SEARCH_TOOL = Tool(
+    "search",
+    True,
+    (
+        Argument(
+            "question",
+            True,
+            Null.REFUSED,
+            {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_LENGTH},
+            "The one fact you need, asked as a question in one sentence "
+            "('What is the density of copper at 20 degC?'). Forwarded verbatim. Never ask "
+            "the lookup to compute, convert, round or derive anything.",
         ),
-        SEARCH_PRESET,
     ),
+    SEARCH_PRESET,
 )
+
+PRESET_TOOLS: tuple[Tool, ...] = (SEARCH_TOOL,)
 """Tools that exist only in the preset that names them."""
 
 PRESET_TOOL_BY_NAME: dict[str, Tool] = {tool.name: tool for tool in PRESET_TOOLS}
@@ -400,6 +400,6 @@ PRESET_NAMES: tuple[str, ...] = (
 )
 
 
-def tools_for(preset: str) -> tuple[Tool, ...]:
+def tools_of(preset: str) -> tuple[Tool, ...]:
     """The tools one preset serves, in order: the six, then the preset's own."""
     return TOOLS + tuple(tool for tool in PRESET_TOOLS if tool.preset == preset)

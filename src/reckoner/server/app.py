@@ -15,7 +15,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from reckoner import __version__
-from reckoner.core.contract import PURE_PRESET, tools_for
+from reckoner.core.contract import PURE_PRESET, tools_of
 from reckoner.server.texts import SKILLS, Skill, persona, skill_text
 from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES
 from reckoner.wire import dumps_text
@@ -72,7 +72,7 @@ def _tools(preset: str) -> list[types.Tool]:
                 open_world_hint=name == "search",
             ),
         )
-        for name in (tool.name for tool in tools_for(preset))
+        for name in (tool.name for tool in tools_of(preset))
     ]
 
 
