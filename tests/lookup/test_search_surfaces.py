@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 import jsonschema
+import pytest
 from fakes import FakeAnthropic, Source, reply_json
 from lookup_helpers import ANTHROPIC_KEY, record_rows
 from mcp import Client
@@ -189,3 +190,26 @@ def test_12_5_a_lookup_killed_mid_call_leaves_the_record_whole_and_the_budget_un
     done = _cli(home, env, "call", "search", '{"question": "What is the density of copper?"}')
     assert json.loads(done.stdout)["ok"] is True
     assert [r["tool"] for r in record_rows(home)] == ["record_start", "search"]
+
+
+def test_9_2_the_log_names_the_search_provider_at_start_and_never_its_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reckoner import Engine
+    from reckoner.lookup.service import attach_search
+
+    def started_log(home: Path) -> str:
+        with Engine(home) as engine:
+            attach_search(engine)
+        return "".join(p.read_text("utf-8") for p in (home / "logs").glob("*.log"))
+
+    for key in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    unconfigured = started_log(tmp_path / "none")
+    assert "search is served but unavailable" in unconfigured
+    assert "ANTHROPIC_API_KEY" in unconfigured
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    configured = started_log(tmp_path / "some")
+    assert "search provider" in configured and "127.0.0.1:9" in configured
+    assert ANTHROPIC_KEY not in configured

@@ -23,6 +23,10 @@ KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "openai": ("OPENAI_API_KEY",),
 }
 MODEL_VARIABLES: dict[str, str] = {"anthropic": "ANTHROPIC_MODEL", "openai": "OPENAI_MODEL"}
+BASE_URL_VARIABLES: dict[str, str] = {
+    "anthropic": "ANTHROPIC_BASE_URL",
+    "openai": "OPENAI_BASE_URL",
+}
 DEFAULT_MODELS: dict[str, str] = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5-mini"}
 SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
 RETRIEVAL_SYSTEM = (

@@ -22,7 +22,7 @@ from reckoner.storage.state_file import StateFile
 from . import pipeline
 from .pages import PageFetcher
 from .policy import Policy, Resolution, resolve
-from .providers import Provider, choose, model_for, scrub
+from .providers import BASE_URL_VARIABLES, NotConfigured, Provider, choose, model_for, scrub
 
 STATE_KEY = "search"
 
@@ -91,6 +91,17 @@ class SearchTool:
             self._log.warn(note)
         return resolution
 
+    def announce(self) -> None:
+        """Say in the log which provider a lookup would use now (never its key)."""
+        env = os.environ if self._env is None else self._env
+        try:
+            name = choose(env)
+        except NotConfigured as why:
+            self._log.warn(f"search is served but unavailable: {why}")
+            return
+        base = env.get(BASE_URL_VARIABLES[name], "").strip() or "the SDK's default endpoint"
+        self._log.info("search provider", provider=name, model=model_for(name, env), base=base)
+
     def _provider_for(self, wanted: str | None) -> Provider:
         env = os.environ if self._env is None else self._env
         name = choose(env, wanted)
@@ -148,4 +159,5 @@ def attach_search(engine: Engine, preset: str = SEARCH_PRESET) -> SearchTool:
     """Serve `search` through ``engine`` under ``preset``'s policy layer; the tool."""
     tool = SearchTool(StateFile(HomeLayout(engine.home)), preset_layer(preset), engine.log)
     engine.attach("search", tool)
+    tool.announce()
     return tool
