@@ -54,11 +54,12 @@ def _tools_help() -> str:
     """The tools and their argument keys, from the one contract (key? marks an option)."""
     import textwrap
 
-    from reckoner.core.contract import TOOLS
+    from reckoner.core.contract import PRESET_TOOLS, TOOLS
 
     lines = ["tools and their JSON arguments (key? is optional):"]
-    for tool in TOOLS:
-        lines.append(f"  {tool.signature()}")
+    for tool in TOOLS + PRESET_TOOLS:
+        served = f"   (preset {tool.preset}: its policy and provider apply)" if tool.preset else ""
+        lines.append(f"  {tool.signature()}{served}")
         for argument in tool.arguments:
             text = f"{argument.key}: {argument.description}"
             lines.extend(
@@ -83,7 +84,7 @@ def _add_lane(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line; `reckoner --help` lists every command."""
-    from reckoner.core.contract import TOOL_NAMES
+    from reckoner.core.contract import ANY_TOOL_BY_NAME
     from reckoner.server.defaults import DEFAULT_HTTP_PORT
     from reckoner.server.texts import PRESETS
 
@@ -102,13 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
         "call",
         help="make one engine call on the home and print its receipt as JSON",
         description=(
-            f"Make one call ({', '.join(TOOL_NAMES)}) on the home's engine and print the "
+            f"Make one call ({', '.join(ANY_TOOL_BY_NAME)}) on the home's engine and print the "
             "receipt as JSON. Exit code 1 when the engine refused."
         ),
         epilog=_tools_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    call.add_argument("tool", metavar="TOOL", help=" | ".join(TOOL_NAMES))
+    call.add_argument("tool", metavar="TOOL", help=" | ".join(ANY_TOOL_BY_NAME))
     call.add_argument(
         "args", metavar="JSON", help="the arguments as one JSON object ('-' reads stdin)"
     )
@@ -147,7 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--preset",
         choices=PRESETS,
         default="reckoner",
-        help="the persona rules given to the model (default: reckoner)",
+        help=(
+            "reckoner: the six tools and the persona; reckoner-with-search adds the search "
+            "tool (configured by ANTHROPIC_API_KEY or OPENAI_API_KEY) and its rules "
+            "(default: reckoner)"
+        ),
     )
     _add_home(serve)
     _add_lane(serve)
@@ -283,6 +288,8 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
     tool = str(row.get("tool", "?"))
     content = row.get("content")
     body: dict[str, Any] = content if isinstance(content, dict) else {}
+    if tool == "search" and "outcome" in body:
+        return _lookup_lines(body)
     if row.get("ok") is not True:
         code = escape(str(body.get("code", "")))
         error = escape(str(body.get("error", "")))
@@ -320,6 +327,37 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
     return escape(tool), escape(dumps_text(body))
 
 
+_LOOKUP_ACCENT = {"answered": "green", "insufficient": "yellow", "refused": "yellow"}
+
+
+def _lookup_lines(body: dict[str, Any]) -> tuple[str, str]:
+    """A `search` row (manual 12.5): the question, the answer or its sentence, the sources."""
+    from rich.markup import escape
+
+    outcome = str(body.get("outcome"))
+    accent = _LOOKUP_ACCENT.get(outcome, "red")
+    lines = [f"[bold]{escape(str(body.get('question', '')))}[/bold]"]
+    synthesis = body.get("synthesis")
+    answer = synthesis.get("answer") if isinstance(synthesis, dict) else None
+    if outcome == "answered" and isinstance(answer, str):
+        lines.append(f"  → [green]{escape(answer)}[/green]")
+    else:
+        code = escape(str(body.get("code") or outcome))
+        lines.append(f"  [{accent}]{code}: {escape(str(body.get('error', '')))}[/{accent}]")
+    used = [s for s in body.get("used") or () if isinstance(s, dict)]
+    cited = body.get("candidates")
+    if used or cited:
+        total = len(cited) if isinstance(cited, list) else len(used)
+        lines.append(f"  [dim]Sources ({len(used)} of {total} cited):[/dim]")
+        for source in used:
+            title = source.get("title")
+            shown = f"{title} — {source.get('url')}" if title else str(source.get("url"))
+            lines.append(f"    [dim]{escape(shown)}[/dim]")
+    tier = body.get("tier")
+    label = f"[{accent}]search[/{accent}]" + (f" [dim]({escape(str(tier))})[/dim]" if tier else "")
+    return label, "\n".join(lines)
+
+
 # ---------------------------------------------------------------------------------------
 # The commands
 
@@ -351,10 +389,16 @@ def _open_engine(home: str | None, lane: str | None) -> Any:
 
 
 def cmd_call(options: argparse.Namespace) -> int:
+    from reckoner.core.contract import PRESET_TOOL_BY_NAME
     from reckoner.wire import dumps_text
 
     args = _read_json_argument(options.args)
     with _open_engine(options.home, options.lane) as engine:
+        preset_tool = PRESET_TOOL_BY_NAME.get(options.tool)
+        if preset_tool is not None and preset_tool.preset is not None:
+            from reckoner.lookup.service import attach_search
+
+            attach_search(engine, preset_tool.preset)
         receipt: dict[str, Any] = engine.call(options.tool, args)
     print(dumps_text(receipt))
     return 0 if receipt.get("ok") is True else EXIT_REFUSED

@@ -207,5 +207,5 @@ def test_persona_states_the_pure_preset_rules() -> None:
     assert "delta_degC" in text
     assert "Never compute in prose" in text
     assert "A missing quantity means stop" in text
-    with pytest.raises(ValueError, match="presets are: reckoner"):
-        persona("reckoner-with-search")
+    with pytest.raises(ValueError, match="presets are: reckoner, reckoner-with-search"):
+        persona("reckoner-with-nothing")

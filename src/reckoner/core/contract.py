@@ -11,7 +11,7 @@ from enum import Enum
 from typing import Any
 
 from .dimensions import ALL_NAMES
-from .limits import MAX_FORMULA_LENGTH, MAX_UNIT_LENGTH
+from .limits import MAX_FORMULA_LENGTH, MAX_QUESTION_LENGTH, MAX_UNIT_LENGTH
 
 JSONSchema = dict[str, Any]
 
@@ -44,11 +44,16 @@ class Argument:
 
 @dataclass(frozen=True, slots=True)
 class Tool:
-    """One tool: its name, whether it needs an open record, and its arguments in order."""
+    """One tool: its name, whether it needs an open record, and its arguments in order.
+
+    ``preset`` is None for the six tools every preset serves, or the one preset that adds
+    the tool (``search`` belongs to ``reckoner-with-search`` alone).
+    """
 
     name: str
     needs_open_record: bool
     arguments: tuple[Argument, ...]
+    preset: str | None = None
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -357,3 +362,44 @@ TOOLS: tuple[Tool, ...] = (
 TOOL_BY_NAME: dict[str, Tool] = {tool.name: tool for tool in TOOLS}
 TOOL_NAMES: tuple[str, ...] = tuple(TOOL_BY_NAME)
 READ_KEYS: tuple[str, ...] = tuple(a.key for a in READ_OPTIONS)
+
+# -- tools a preset adds ------------------------------------------------------------------
+
+PURE_PRESET = "reckoner"
+"""The preset with the six tools and nothing else: no network, no search."""
+
+SEARCH_PRESET = "reckoner-with-search"
+
+SEARCH_TOOL = Tool(
+    "search",
+    True,
+    (
+        Argument(
+            "question",
+            True,
+            Null.REFUSED,
+            {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_LENGTH},
+            "The one fact you need, asked as a question in one sentence "
+            "('What is the density of copper at 20 degC?'). Forwarded verbatim. Never ask "
+            "the lookup to compute, convert, round or derive anything.",
+        ),
+    ),
+    SEARCH_PRESET,
+)
+
+PRESET_TOOLS: tuple[Tool, ...] = (SEARCH_TOOL,)
+"""Tools that exist only in the preset that names them."""
+
+PRESET_TOOL_BY_NAME: dict[str, Tool] = {tool.name: tool for tool in PRESET_TOOLS}
+ANY_TOOL_BY_NAME: dict[str, Tool] = {**TOOL_BY_NAME, **PRESET_TOOL_BY_NAME}
+"""Every tool any preset serves, by name."""
+
+PRESET_NAMES: tuple[str, ...] = (
+    PURE_PRESET,
+    *dict.fromkeys(tool.preset for tool in PRESET_TOOLS if tool.preset is not None),
+)
+
+
+def tools_of(preset: str) -> tuple[Tool, ...]:
+    """The tools one preset serves, in order: the six, then the preset's own."""
+    return TOOLS + tuple(tool for tool in PRESET_TOOLS if tool.preset == preset)

@@ -17,6 +17,16 @@ from reckoner.articles.settings import (
     generation_view,
     merge_generation,
 )
+from reckoner.core.contract import SEARCH_PRESET
+from reckoner.lookup.policy import (
+    FIELDS,
+    Unusable,
+    effective_value,
+    layer_value,
+    merge_override,
+    resolve,
+)
+from reckoner.lookup.service import preset_layer
 from reckoner.storage.state_file import StateFile
 
 JsonObject = dict[str, Any]
@@ -81,9 +91,47 @@ def _generation_merge(stored: Mapping[str, Any], change: object) -> JsonObject |
         raise SettingsError(str(refusal)) from None
 
 
+def _search_view(stored: Mapping[str, Any]) -> JsonObject:
+    """The search policy's three layers per key, with the value a lookup would use now."""
+    preset = preset_layer(SEARCH_PRESET)
+    resolution = resolve(preset, stored)
+    fields = [
+        {
+            "key": field.name,
+            "meaning": field.meaning,
+            "kind": field.kind,
+            "choices": list(field.choices),
+            "default": list(field.default) if isinstance(field.default, tuple) else field.default,
+            "preset": layer_value(preset, field.name),
+            "override": layer_value(stored, field.name),
+            "effective": effective_value(resolution.policy, field.name),
+            "from": resolution.source[field.name],
+        }
+        for field in FIELDS
+    ]
+    return {"preset": SEARCH_PRESET, "fields": fields, "notes": list(resolution.notes)}
+
+
+def _search_merge(stored: Mapping[str, Any], change: object) -> JsonObject | None:
+    if change is None:
+        # Reset all overrides: every key falls back to the preset and the defaults.
+        return None
+    if not isinstance(change, dict):
+        raise SettingsError(
+            f'The search section must be an object of policy keys like {{"maxResults": 8, '
+            f'"enrich.pages": null}}, or null to reset every override, not {_describe(change)}.'
+        )
+    try:
+        merged = merge_override(stored, change)
+    except Unusable as problem:
+        raise SettingsError(f"{problem}; nothing was saved.") from None
+    return merged or None
+
+
 SECTIONS: dict[str, Section] = {
     "panel": Section(_panel_view, _panel_merge),
     "generation": Section(_generation_view, _generation_merge),
+    "search": Section(_search_view, _search_merge),
 }
 
 

@@ -16,9 +16,10 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from reckoner import __version__
+from reckoner.core.contract import PURE_PRESET, tools_of
 from reckoner.server.held_arguments import HeldArguments
 from reckoner.server.texts import SKILLS, Skill, persona, skill_text
-from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES, TOOL_NAMES
+from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES
 from reckoner.wire import dumps_text
 
 SERVER_NAME = "reckoner"
@@ -61,7 +62,7 @@ def receipt_result(receipt: dict[str, Any]) -> types.CallToolResult:
     )
 
 
-def _tools() -> list[types.Tool]:
+def _tools(preset: str) -> list[types.Tool]:
     return [
         types.Tool(
             name=name,
@@ -73,10 +74,10 @@ def _tools() -> list[types.Tool]:
                 read_only_hint=False,
                 destructive_hint=name == "record_end",
                 idempotent_hint=False,
-                open_world_hint=False,
+                open_world_hint=name == "search",
             ),
         )
-        for name in TOOL_NAMES
+        for name in (tool.name for tool in tools_of(preset))
     ]
 
 
@@ -90,15 +91,17 @@ def _find_skill(*, name: str | None = None, uri: str | None = None) -> Skill | N
 def build_server(
     engine: ToolCaller | SerialEngine,
     *,
-    preset: str = "reckoner",
+    preset: str = PURE_PRESET,
     held: HeldArguments | None = None,
 ) -> Server[Any]:
     """The MCP server for one engine; every session of every transport shares it.
 
-    ``held`` gives back the arguments its transport rewriter held aside (lone surrogates).
+    The preset decides the tools listed; a preset tool (``search``) works only when the
+    engine has it attached (``reckoner.server.run`` does for its preset). ``held`` gives back
+    the arguments its transport rewriter held aside (lone surrogates).
     """
     serial = engine if isinstance(engine, SerialEngine) else SerialEngine(engine)
-    tools = _tools()
+    tools = _tools(preset)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None

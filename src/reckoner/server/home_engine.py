@@ -11,6 +11,7 @@ open the home again, so fixing the home needs no restart of the client.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ class HomeEngine:
         self._lock = threading.Lock()
         self._engine: Engine | None = None
         self._closed = False
+        self._on_open: list[Callable[[Engine], object]] = []
         self.failure: str | None = None
         """Why the home could not be opened the last time it was tried; None once it opened."""
 
@@ -48,11 +50,22 @@ class HomeEngine:
         with self._lock:
             if self._engine is None and not self._closed:
                 try:
-                    self._engine = Engine(self.home, **self._engine_options)
-                    self.failure = None
+                    engine = Engine(self.home, **self._engine_options)
                 except OSError as error:
                     self.failure = unusable_home_cause(self.home, error)
+                else:
+                    for prepare in self._on_open:
+                        prepare(engine)
+                    self._engine, self.failure = engine, None
             return self._engine
+
+    def when_open(self, prepare: Callable[[Engine], object]) -> None:
+        """Run ``prepare`` on the engine as soon as it opens (now, if it is open already):
+        a preset attaches its tools this way, whenever the home becomes usable."""
+        with self._lock:
+            self._on_open.append(prepare)
+            if self._engine is not None:
+                prepare(self._engine)
 
     def call(self, tool: str, args: Any) -> dict[str, Any]:
         """The engine's receipt, or the receipt that says why there is no engine."""

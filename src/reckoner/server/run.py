@@ -23,6 +23,7 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import ClientDisconnect
 
+from reckoner.core.contract import PRESET_NAMES, PURE_PRESET
 from reckoner.server.app import SerialEngine, build_server
 from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
 from reckoner.server.held_arguments import HeldArguments, RewrittenLines, rewriting_http_app
@@ -233,6 +234,10 @@ def serve(
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
+        if preset in PRESET_NAMES and preset != PURE_PRESET:
+            from reckoner.lookup.service import attach_search
+
+            engine.when_open(lambda opened: attach_search(opened, preset))
         held = HeldArguments()
         server = build_server(SerialEngine(engine), preset=preset, held=held)
         if sock is not None:

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from reckoner.core.contract import PRESET_NAMES, PURE_PRESET
+
 
 @dataclass(frozen=True, slots=True)
 class Skill:
@@ -36,8 +38,8 @@ SKILLS: tuple[Skill, ...] = (
     ),
 )
 
-PRESETS: tuple[str, ...] = ("reckoner",)
-"""The presets `serve --preset` accepts; the pure preset is the only one so far."""
+PRESETS: tuple[str, ...] = PRESET_NAMES
+"""The presets `serve --preset` accepts: the pure one and one per preset tool's preset."""
 
 
 @cache
@@ -48,7 +50,11 @@ def skill_text(skill: Skill) -> str:
 
 @cache
 def persona(preset: str = "reckoner") -> str:
-    """The server instructions of a preset (its persona rules)."""
+    """The server instructions of a preset: the pure persona, then the preset's additions."""
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; the presets are: {', '.join(PRESETS)}")
-    return (resources.files("reckoner.server") / "presets" / f"{preset}.md").read_text("utf-8")
+    folder = resources.files("reckoner.server") / "presets"
+    text = (folder / f"{PURE_PRESET}.md").read_text("utf-8")
+    if preset != PURE_PRESET:
+        text = text.rstrip("\n") + "\n\n" + (folder / f"{preset}.md").read_text("utf-8")
+    return text

@@ -1,4 +1,6 @@
-"""The six tools as a model sees them: names, descriptions and input JSON Schemas.
+"""The tools as a model sees them: names, descriptions and input JSON Schemas.
+
+The six tools every preset serves, and the tools a preset adds (``search``).
 
 The schemas document every argument and the tagged value shapes, but nothing here enforces
 them: the engine judges arguments and answers a receipt a model can act on.
@@ -8,13 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from reckoner.core.contract import TOOL_BY_NAME, TOOL_NAMES, VALUE_DEFS, property_schema
+from reckoner.core.contract import (
+    ANY_TOOL_BY_NAME,
+    TOOL_NAMES,
+    VALUE_DEFS,
+    property_schema,
+)
 
 __all__ = ["DESCRIPTIONS", "INPUT_SCHEMAS", "TITLES", "TOOL_NAMES"]
 
 
 def _schema(name: str) -> dict[str, Any]:
-    tool = TOOL_BY_NAME[name]
+    tool = ANY_TOOL_BY_NAME[name]
     schema: dict[str, Any] = {
         "type": "object",
         "properties": {a.key: property_schema(a) for a in tool.arguments},
@@ -32,7 +39,7 @@ _RECEIPT_FAILURE = (
     "call again with the fix."
 )
 
-INPUT_SCHEMAS: dict[str, dict[str, Any]] = {name: _schema(name) for name in TOOL_NAMES}
+INPUT_SCHEMAS: dict[str, dict[str, Any]] = {name: _schema(name) for name in ANY_TOOL_BY_NAME}
 
 TITLES: dict[str, str] = {
     "set": "Store a given quantity",
@@ -41,6 +48,7 @@ TITLES: dict[str, str] = {
     "record_start": "Open a record for a question",
     "record_message": "Explain a step in the record",
     "record_end": "Close the record",
+    "search": "Look up one sourced fact",
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -98,5 +106,19 @@ DESCRIPTIONS: dict[str, str] = {
         'slot table is cleared. Answers {"ok": true}. Most common mistake: closing before '
         "reading the results you need with get: after record_end no slot exists any more. "
         + _RECEIPT_FAILURE
+    ),
+    "search": (
+        "Look up ONE fact the question does not give (a material constant, a standard value, "
+        "a rating) from cited sources, and record the lookup in the open record. Ask it as "
+        "one question in one sentence; it is forwarded verbatim. Answers "
+        '{"ok": true, "answer", "origin"} (origin: github, allowlist or web): the answer is '
+        "an INPUT, never a result: store it with set, copying the number and its unit "
+        "exactly as written, and let the engine convert. Never ask this tool to compute, "
+        "convert, round or derive anything, and never for something the record holds. On "
+        'failure it answers {"ok": false, "code", "error"}: SEARCH_INSUFFICIENT means '
+        "the fact is missing: say which relation cannot be evaluated and stop, never "
+        "estimate it; SEARCH_BUDGET_EXCEEDED means this record has no lookup left: continue "
+        "with what the record holds; SEARCH_UNAVAILABLE means the lookup could not run; "
+        "ENGINE_OPEN_RECORD_NOT_FOUND means call record_start first."
     ),
 }

@@ -18,12 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from reckoner import wire
 from reckoner.core import ErrorCode, Failure, stored
 from reckoner.core.api import check_name, compile_formula, guarded, parse_value, run_program
-from reckoner.core.contract import READ_KEYS
+from reckoner.core.contract import PRESET_TOOL_BY_NAME, READ_KEYS
 from reckoner.core.contract import TOOLS as CONTRACT
 from reckoner.core.tagged import RenderOptions, describe_json, render
 from reckoner.storage.home import HomeLayout, resolve_home, resolve_lane
@@ -67,6 +67,21 @@ def _settled(result: Any) -> Any:
     if isinstance(result, Failure):
         raise Refusal(result)
     return result
+
+
+class FactTool(Protocol):
+    """A preset tool whose result comes from outside the engine and is recorded as a fact.
+
+    The engine gates the call (open record, argument shape), hands it over with the open
+    record's earlier rows of the same tool, and appends the one row ``run`` returns.
+    """
+
+    def run(
+        self, args: dict[str, Any], earlier: list[dict[str, Any]], pending: int
+    ) -> tuple[bool, Receipt, dict[str, Any]]:
+        """(row ok, receipt, row content); ``earlier`` are the contents of this record's rows
+        of this tool, ``pending`` the calls of it still running. Must not raise."""
+        ...
 
 
 @dataclass(slots=True)
@@ -128,6 +143,10 @@ class Engine:
         }
         self._reader = SlotReader(self._slots)  # the formulas' read-only view, made once
         self._record: _OpenRecord | None = None
+        self._fact_tools: dict[str, FactTool] = {}
+        # The open record's rows of each preset tool (their contents) and the calls running.
+        self._fact_rows: dict[str, list[dict[str, Any]]] = {}
+        self._fact_pending: dict[tuple[str, str], int] = {}  # by tool and record
         self._settle_state(layout)
         self._recover()
         self.log.info(
@@ -190,6 +209,13 @@ class Engine:
         slots = self._slots
         unusable = 0
         for row in recovered.rows:
+            tool = row.get("tool")
+            if tool in PRESET_TOOL_BY_NAME:
+                # A preset tool's row is a fact: kept for its budget, never re-run (7.4).
+                content = row.get("content")
+                if isinstance(content, dict):
+                    self._fact_rows.setdefault(str(tool), []).append(content)
+                continue
             write = _replayed_write(row)
             if write is None:
                 continue
@@ -254,8 +280,17 @@ class Engine:
 
     # -- the one entry point -----------------------------------------------------------
 
+    def attach(self, name: str, tool: FactTool) -> None:
+        """Serve a preset tool (``search``) through this engine's gate and record."""
+        if name not in PRESET_TOOL_BY_NAME:
+            raise ValueError(f"{name!r} is not a preset tool of the contract")
+        with self._mutex:
+            self._fact_tools[name] = tool
+
     def call(self, tool: object, args: object = None) -> Receipt:
         """One tool call in, one receipt out; never raises."""
+        if type(tool) is str and tool in self._fact_tools:
+            return self._call_fact(tool, args)
         with self._mutex:
             try:
                 return self._call(tool, args)
@@ -282,7 +317,7 @@ class Engine:
             shown = repr(tool)[:60]
             return Failure(
                 ErrorCode.INVALID_ARGS,
-                f"unknown tool {shown}; the tools are {', '.join(TOOLS)}",
+                f"unknown tool {shown}; the tools are {', '.join([*TOOLS, *self._fact_tools])}",
             ).receipt()
         if tool in NEEDS_OPEN_RECORD and self._record is None:
             # The gate comes first, and with no record open nothing is written anywhere.
@@ -465,6 +500,7 @@ class Engine:
                 self.log.error("record file not written", record=record_id, error=error)
                 raise self._write_refusal("started", error) from None
         self._slots.clear()
+        self._fact_rows.clear()
         self._record = _OpenRecord(record_id, title, 1)
         self.log.info("record started", record=record_id)
         return {"ok": True}, None
@@ -517,8 +553,69 @@ class Engine:
                 closed_as=path.stem,
             )
         self._slots.clear()
+        self._fact_rows.clear()
         self._record = None
         return {"ok": True}, None
+
+    # -- preset tools (search) -------------------------------------------------------------
+
+    def _call_fact(self, tool: str, args: object) -> Receipt:
+        """Gate and check under the lock, run outside it (a lookup takes seconds), then
+        append the one row to the record that was open when the call began."""
+        with self._mutex:
+            if self._closed:
+                return self._call(tool, args)  # answers that the engine is closed
+            if self._record is None:
+                # As for the six tools: with no record open nothing is written anywhere.
+                return Failure(
+                    ErrorCode.OPEN_RECORD_NOT_FOUND,
+                    f"{tool} needs an open record, because every lookup is recorded, and "
+                    f"none is open; call record_start with a title first",
+                ).receipt()
+            try:
+                checked = _fact_args(tool, args)
+            except Refusal as refusal:
+                failure = refusal.failure
+                self._append(tool, False, {"code": failure.code.value, "error": failure.message})
+                return failure.receipt()
+            record = self._record
+            earlier = list(self._fact_rows.get(tool, ()))
+            running = (tool, record.record_id)
+            pending = self._fact_pending.get(running, 0)
+            self._fact_pending[running] = pending + 1
+        try:
+            ok, receipt, content = self._fact_tools[tool].run(checked, earlier, pending)
+        except Exception as error:  # run must not raise; if it does, the receipt says so
+            self.log.error("internal error", tool=tool, error=error)
+            failure = Failure(
+                ErrorCode.UNKNOWN_ERROR, f"internal error: {type(error).__name__}: {error}"
+            )
+            ok, receipt = False, failure.receipt()
+            content = {"code": failure.code.value, "error": failure.message}
+        finally:
+            with self._mutex:
+                if self._fact_pending[running] == 1:
+                    del self._fact_pending[running]
+                else:
+                    self._fact_pending[running] -= 1
+        with self._mutex:
+            if self._closed:
+                # The home may already belong to another process: write nothing more.
+                return Failure(
+                    ErrorCode.UNKNOWN_ERROR,
+                    f"internal error: the engine closed while this {tool} ran, so its result "
+                    f"was not recorded; ask again once the server is back",
+                ).receipt()
+            if self._record is not record:
+                self.log.warn("a lookup outlived its record; its row was not written", tool=tool)
+                return Failure(
+                    ErrorCode.OPEN_RECORD_NOT_FOUND,
+                    f"the record this {tool} began in was closed before it finished, so its "
+                    f"result was not recorded; open a record and ask again",
+                ).receipt()
+            self._append(tool, ok, content)
+            self._fact_rows.setdefault(tool, []).append(content)
+        return receipt
 
     # -- the trace -----------------------------------------------------------------------
 
@@ -676,6 +773,36 @@ def _read_arg(read: Any) -> dict[str, Any]:
             f"{', '.join(READ_KEYS)}, as for get",
         )
     return read
+
+
+def _fact_args(tool: str, args: object) -> dict[str, Any]:
+    """A preset tool's arguments checked against the contract: keys, required text, length."""
+    spec = PRESET_TOOL_BY_NAME[tool]
+    if not isinstance(args, dict):
+        raise _refuse(
+            ErrorCode.INVALID_ARGS,
+            f"the arguments of {tool} must be a JSON object with the keys "
+            f"{', '.join(spec.keys)}, but they are {describe_json(args)}",
+        )
+    extra = [key for key in args if key not in spec.keys]
+    if extra:
+        raise _refuse(
+            ErrorCode.INVALID_ARGS,
+            f"{tool} has no argument {str(extra[0])[:40]!r}; its arguments are "
+            f"{', '.join(spec.keys)}",
+        )
+    for argument in spec.arguments:
+        if argument.shape.get("type") != "string" or not argument.required:
+            continue
+        text = _text_arg(args, argument.key, tool, required=True)
+        limit = argument.shape.get("maxLength")
+        if isinstance(limit, int) and len(text) > limit:
+            raise _refuse(
+                ErrorCode.INVALID_ARGS,
+                f"{tool}'s {argument.key} is {len(text)} characters, over the limit of {limit}; "
+                f"ask for one fact in one sentence",
+            )
+    return args
 
 
 def _units_written(raw: Any) -> Any:

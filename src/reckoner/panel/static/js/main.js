@@ -2,6 +2,7 @@
 // with conditional GETs, and the event handlers of every view.
 
 import { Conditional, POLL_MS, deleteRecord, getSettings, putSettings } from "./api.js";
+import { onSearchPolicyButton, searchPolicyBlock } from "./search-policy.js";
 import { LANGUAGES, formatTime, language, setLanguage, t, translateStatic } from "./i18n.js";
 import { renderList } from "./list.js";
 import { CHUNK, renderTail, renderTimeline, upgradeFormula } from "./timeline.js";
@@ -509,7 +510,18 @@ function renderSettingsView() {
     generationBlock(s) +
     `<section class="card settings-block" aria-labelledby="panel-section"><h3 id="panel-section">${esc(t("panelSection"))}</h3>` +
     `<label class="switch"><input type="checkbox" id="pref-show-all" role="switch"${s.panel?.showAll ? " checked" : ""}> ` +
-    `<span>${esc(t("showAllDefault"))}</span></label><p id="panel-save-line" class="save-line" aria-live="polite"></p></section>`;
+    `<span>${esc(t("showAllDefault"))}</span></label><p id="panel-save-line" class="save-line" aria-live="polite"></p></section>` +
+    searchPolicyBlock(s.search);
+}
+
+async function onSearchPolicy(button) {
+  const saved = await onSearchPolicyButton(button, main);
+  if (!saved) return;
+  state.settings = saved.settings;
+  renderSettingsView();
+  const line = document.getElementById("search-save-line");
+  line.textContent = saved.message;
+  line.dataset.kind = "ok";
 }
 
 async function onPrefShowAll(checkbox) {
@@ -558,6 +570,7 @@ main.addEventListener("click", (event) => {
       if (settings) state.settings = settings;
     });
   }
+  else if (target.id === "search-save" || target.id === "search-reset") onSearchPolicy(target);
 });
 
 main.addEventListener("change", (event) => {

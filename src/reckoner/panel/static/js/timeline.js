@@ -14,8 +14,17 @@ function contentOf(row) {
   return row.content && typeof row.content === "object" ? row.content : {};
 }
 
-/** Whether Display all off keeps the row out of the timeline (refusals and hidden notes). */
+/** A `search` row that ran (manual 12.5): a fact of the record, whatever its outcome. */
+export function isLookup(row) {
+  return row.tool === "search" && typeof contentOf(row).outcome === "string";
+}
+
+/**
+ * Whether Display all off keeps the row out of the timeline (refusals and hidden notes).
+ * A lookup is always shown: an unanswered one is part of the account (manual 11.1).
+ */
 export function isHidden(row) {
+  if (isLookup(row)) return false;
   if (row.ok !== true) return true;
   return row.tool === "record_message" && contentOf(row).hide === true;
 }
@@ -73,7 +82,10 @@ export function groupRows(rows) {
   };
   for (const row of rows) {
     const accepted = row.ok === true;
-    if (MARKERS.has(row.tool) && (accepted || row.tool !== "record_message")) {
+    if (isLookup(row)) {
+      open = null;
+      cards.push({ kind: "search", rows: [row] });
+    } else if (MARKERS.has(row.tool) && (accepted || row.tool !== "record_message")) {
       open = null;
       cards.push({ kind: "marker", rows: [row] });
     } else if (!accepted) push("failed", row);
@@ -81,7 +93,7 @@ export function groupRows(rows) {
     else if (row.tool === "get") push("reads", row);
     else {
       open = null;
-      cards.push({ kind: row.tool === "eval" ? "eval" : row.tool === "search" ? "search" : "other", rows: [row] });
+      cards.push({ kind: row.tool === "eval" ? "eval" : "other", rows: [row] });
     }
   }
   return cards;
@@ -239,19 +251,65 @@ function markerCard(row, anchors) {
   return `<section class="card ${kind}" id="row-${esc(row.seq)}"><h3>${esc(title)} ${seqLabel(row)}</h3>${body}</section>`;
 }
 
+/** An http(s) address as a link target, or null: a recorded URL is never trusted as code. */
+function safeHref(url) {
+  try {
+    const parsed = new URL(String(url));
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function sourceItem(source) {
+  const s = source && typeof source === "object" ? source : { url: String(source) };
+  const href = safeHref(s.url);
+  const label = esc(s.title || s.url || "?");
+  const link = href
+    ? `<a href="${esc(href)}" target="_blank" rel="noopener noreferrer">${label}</a>`
+    : `<span>${label}</span>`;
+  let host = "";
+  if (href) host = ` <span class="host">${esc(new URL(href).host)}</span>`;
+  const date = s.publishedAt ? ` <span class="date">${esc(s.publishedAt)}</span>` : "";
+  const snippet = s.snippet ? `<blockquote class="snippet">${esc(s.snippet)}</blockquote>` : "";
+  return `<li>${link}${host}${date}${snippet}</li>`;
+}
+
+const LOOKUP_ACCENT = { answered: "answered", insufficient: "warning", refused: "warning" };
+
 function searchCard(row, anchors) {
   const c = contentOf(row);
   anchors.set(row.seq, `row-${row.seq}`);
-  const answer = c.synthesis != null ? (typeof c.synthesis === "string" ? c.synthesis : JSON.stringify(c.synthesis)) : "";
-  const sources = Array.isArray(c.candidates) ? c.candidates : [];
-  const list = sources.map((s) => `<li>${esc(typeof s === "string" ? s : s?.title || s?.url || JSON.stringify(s))}</li>`).join("");
+  const outcome = String(c.outcome);
+  const accent = LOOKUP_ACCENT[outcome] || "error";
+  const synthesis = c.synthesis && typeof c.synthesis === "object" ? c.synthesis : {};
+  const answered = outcome === "answered" && typeof synthesis.answer === "string";
+  const used = Array.isArray(c.used) ? c.used : [];
+  const cited = Array.isArray(c.candidates) ? c.candidates : [];
+  const usedUrls = new Set(used.map((s) => s && s.url));
+  const notAllowed = cited.filter((s) => !usedUrls.has(s && s.url));
+  const tier =
+    c.tier === "open"
+      ? ` <span class="badge open-web" title="${esc(t("openWebNote"))}">${esc(t("openWeb"))}</span>`
+      : c.tier
+        ? ` <span class="badge">${esc(c.tier)}</span>`
+        : "";
+  const body = answered
+    ? `<p class="answer">${esc(synthesis.answer)}</p>`
+    : `<p class="lookup-error" role="note"><code class="code">${esc(c.code ?? outcome)}</code> ` +
+      `<span class="error-text">${esc(c.error ?? "")}</span></p>`;
+  const sources = used.length
+    ? `<details class="sources used"><summary>${esc(t("sources", { n: used.length }))}</summary>` +
+      `<ul>${used.map(sourceItem).join("")}</ul></details>`
+    : "";
+  const others = notAllowed.length
+    ? `<details class="sources not-allowed"><summary>${esc(t("notAllowed", { n: notAllowed.length }))}</summary>` +
+      `<ul>${notAllowed.map(sourceItem).join("")}</ul></details>`
+    : "";
   return (
-    `<section class="card search" id="row-${esc(row.seq)}"><h3>${esc(t("lookup"))} ${seqLabel(row)}</h3>` +
-    `<p class="prose">${esc(c.question ?? "")}</p>` +
-    (answer ? `<p class="prose answer">${esc(answer)}</p>` : "") +
-    (c.error ? `<p class="error-text">${esc(c.error)}</p>` : "") +
-    (sources.length ? `<details><summary>${esc(t("sources", { n: sources.length }))}</summary><ul>${list}</ul></details>` : "") +
-    `</section>`
+    `<section class="card search ${accent}" id="row-${esc(row.seq)}" data-outcome="${esc(outcome)}">` +
+    `<h3>${esc(t("lookup"))} ${seqLabel(row)}${tier}</h3>` +
+    `<p class="question">${esc(c.question ?? "")}</p>${body}${sources}${others}</section>`
   );
 }
 
@@ -287,7 +345,7 @@ function plan(record, showAll) {
   const visible = showAll ? rows : rows.filter((row) => !isHidden(row));
   return {
     visible: visible.length,
-    failed: visible.reduce((n, row) => n + (row.ok === true ? 0 : 1), 0),
+    failed: visible.reduce((n, row) => n + (row.ok === true || isLookup(row) ? 0 : 1), 0),
     hiddenCount: rows.length - visible.length,
     history: slotHistory(rows),
     cards: groupRows(visible),

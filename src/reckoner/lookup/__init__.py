@@ -1,0 +1,7 @@
+"""The outside lookup (manual 12): the `search` tool of the `reckoner-with-search` preset.
+
+One module per outside thing: `anthropic_provider` and `openai_provider` (the search
+providers through their official SDKs), `pages` (fetching a page's text), `service` (the
+state file's override and the engine's record, through their own modules). `policy` and
+`extraction` are pure; `pipeline` runs one lookup from question to row.
+"""

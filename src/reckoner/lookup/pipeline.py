@@ -1,0 +1,230 @@
+"""One lookup from question to row (manual 12.3): retrieval, policy, enrich, extraction.
+
+Pure orchestration: the providers and the page fetcher are handed in, so the pipeline
+itself touches nothing outside. It answers the receipt the model receives and the content
+of the one `search` row; the model's receipt never carries a URL, a query or a snippet.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from reckoner.core.preset_errors import SearchCode
+
+from . import extraction
+from .policy import GITHUB_HOSTS, Policy, host_matches, url_host
+from .providers import (
+    Candidate,
+    NotConfigured,
+    PageSkipped,
+    PageSource,
+    Provider,
+    ProviderFailure,
+)
+
+MAX_RAW_REPLY = 20_000
+"""Characters of an unreadable extractive reply the row keeps."""
+
+ProviderFor = Callable[[str | None], Provider]
+"""The provider for a name (None: the configured default); raises NotConfigured."""
+
+
+@dataclass(slots=True)
+class Outcome:
+    """A finished lookup: whether the row is ok, the receipt, the row content, log notes."""
+
+    ok: bool
+    receipt: dict[str, Any]
+    content: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+
+def spent(earlier: list[dict[str, Any]]) -> int:
+    """Lookups this record has carried: every `search` row that ran, refused ones aside."""
+    return sum(
+        1 for row in earlier if isinstance(row.get("outcome"), str) and row["outcome"] != "refused"
+    )
+
+
+def origin_of(policy: Policy, relied_on: list[Candidate]) -> str:
+    """github when every source relied on is a GitHub host, else the tier's class."""
+    hosts = [url_host(c.url) or "" for c in relied_on]
+    if hosts and all(any(host_matches(h, g) for g in GITHUB_HOSTS) for h in hosts):
+        return "github"
+    return "allowlist" if policy.tier == "strict" else "web"
+
+
+class _Lookup:
+    def __init__(self, question: str, policy: Policy, clock: Callable[[], float]) -> None:
+        self.question = question
+        self.policy = policy
+        self.clock = clock
+        self.started = clock()
+        self.candidates: list[Candidate] = []
+        self.used: list[Candidate] = []
+        self.synthesis: dict[str, Any] | None = None
+        self.notes: list[str] = []
+
+    def content(self, outcome: str, error: str | None, code: str | None) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "question": self.question,
+            "tier": self.policy.tier,
+            "outcome": outcome,
+            "candidates": [c.row() for c in self.candidates],
+            "used": [c.row() for c in self.used],
+            "policy": self.policy.row(),
+        }
+        if self.synthesis is not None:
+            row["synthesis"] = self.synthesis
+        if error is not None:
+            row["error"] = error
+            row["code"] = code
+        row["durationMs"] = max(0, round((self.clock() - self.started) * 1000))
+        return row
+
+    def fail(self, outcome: str, code: SearchCode, error: str) -> Outcome:
+        return Outcome(
+            False,
+            {"ok": False, "code": code.value, "error": error},
+            self.content(outcome, error, code.value),
+            self.notes,
+        )
+
+
+def run(
+    question: str,
+    policy: Policy,
+    *,
+    earlier: list[dict[str, Any]],
+    pending: int,
+    provider_for: ProviderFor,
+    fetcher: Callable[[Policy], PageSource] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Outcome:
+    """Run one lookup under ``policy``; never raises for a provider, page or reply fault."""
+    lookup = _Lookup(question, policy, clock)
+    carried = spent(earlier) + pending
+    if carried >= policy.max_searches_per_record:
+        return lookup.fail(
+            "refused",
+            SearchCode.BUDGET_EXCEEDED,
+            f"this record has spent its {policy.max_searches_per_record} lookup(s) "
+            f"(maxSearchesPerRecord), so nothing was looked up; continue with what the record "
+            f"holds, or say which quantity is missing",
+        )
+    try:
+        provider = provider_for(None)
+    except NotConfigured as why:
+        return lookup.fail(
+            "failed",
+            SearchCode.UNAVAILABLE,
+            f"the lookup is unavailable: {why}; nothing was looked up",
+        )
+    try:
+        cited = provider.search(question, policy.max_results)[: policy.max_results]
+        lookup.candidates = [c.trimmed() for c in cited]
+    except ProviderFailure as why:
+        return lookup.fail(
+            "failed",
+            SearchCode.UNAVAILABLE,
+            f"the lookup could not run: {why}; nothing was answered, so continue without "
+            f"this value or ask again later",
+        )
+    lookup.used = [c for c in lookup.candidates if policy.allows(c.url)]
+    if not lookup.used:
+        found = len(lookup.candidates)
+        reason = (
+            "the search cited no source"
+            if found == 0
+            else f"none of the {found} source(s) it cited is one the {policy.tier} policy allows"
+        )
+        return lookup.fail(
+            "insufficient",
+            SearchCode.INSUFFICIENT,
+            f"no allowed source holds this fact: {reason}; say which relation cannot be "
+            f"evaluated without it and stop, rather than estimate it",
+        )
+    material = _material(lookup, fetcher)
+    try:
+        synthesizer = provider_for(policy.synthesis_provider)
+    except NotConfigured as why:
+        return lookup.fail(
+            "failed",
+            SearchCode.UNAVAILABLE,
+            f"the extractive step is unavailable: {why}; nothing was answered",
+        )
+    model = policy.synthesis_model or synthesizer.model
+    lookup.synthesis = {
+        "provider": synthesizer.name,
+        "model": model,
+        "promptVersion": extraction.PROMPT_VERSION,
+        "answer": None,
+        "used": [],
+    }
+    try:
+        reply = synthesizer.complete(
+            extraction.SYSTEM_PROMPT,
+            extraction.user_message(question, material),
+            model,
+            policy.synthesis_max_tokens,
+        )
+    except ProviderFailure as why:
+        return lookup.fail(
+            "failed",
+            SearchCode.UNAVAILABLE,
+            f"the extractive step could not run: {why}; nothing was answered",
+        )
+    try:
+        read = extraction.read_reply(reply, len(material))
+    except extraction.UnreadableReply as why:
+        lookup.synthesis["raw"] = reply[:MAX_RAW_REPLY]
+        return lookup.fail(
+            "failed",
+            SearchCode.UNAVAILABLE,
+            f"the lookup failed: {why}, so it is not an answer; continue without this value "
+            f"or ask again",
+        )
+    lookup.synthesis["used"] = list(read.used)
+    if read.insufficient:
+        return lookup.fail(
+            "insufficient",
+            SearchCode.INSUFFICIENT,
+            f"the {len(material)} allowed source(s) do not state this fact; say which relation "
+            f"cannot be evaluated without it and stop, rather than estimate it",
+        )
+    answer = extraction.cut(read.answer, policy.answer_max_chars)
+    lookup.synthesis["answer"] = answer
+    relied_on = [lookup.used[i] for i in read.used]
+    receipt = {"ok": True, "answer": answer, "origin": origin_of(policy, relied_on)}
+    return Outcome(True, receipt, lookup.content("answered", None, None), lookup.notes)
+
+
+def _material(
+    lookup: _Lookup, fetcher: Callable[[Policy], PageSource] | None
+) -> list[extraction.Material]:
+    policy = lookup.policy
+    pages: dict[int, str] = {}
+    if policy.enrich_pages > 0 and fetcher is not None:
+        fetch = fetcher(policy)
+        for index, source in enumerate(lookup.used[: policy.enrich_pages]):
+            try:
+                pages[index] = fetch.text(source.url, policy.enrich_chars_per_page)
+            except PageSkipped as why:
+                lookup.notes.append(f"page not enriched: {why}")
+    return [
+        extraction.Material(c.url, c.title, c.snippet, pages.get(i))
+        for i, c in enumerate(lookup.used)
+    ]
+
+
+def unexpected(question: str, policy: Policy, kind: str) -> Outcome:
+    """The row and receipt of a lookup a fault nobody foresaw ended (the server keeps serving)."""
+    return _Lookup(question, policy, time.monotonic).fail(
+        "failed",
+        SearchCode.UNAVAILABLE,
+        f"the lookup failed on an unexpected {kind} in the provider's reply; nothing was "
+        f"answered, so continue without this value or ask again later",
+    )

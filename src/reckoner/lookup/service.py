@@ -1,0 +1,163 @@
+"""The `search` tool as the engine serves it: policy resolved per call, then the pipeline.
+
+Reads the user's override from state.json's ``search`` subtree on every call (through
+storage.state_file, the one module that touches the file), so a settings write reaches the
+very next lookup. The preset's own layer ships beside its persona.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from importlib import resources
+from typing import Any
+
+from reckoner.core.contract import SEARCH_PRESET
+from reckoner.service.engine import Engine
+from reckoner.storage.home import HomeLayout
+from reckoner.storage.run_log import RunLog
+from reckoner.storage.state_file import StateFile
+
+from . import pipeline
+from .pages import PageFetcher
+from .policy import Policy, Resolution, resolve
+from .providers import BASE_URL_VARIABLES, NotConfigured, Provider, choose, model_for, scrub
+
+STATE_KEY = "search"
+
+
+def preset_layer(preset: str) -> dict[str, Any]:
+    """The policy layer a preset ships (``presets/<preset>.json``'s ``search``), or {}."""
+    path = resources.files("reckoner.server") / "presets" / f"{preset}.json"
+    try:
+        tree = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    layer = tree.get("search") if isinstance(tree, dict) else None
+    return layer if isinstance(layer, dict) else {}
+
+
+def build_provider(
+    name: str, env: Mapping[str, str], *, timeout: float = 45.0, max_retries: int = 1
+) -> Provider:
+    """The SDK-backed provider, given its key and base URL from ``env`` (the SDK's own
+    variables; an unset base URL is the SDK's default endpoint)."""
+    if name == "anthropic":
+        from .anthropic_provider import AnthropicProvider
+
+        return AnthropicProvider(
+            model_for(name, env),
+            api_key=env.get("ANTHROPIC_API_KEY") or None,
+            auth_token=env.get("ANTHROPIC_AUTH_TOKEN") or None,
+            base_url=env.get("ANTHROPIC_BASE_URL") or None,
+            timeout=timeout,
+            max_retries=max_retries,
+        )
+    from .openai_provider import OpenAIProvider
+
+    return OpenAIProvider(
+        model_for(name, env),
+        api_key=env.get("OPENAI_API_KEY") or None,
+        base_url=env.get("OPENAI_BASE_URL") or None,
+        timeout=timeout,
+        max_retries=max_retries,
+    )
+
+
+class SearchTool:
+    """The engine's FactTool for `search` (service.engine.FactTool)."""
+
+    def __init__(
+        self,
+        state: StateFile,
+        preset: Mapping[str, Any],
+        log: RunLog,
+        *,
+        env: Mapping[str, str] | None = None,
+        make_provider: Callable[[str, Mapping[str, str]], Provider] = build_provider,
+    ) -> None:
+        self._state = state
+        self._preset = preset
+        self._log = log
+        self._env = env
+        self._make_provider = make_provider
+        self._providers: dict[tuple[str, ...], Provider] = {}
+
+    def policy(self) -> Resolution:
+        """The policy as the next lookup would resolve it; unusable values are logged."""
+        resolution = resolve(self._preset, self._state.subtree(STATE_KEY))
+        for note in resolution.notes:
+            self._log.warn(note)
+        return resolution
+
+    def announce(self) -> None:
+        """Say in the log which provider a lookup would use now (never its key)."""
+        env = os.environ if self._env is None else self._env
+        try:
+            name = choose(env)
+        except NotConfigured as why:
+            self._log.warn(f"search is served but unavailable: {why}")
+            return
+        base = env.get(BASE_URL_VARIABLES[name], "").strip() or "the SDK's default endpoint"
+        self._log.info("search provider", provider=name, model=model_for(name, env), base=base)
+
+    def _provider_for(self, wanted: str | None) -> Provider:
+        env = os.environ if self._env is None else self._env
+        name = choose(env, wanted)
+        # Clients are reused while the variables that shape them stay the same.
+        key = (name, *(env.get(v, "") for v in _SHAPING[name]))
+        provider = self._providers.get(key)
+        if provider is None:
+            provider = self._make_provider(name, env)
+            self._providers[key] = provider
+        return provider
+
+    def run(
+        self, args: dict[str, Any], earlier: list[dict[str, Any]], pending: int
+    ) -> tuple[bool, dict[str, Any], dict[str, Any]]:
+        question: str = args["question"]
+        policy: Policy = self.policy().policy
+        env = os.environ if self._env is None else self._env
+        try:
+            outcome = pipeline.run(
+                question,
+                policy,
+                earlier=earlier,
+                pending=pending,
+                provider_for=self._provider_for,
+                fetcher=lambda p: PageFetcher(p.allows, p.allow_private_addresses),
+            )
+        except Exception as error:  # an SDK or library fault the pipeline did not foresee
+            self._log.error("lookup failed", error=scrub(f"{type(error).__name__}: {error}", env))
+            outcome = pipeline.unexpected(question, policy, type(error).__name__)
+        for note in outcome.notes:
+            self._log.info(scrub(note, env))
+        self._log.info(
+            "lookup",
+            outcome=outcome.content["outcome"],
+            tier=policy.tier,
+            candidates=len(outcome.content["candidates"]),
+            used=len(outcome.content["used"]),
+            durationMs=outcome.content["durationMs"],
+        )
+        return outcome.ok, outcome.receipt, outcome.content
+
+
+_SHAPING: dict[str, tuple[str, ...]] = {
+    "anthropic": (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_MODEL",
+    ),
+    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"),
+}
+
+
+def attach_search(engine: Engine, preset: str = SEARCH_PRESET) -> SearchTool:
+    """Serve `search` through ``engine`` under ``preset``'s policy layer; the tool."""
+    tool = SearchTool(StateFile(HomeLayout(engine.home)), preset_layer(preset), engine.log)
+    engine.attach("search", tool)
+    tool.announce()
+    return tool
