@@ -1,0 +1,156 @@
+"""Lexical search over lessons (pure): how text is cut into tokens, how a token matches a
+field, how an entry scores, and which entries a query returns.
+
+No model, no embeddings: a lesson worded differently is not found, on purpose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+FIELD_WEIGHTS: tuple[tuple[str, int], ...] = (
+    ("tags", 6),
+    ("title", 5),
+    ("area", 3),
+    ("symptom", 2),
+    ("cause", 2),
+    ("solution", 2),
+    ("evidence", 1),
+)
+"""Highest first, so a token's best field is the first that matches it."""
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+# A word: identifier characters, optionally joined by . or - (node-gyp, 3.11, package.json).
+_TOKEN = re.compile(rf"[a-z0-9_]+(?:[.\-][a-z0-9_]+)*|[{_CJK}]+")
+_CJK_RUN = re.compile(rf"^[{_CJK}]+$")
+WORD_TOKEN = re.compile(r"^[a-z0-9_]+$")
+"""A token of identifier characters only: matched on word boundaries, never as a substring."""
+MIN_TOKEN = 2
+CJK_BIGRAMS_ABOVE = 4
+
+_EN_STOPWORDS = """a an and are as at be been but by can could did do does doing done for from
+had has have how i if in into is it its me my no not of on or our so than that the their
+them then there these they this those to too up us was we were what when where which while
+who why will with would you your yes via also just any all some get got use used using
+again still very should must may might please one"""
+_ZH_STOPWORDS = """的 了 和 是 在 我 你 他 她 它 们 这 那 有 也 就 都 而 及 与 或
+一个 什么 怎么 怎样
+为什么 这个 那个 这些 那些 还是 如何 可以 不能 没有 已经 因为 所以 但是 如果 然后"""
+STOPWORDS = frozenset(_EN_STOPWORDS.split()) | frozenset(_ZH_STOPWORDS.split())
+
+
+def tokenize(text: str) -> list[str]:
+    """Informative tokens, in order, each once.
+
+    Words and numbers of at least 2 characters minus stopwords; a CJK run is one whole
+    token (so an exact phrase ranks first) plus its 2-grams when longer than 4 characters
+    (so 上传失败 still finds 文件上传失败).
+    """
+    tokens: dict[str, None] = {}
+    for match in _TOKEN.finditer(text.lower()):
+        piece = match.group()
+        if len(piece) < MIN_TOKEN or piece in STOPWORDS:
+            continue
+        tokens[piece] = None
+        if len(piece) > CJK_BIGRAMS_ABOVE and _CJK_RUN.match(piece):
+            for i in range(len(piece) - 1):
+                gram = piece[i : i + 2]
+                if gram not in STOPWORDS:
+                    tokens[gram] = None
+    return list(tokens)
+
+
+@lru_cache(maxsize=4096)
+def _word_pattern(token: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z0-9_]){re.escape(token)}(?![a-z0-9_])")
+
+
+def matches_token(token: str, text: str) -> bool:
+    """Whether a token occurs in lowercased text.
+
+    An identifier-only token must stand on word boundaries (``no`` never matches
+    ``node``: a false hit would hand the model another lesson's fix); anything else (CJK,
+    ``node-gyp``, ``3.11``) matches as a substring.
+    """
+    if token not in text:
+        return False
+    if WORD_TOKEN.match(token) is None:
+        return True
+    return _word_pattern(token).search(text) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """One entry with its fields lowercased once, for repeated scoring."""
+
+    entry: dict[str, Any]
+    fields: tuple[tuple[str, int], ...]  # (lowercased text, weight), highest weight first
+    everything: str
+    tags: frozenset[str]
+
+
+def prepare(entry: dict[str, Any]) -> Prepared:
+    fields: list[tuple[str, int]] = []
+    for key, weight in FIELD_WEIGHTS:
+        value = entry.get(key)
+        text = "\n".join(value) if isinstance(value, list) else str(value or "")
+        fields.append((text.lower(), weight))
+    tags = entry.get("tags")
+    return Prepared(
+        entry,
+        tuple(fields),
+        "\n".join(text for text, _ in fields),
+        frozenset(t.lower() for t in tags) if isinstance(tags, list) else frozenset(),
+    )
+
+
+def score_entry(tokens: Sequence[str], prepared: Prepared) -> float:
+    """Σ (each token's best field weight) × (1 + covered tokens / all tokens); 0 if none."""
+    if not tokens:
+        return 0.0
+    total = 0
+    covered = 0
+    for token in tokens:
+        if token not in prepared.everything:  # the common miss, decided in C
+            continue
+        for text, weight in prepared.fields:
+            if matches_token(token, text):
+                total += weight
+                covered += 1
+                break
+    if total == 0:
+        return 0.0
+    return total * (1 + covered / len(tokens))
+
+
+def _updated(prepared: Prepared) -> str:
+    return str(prepared.entry.get("updated") or prepared.entry.get("created") or "")
+
+
+def search(
+    entries: Iterable[Prepared], query: str, *, tag: str | None = None, limit: int = 5
+) -> list[tuple[dict[str, Any], float]]:
+    """The entries a query returns, best first, with their scores.
+
+    A tag filter is exact and comes before scoring; an empty query lists the most recent
+    (score 0); a query with no informative token returns nothing, never everything; a
+    score of 0 is dropped.
+    """
+    pool = list(entries)
+    if tag is not None and tag.strip():
+        wanted = " ".join(tag.split()).lower()
+        pool = [p for p in pool if wanted in p.tags]
+    if not query.strip():
+        recent = sorted(pool, key=_updated, reverse=True)[:limit]
+        return [(p.entry, 0.0) for p in recent]
+    tokens = tokenize(query)
+    if not tokens:
+        return []
+    scored = [(score_entry(tokens, p), p) for p in pool]
+    hits = [(s, p) for s, p in scored if s > 0]
+    hits.sort(key=lambda sp: (sp[0], _updated(sp[1])), reverse=True)
+    return [(p.entry, s) for s, p in hits[:limit]]
