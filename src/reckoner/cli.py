@@ -137,6 +137,18 @@ def build_parser() -> argparse.ArgumentParser:
         default="reckoner",
         help="the persona rules given to the model (default: reckoner)",
     )
+    serve.add_argument(
+        "--pitfalls",
+        action="store_true",
+        help="also serve the pitfalls memory (pitfall_* tools, reminders after repeated failures)",
+    )
+    serve.add_argument(
+        "--pitfalls-project-dir",
+        metavar="PATH",
+        default=None,
+        help="with --pitfalls: the project library under the working directory "
+        "(default .reckoner/pitfalls; '' uses the global library only)",
+    )
     _add_home(serve)
 
     demo = commands.add_parser(
@@ -159,6 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     panel.add_argument("--open", action="store_true", help="open the panel in the browser")
     _add_home(panel)
+
+    from reckoner.pitfalls.cli import add_parser as add_pitfalls_parser
+
+    add_pitfalls_parser(commands)
     return parser
 
 
@@ -412,6 +428,8 @@ def cmd_serve(options: argparse.Namespace) -> int:
             host=options.host,
             port=options.port,
             preset=options.preset,
+            pitfalls=options.pitfalls,
+            pitfalls_project_dir=options.pitfalls_project_dir,
         )
     except ServeError as exc:
         raise CliError(str(exc)) from None
@@ -432,6 +450,12 @@ def cmd_panel(options: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_pitfalls(options: argparse.Namespace) -> int:
+    from reckoner.pitfalls.cli import run
+
+    return run(options)
+
+
 COMMANDS = {
     "call": cmd_call,
     "records": cmd_records,
@@ -439,13 +463,20 @@ COMMANDS = {
     "serve": cmd_serve,
     "demo": cmd_demo,
     "panel": cmd_panel,
+    "pitfalls": cmd_pitfalls,
 }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the `reckoner` script and of `python -m reckoner`."""
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:2] == ["pitfalls", "hook"] and not {"-h", "--help"} & set(arguments):
+        # The hook runs after every tool call of an agent: skip building the whole parser.
+        from reckoner.pitfalls.hook import main as hook_main
+
+        raise SystemExit(hook_main(arguments[2:]))
     parser = build_parser()
-    options = parser.parse_args(argv)
+    options = parser.parse_args(arguments)
     if options.command is None:
         parser.print_help()
         raise SystemExit(EXIT_USAGE)

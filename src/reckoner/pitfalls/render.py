@@ -91,7 +91,9 @@ def brief(entry: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def reminder(entries: Sequence[dict[str, Any]], tool: str) -> str | None:
+def reminder(
+    entries: Sequence[dict[str, Any]], tool: str, cards: Sequence[object] = ()
+) -> str | None:
     """The reminder after repeated failures, naming matching lessons; None when none match."""
     if not entries:
         return None
@@ -99,12 +101,13 @@ def reminder(entries: Sequence[dict[str, Any]], tool: str) -> str | None:
         f"Pitfalls memory: {tool} failed twice in a row, and these recorded lessons look "
         "related. Check them before trying again:"
     ]
-    for entry in entries:
+    for i, entry in enumerate(entries):
         solution = _one_line(entry.get("solution") or "(no solution recorded)", 200)
-        lines.append(f"- {entry['title'] or '(untitled)'}: {solution} (id {entry['id']})")
+        card = f", card {cards[i]}" if i < len(cards) else ""
+        lines.append(f"- {entry['title'] or '(untitled)'}: {solution} (id {entry['id']}{card})")
     lines.append(
-        "Read a full card with pitfall_search (query = the id or its words) or "
-        "`reckoner pitfalls show ID`. If this turns out to be a new pitfall, record it with "
-        "pitfall_record once solved."
+        "Read a full card at its path, with pitfall_search and the id as the query, or with "
+        "`reckoner pitfalls show ID`. If this is a new pitfall, record it with pitfall_record "
+        "once solved."
     )
     return "\n".join(lines)

@@ -108,8 +108,13 @@ def serve(
     host: str = "127.0.0.1",
     port: int = DEFAULT_HTTP_PORT,
     preset: str = "reckoner",
+    pitfalls_project_dir: str | None = None,
+    pitfalls: bool = False,
 ) -> None:
     """Open the home's engine and serve it until the client (stdio) or a signal (HTTP) ends it.
+
+    ``pitfalls`` mounts the pitfalls memory; its project library is ``pitfalls_project_dir``
+    under the working directory (None: the default, "": the global library only).
 
     Raises ``ServeError`` or the engine's ``OSError`` (home locked or unusable) before serving.
     """
@@ -136,7 +141,16 @@ def serve(
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
-        server = build_server(SerialEngine(engine), preset=preset)
+        mount = None
+        if pitfalls:
+            from reckoner.pitfalls.mcp import PitfallsMount
+            from reckoner.pitfalls.tiers import DEFAULT_PROJECT_DIR
+
+            project_dir = (
+                DEFAULT_PROJECT_DIR if pitfalls_project_dir is None else pitfalls_project_dir
+            )
+            mount = PitfallsMount.open(engine.home, project=Path.cwd(), project_dir=project_dir)
+        server = build_server(SerialEngine(engine), preset=preset, pitfalls=mount)
         if sock is not None:
             anyio.run(serve_http, server, sock)
         else:

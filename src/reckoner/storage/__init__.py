@@ -5,20 +5,26 @@ spells a record file, ``record_store`` reads and writes record files, ``state_fi
 ``state.json``, ``run_log`` owns ``logs/``, and ``home_lock`` keeps one engine per home.
 """
 
-from reckoner.storage.home import HomeError, HomeLayout, resolve_home
-from reckoner.storage.home_lock import HomeLock, HomeLockedError, acquire_home_lock
-from reckoner.storage.record_store import (
-    ClosedEntry,
-    DeleteOutcome,
-    OpenEntry,
-    OpenRecordJournal,
-    RecordArchive,
-    RecordIndex,
-    RecordView,
-    RecoveredRecord,
-)
-from reckoner.storage.run_log import RunLog, open_run_log
-from reckoner.storage.state_file import StateFile
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from reckoner.storage.home import HomeError, HomeLayout, resolve_home
+    from reckoner.storage.home_lock import HomeLock, HomeLockedError, acquire_home_lock
+    from reckoner.storage.record_store import (
+        ClosedEntry,
+        DeleteOutcome,
+        OpenEntry,
+        OpenRecordJournal,
+        RecordArchive,
+        RecordIndex,
+        RecordView,
+        RecoveredRecord,
+    )
+    from reckoner.storage.run_log import RunLog, open_run_log
+    from reckoner.storage.state_file import StateFile
 
 __all__ = [
     "ClosedEntry",
@@ -39,3 +45,23 @@ __all__ = [
     "open_run_log",
     "resolve_home",
 ]
+
+_HOMES = {
+    "HomeError": "home",
+    "HomeLayout": "home",
+    "resolve_home": "home",
+    "HomeLock": "home_lock",
+    "HomeLockedError": "home_lock",
+    "acquire_home_lock": "home_lock",
+    "RunLog": "run_log",
+    "open_run_log": "run_log",
+    "StateFile": "state_file",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # Each name is loaded from its module on first use, so a caller that needs only the
+    # home's paths (the pitfalls hook, which must start fast) does not load them all.
+    if name not in __all__:
+        raise AttributeError(f"module 'reckoner.storage' has no attribute {name!r}")
+    return getattr(import_module(f"reckoner.storage.{_HOMES.get(name, 'record_store')}"), name)
