@@ -25,6 +25,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from reckoner.core.dimensions import BASE_SYMBOLS, NAME_TABLE
+from reckoner.panel.pitfalls import pitfalls_routes
 from reckoner.panel.security import GuardMiddleware, HostPolicy, is_loopback
 from reckoner.panel.settings import SettingsError, apply_settings, settings_view
 from reckoner.panel.typeset import typeset_rows
@@ -258,8 +259,8 @@ class PanelApi:
         return _error(
             404,
             f"There is no panel endpoint {request.url.path!r}; the endpoints are "
-            f"{API}/records-index, {API}/records/<id>, {API}/record-typeset/<id> and "
-            f"{API}/settings.",
+            f"{API}/records-index, {API}/records/<id>, {API}/record-typeset/<id>, "
+            f"{API}/settings, {API}/pitfalls and {API}/pitfalls/<id>.",
         )
 
 
@@ -291,11 +292,14 @@ def create_app(
     bound_port: int,
     poll_ms: int = DEFAULT_POLL_MS,
     log: RunLog | None = None,
+    pitfalls_project: Path | None = None,
 ) -> Starlette:
     """The panel app for one home, answering only to ``bound_host:bound_port``.
 
     ``poll_ms`` is how often the page polls the list and an open record (5 s by default;
     tests shorten it). ``log`` receives deletions, saved settings and endpoint failures.
+    ``pitfalls_project`` is the project whose pitfalls library the Pitfalls tab reads first
+    (``reckoner panel`` passes its working directory; None: the global library only).
     """
     api = PanelApi(home, poll_ms, log)
 
@@ -316,6 +320,7 @@ def create_app(
             api.settings,
             methods=["GET", "PUT", "POST", "DELETE", "PATCH"],
         ),
+        *pitfalls_routes(API, home, api.note, pitfalls_project),
         Route(f"{API}/{{rest:path}}", api.api_not_found),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ]
@@ -375,7 +380,9 @@ def run_panel(home: Path, host: str, port: int, open_browser: bool) -> None:
     sock = bind_socket(host, port)
     bound_port = int(sock.getsockname()[1])
     log = open_run_log(HomeLayout(home))
-    app = create_app(home, bound_host=host, bound_port=bound_port, log=log)
+    app = create_app(
+        home, bound_host=host, bound_port=bound_port, log=log, pitfalls_project=Path.cwd()
+    )
     url = panel_url(host, bound_port)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
