@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook's start
 if TYPE_CHECKING:
+    from typing import Any
+
     from reckoner.service.engine import Engine
 
 __all__ = ["Engine"]

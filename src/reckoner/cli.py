@@ -6,14 +6,15 @@ traceback; `call` exits 1 when the engine refused the call.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
-from datetime import datetime
-from pathlib import Path
-from typing import Any
 
 from reckoner import __version__
+
+TYPE_CHECKING = False  # not typing's: `reckoner pitfalls hook` must start fast
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import Any
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
@@ -31,6 +32,8 @@ class CliError(Exception):
 
 def _port(text: str) -> int:
     """A TCP port for argparse: 0 (pick a free one) to 65535."""
+    import argparse
+
     try:
         port = int(text)
     except ValueError:
@@ -72,6 +75,8 @@ def _tools_help() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line; `reckoner --help` lists every command."""
+    import argparse
+
     from reckoner.core.contract import TOOL_NAMES
     from reckoner.server.defaults import DEFAULT_HTTP_PORT
     from reckoner.server.texts import PRESETS
@@ -244,6 +249,8 @@ def format_value(value: Any) -> str:
 def _time(at: Any) -> str:
     if not isinstance(at, int | float):
         return "-"
+    from datetime import datetime
+
     return datetime.fromtimestamp(at / 1000).strftime("%Y-%m-%d %H:%M:%S")
 
 
@@ -437,6 +444,8 @@ def cmd_serve(options: argparse.Namespace) -> int:
 
 
 def cmd_demo(options: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from reckoner.demo import run_demo
 
     return run_demo(Path(options.home) if options.home else None)

@@ -4,6 +4,8 @@ versus substring, the score formula on worked examples, and every filter."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pitfall_helpers import lesson, prepared
 
 from reckoner.pitfalls.search import (
@@ -146,3 +148,34 @@ def test_filter_tag_is_exact_and_applied_before_scoring() -> None:
 def test_limit_cuts_the_hits() -> None:
     entries = [lesson(f"p-20261201-070000-000{i}", title=f"npm case {i}") for i in range(5)]
     assert len(search(prepared(*entries), "npm", limit=3)) == 3
+
+
+_WORDS = ["npm", "no", "node", "node-gyp", "eval", "2x", "上传", "失败", "上传失败", "x_1", "3.11"]
+
+
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "title": st.lists(st.sampled_from(_WORDS), max_size=4).map(" ".join),
+                "evidence": st.lists(st.sampled_from([*_WORDS, "-", "."]), max_size=6).map("".join),
+                "tags": st.lists(st.sampled_from(_WORDS), max_size=2),
+            }
+        ),
+        max_size=6,
+    ),
+    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4).map(" ".join),
+)
+def test_the_index_scores_exactly_as_score_entry_with_matches_token(
+    fields: list[dict[str, object]], query: str
+) -> None:
+    """The inverted index is only a speed-up: the spec's formula decides every score."""
+    entries = [lesson(f"p-20261201-070000-{i:04x}", **f) for i, f in enumerate(fields)]
+    tokens = tokenize(query)
+    expected = {
+        e["id"]: score_entry(tokens, prepare(e))
+        for e in entries
+        if score_entry(tokens, prepare(e)) > 0
+    }
+    got = {e["id"]: s for e, s in search(prepared(*entries), query, limit=100)}
+    assert got == pytest.approx(expected)

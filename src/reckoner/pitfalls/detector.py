@@ -10,8 +10,9 @@ its own tool's streak; a session's end forgets the session.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+TYPE_CHECKING = False  # plain classes, no typing or dataclasses: the hook must start fast
+if TYPE_CHECKING:
+    from typing import Any
 
 FAILURE_STREAK = 2
 MAX_PER_SESSION = 4
@@ -35,15 +36,36 @@ CLUE_VALUE_MAX = 80
 """One argument's share of the clue, so a long command still leaves room for the error."""
 
 
-@dataclass(slots=True)
 class SessionState:
-    tool: str | None = None
-    streak: int = 0
-    reminders: int = 0
-    last_reminder_at: float | None = None
+    """One session's state: the tool failing now, its streak, the reminders given."""
+
+    __slots__ = ("last_reminder_at", "reminders", "streak", "tool")
+
+    def __init__(
+        self,
+        tool: str | None = None,
+        streak: int = 0,
+        reminders: int = 0,
+        last_reminder_at: float | None = None,
+    ) -> None:
+        self.tool = tool
+        self.streak = streak
+        self.reminders = reminders
+        self.last_reminder_at = last_reminder_at
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "tool": self.tool,
+            "streak": self.streak,
+            "reminders": self.reminders,
+            "last_reminder_at": self.last_reminder_at,
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SessionState) and self.to_json() == other.to_json()
+
+    def __repr__(self) -> str:
+        return f"SessionState({self.to_json()})"
 
     @classmethod
     def from_json(cls, raw: Any) -> SessionState:
@@ -62,14 +84,35 @@ class SessionState:
         )
 
 
-@dataclass(frozen=True, slots=True)
 class Rules:
-    failure_streak: int = FAILURE_STREAK
-    max_per_session: int = MAX_PER_SESSION
-    cooldown_s: float = COOLDOWN_S
+    """The thresholds; the spec's defaults unless a caller sets its own."""
+
+    __slots__ = ("cooldown_s", "failure_streak", "max_per_session")
+
+    def __init__(
+        self,
+        failure_streak: int = FAILURE_STREAK,
+        max_per_session: int = MAX_PER_SESSION,
+        cooldown_s: float = COOLDOWN_S,
+    ) -> None:
+        self.failure_streak = failure_streak
+        self.max_per_session = max_per_session
+        self.cooldown_s = cooldown_s
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rules) and (
+            self.failure_streak,
+            self.max_per_session,
+            self.cooldown_s,
+        ) == (other.failure_streak, other.max_per_session, other.cooldown_s)
 
 
-def observe_failure(state: SessionState, tool: str, now: float, rules: Rules = Rules()) -> bool:
+DEFAULT_RULES = Rules()
+
+
+def observe_failure(
+    state: SessionState, tool: str, now: float, rules: Rules = DEFAULT_RULES
+) -> bool:
     """Count one failure of ``tool``; True when a reminder fires now (the state is updated)."""
     if state.tool == tool:
         state.streak += 1
@@ -96,7 +139,7 @@ def observe_success(state: SessionState, tool: str) -> None:
 class Detector:
     """The state machine over many sessions, for a process that sees them all (the server)."""
 
-    def __init__(self, rules: Rules = Rules()) -> None:
+    def __init__(self, rules: Rules = DEFAULT_RULES) -> None:
         self.rules = rules
         self._sessions: dict[str, SessionState] = {}
 

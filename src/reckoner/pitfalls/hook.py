@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import sys
 import time
-from collections.abc import Sequence
-from typing import IO, Any
+import zlib
 
-from .detector import SessionState, build_clue, observe_failure, observe_success
+from .detector import TYPE_CHECKING, SessionState, build_clue, observe_failure, observe_success
+
+if TYPE_CHECKING:  # no typing at run time: every import here delays the agent's turn
+    from collections.abc import Sequence
+    from typing import IO, Any
 
 FAILURE_EVENT = "PostToolUseFailure"
 SUCCESS_EVENT = "PostToolUse"
@@ -34,8 +36,11 @@ REMINDER_LESSONS = 3
 
 
 def _state_path(home: str, session_id: str) -> str:
-    digest = hashlib.sha256(session_id.encode("utf-8", "replace")).hexdigest()[:32]
-    return os.path.join(home, SESSIONS_DIR, f"{digest}.json")
+    # A readable, safe file name (session ids are UUIDs) with a checksum of the whole id, so
+    # two ids that differ only in characters dropped here still get two files.
+    raw = session_id.encode("utf-8", "replace")
+    safe = "".join(c for c in session_id[:64] if c.isascii() and (c.isalnum() or c in "_-"))
+    return os.path.join(home, SESSIONS_DIR, f"{safe}-{zlib.crc32(raw):08x}.json")
 
 
 def _failed(event: dict[str, Any]) -> bool:
@@ -53,7 +58,9 @@ def _error_text(event: dict[str, Any]) -> str:
     if isinstance(error, str):
         return error
     response = event.get("tool_response")
-    return json.dumps(response, ensure_ascii=False)[:300] if response is not None else ""
+    if response is None:
+        return ""
+    return json.dumps(response, ensure_ascii=False, default=str)[:300]
 
 
 def _observe(path: str, tool: str, failed: bool, now: float) -> bool:
@@ -143,10 +150,10 @@ def main(
     """The command: always exit code 0, output only when a reminder fires."""
     try:
         home_option, project_dir = _options(argv)
-        from reckoner.storage.home import resolve_home
+        from reckoner.storage.home_path import home_directory
 
         event = json.loads((stdin or sys.stdin.buffer).read())
-        output = handle(event, str(resolve_home(home_option)), project_dir=project_dir)
+        output = handle(event, home_directory(home_option), project_dir=project_dir)
         if output is not None:
             out = stdout or sys.stdout
             out.write(json.dumps(output, ensure_ascii=False) + "\n")

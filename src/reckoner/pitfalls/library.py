@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
-import secrets
+import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from . import render
 from .model import entry_id_for, new_entry, normalise_entry
-from .search import Prepared, prepare
+from .search import SearchIndex, prepare
 
 ENTRIES = "entries.jsonl"
 CARDS = "cards"
@@ -38,8 +36,8 @@ class LibraryError(OSError):
 
 def now_stamp() -> tuple[str, str]:
     """The current UTC time as ISO 8601 (``2026-12-01T07:00:00Z``) and as an id stamp."""
-    now = datetime.now(UTC)
-    return now.strftime("%Y-%m-%dT%H:%M:%SZ"), now.strftime("%Y%m%d-%H%M%S")
+    now = time.gmtime()
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", now), time.strftime("%Y%m%d-%H%M%S", now)
 
 
 class Library:
@@ -49,7 +47,7 @@ class Library:
         self.root = root
         self._seen: tuple[int, int] | None = None
         self._entries: dict[str, dict[str, Any]] = {}
-        self._prepared: list[Prepared] | None = None
+        self._index: SearchIndex | None = None
 
     def __repr__(self) -> str:
         return f"Library({str(self.root)!r})"
@@ -67,7 +65,7 @@ class Library:
         try:
             stat = self.entries_file.stat()
         except FileNotFoundError:
-            self._seen, self._entries, self._prepared = None, {}, None
+            self._seen, self._entries, self._index = None, {}, None
             return self._entries
         except OSError as error:
             raise self._error("read", error) from None
@@ -83,26 +81,26 @@ class Library:
             if not line.strip():
                 continue
             try:
-                raw = orjson.loads(line)
-            except orjson.JSONDecodeError:
+                raw = json.loads(line)
+            except ValueError:
                 continue  # a line cut short by a killed writer, or a bad hand edit
             entry = normalise_entry(raw) if isinstance(raw, dict) else None
             if entry is not None:
                 folded.pop(entry["id"], None)  # keep insertion order = last snapshot order
                 folded[entry["id"]] = entry
-        self._seen, self._entries, self._prepared = seen, folded, None
+        self._seen, self._entries, self._index = seen, folded, None
         return folded
 
     def entries(self) -> list[dict[str, Any]]:
         """Every lesson, in the order of its last snapshot."""
         return list(self._load().values())
 
-    def prepared(self) -> list[Prepared]:
-        """Every lesson ready for scoring; rebuilt only when the file changed."""
+    def index(self) -> SearchIndex:
+        """Every lesson ready for search; rebuilt only when the file changed."""
         self._load()
-        if self._prepared is None:
-            self._prepared = [prepare(e) for e in self._entries.values()]
-        return self._prepared
+        if self._index is None:
+            self._index = SearchIndex(prepare(e) for e in self._entries.values())
+        return self._index
 
     def get(self, entry_id: str) -> dict[str, Any] | None:
         return self._load().get(entry_id)
@@ -114,7 +112,7 @@ class Library:
         now_iso, stamp = now_stamp()
         known = self._load_quietly()
         while True:
-            entry_id = entry_id_for(stamp, secrets.token_hex(2))
+            entry_id = entry_id_for(stamp, os.urandom(2).hex())
             if entry_id not in known:
                 break
         entry = new_entry(entry_id, now_iso, fields)
@@ -123,7 +121,8 @@ class Library:
 
     def save(self, entry: dict[str, Any]) -> None:
         """Append ``entry`` as its newest snapshot, then rewrite its card and the index."""
-        line = orjson.dumps(entry) + b"\n"
+        # Stdlib json, not orjson: loading orjson would double the hook's start (issue 13).
+        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         try:
             (self.root / CARDS).mkdir(parents=True, exist_ok=True)
             with self._locked():
@@ -168,7 +167,7 @@ class Library:
 
     @staticmethod
     def _write_atomically(path: Path, text: str) -> None:
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(3)}.tmp")
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(3).hex()}.tmp")
         try:
             with open(temporary, "w", encoding="utf-8") as handle:
                 handle.write(text)

@@ -6,8 +6,9 @@ No model, no embeddings: a lesson worded differently is not found, on purpose.
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -131,26 +132,93 @@ def _updated(prepared: Prepared) -> str:
     return str(prepared.entry.get("updated") or prepared.entry.get("created") or "")
 
 
+_IDENTIFIER_RUN = re.compile(r"[a-z0-9_]+")
+
+
+class SearchIndex:
+    """Entries with an inverted index of their identifier words, for fast repeated search.
+
+    An identifier-only token matches a field on word boundaries exactly when it is one of
+    the field's maximal runs of identifier characters, so those tokens are looked up in
+    the index (the best field weight per entry, kept at build time) instead of scanning
+    every entry; other tokens (CJK, ``node-gyp``) still scan with ``matches_token``.
+    """
+
+    def __init__(self, entries: Iterable[Prepared]) -> None:
+        self.entries = list(entries)
+        self.postings: dict[str, dict[int, int]] = {}
+        for position, prepared in enumerate(self.entries):
+            for text, weight in prepared.fields:  # highest weight first: the first one wins
+                for word in set(_IDENTIFIER_RUN.findall(text)):
+                    self.postings.setdefault(word, {}).setdefault(position, weight)
+
+    def _weights(self, token: str, allowed: set[int] | None) -> dict[int, int]:
+        if WORD_TOKEN.match(token) is not None:
+            found = self.postings.get(token, {})
+            if allowed is None:
+                return found
+            return {i: w for i, w in found.items() if i in allowed}
+        weights: dict[int, int] = {}
+        for position, prepared in enumerate(self.entries):
+            if (allowed is not None and position not in allowed) or (
+                token not in prepared.everything
+            ):
+                continue
+            for text, weight in prepared.fields:
+                if matches_token(token, text):
+                    weights[position] = weight
+                    break
+        return weights
+
+    def search(
+        self,
+        query: str,
+        *,
+        tag: str | None = None,
+        limit: int = 5,
+        keep: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> list[tuple[dict[str, Any], float]]:
+        """The entries a query returns, best first, with their scores.
+
+        A tag filter is exact and comes before scoring (so is ``keep``); an empty query
+        lists the most recent (score 0); a query with no informative token returns
+        nothing, never everything; a score of 0 is dropped.
+        """
+        allowed: set[int] | None = None
+        if (tag is not None and tag.strip()) or keep is not None:
+            wanted = " ".join(tag.split()).lower() if tag is not None and tag.strip() else None
+            allowed = {
+                i
+                for i, p in enumerate(self.entries)
+                if (wanted is None or wanted in p.tags) and (keep is None or keep(p.entry))
+            }
+        if not query.strip():
+            pool = self.entries if allowed is None else [self.entries[i] for i in sorted(allowed)]
+            recent = heapq.nlargest(limit, pool, key=_updated)
+            return [(p.entry, 0.0) for p in recent]
+        tokens = tokenize(query)
+        if not tokens:
+            return []
+        totals: dict[int, list[int]] = {}
+        for token in tokens:
+            for position, weight in self._weights(token, allowed).items():
+                seen = totals.get(position)
+                if seen is None:
+                    totals[position] = [weight, 1]
+                else:
+                    seen[0] += weight
+                    seen[1] += 1
+        count = len(tokens)
+        scored = [
+            (total * (1 + covered / count), _updated(self.entries[i]), i)
+            for i, (total, covered) in totals.items()
+        ]
+        best = heapq.nlargest(limit, scored)
+        return [(self.entries[i].entry, score) for score, _, i in best]
+
+
 def search(
     entries: Iterable[Prepared], query: str, *, tag: str | None = None, limit: int = 5
 ) -> list[tuple[dict[str, Any], float]]:
-    """The entries a query returns, best first, with their scores.
-
-    A tag filter is exact and comes before scoring; an empty query lists the most recent
-    (score 0); a query with no informative token returns nothing, never everything; a
-    score of 0 is dropped.
-    """
-    pool = list(entries)
-    if tag is not None and tag.strip():
-        wanted = " ".join(tag.split()).lower()
-        pool = [p for p in pool if wanted in p.tags]
-    if not query.strip():
-        recent = sorted(pool, key=_updated, reverse=True)[:limit]
-        return [(p.entry, 0.0) for p in recent]
-    tokens = tokenize(query)
-    if not tokens:
-        return []
-    scored = [(score_entry(tokens, p), p) for p in pool]
-    hits = [(s, p) for s, p in scored if s > 0]
-    hits.sort(key=lambda sp: (sp[0], _updated(sp[1])), reverse=True)
-    return [(p.entry, s) for s, p in hits[:limit]]
+    """``SearchIndex(entries).search(...)``, for a one-off search."""
+    return SearchIndex(entries).search(query, tag=tag, limit=limit)

@@ -16,7 +16,6 @@ from typing import Any
 
 from .library import Library, LibraryError
 from .model import Cleaned, applied, is_entry_id
-from .search import search as search_entries
 
 DEFAULT_PROJECT_DIR = ".reckoner/pitfalls"
 GLOBAL_DIR = "pitfalls"
@@ -127,14 +126,13 @@ class Pitfalls:
             if len(hits) >= limit:
                 break
             try:
-                pool = library.prepared()
+                index = library.index()
             except LibraryError as error:
                 if warnings is not None:
                     warnings.append(str(error))
                 continue
-            if status is not None:
-                pool = [p for p in pool if p.entry["status"] == status]
-            for entry, score in search_entries(pool, query, tag=tag, limit=limit + len(seen)):
+            keep = None if status is None else (lambda entry: entry["status"] == status)
+            for entry, score in index.search(query, tag=tag, limit=limit + len(seen), keep=keep):
                 if entry["id"] not in seen and len(hits) < limit:
                     seen.add(entry["id"])
                     hits.append(Hit(entry, score, library))

@@ -1,4 +1,4 @@
-"""Where the engine's files live: the only module that reads ``RECKONER_HOME``.
+"""Where the engine's files live (``home_path`` decides which directory is the home).
 
 The home holds the open record, the closed records, ``state.json``, the run logs, the
 discarded files and the lock (manual 9.1). Every other storage module asks a
@@ -12,22 +12,13 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-HOME_ENV = "RECKONER_HOME"
-DEFAULT_HOME = "~/.reckoner"
+from reckoner.storage.home_path import DEFAULT_HOME, HOME_ENV, resolve_home
+
+__all__ = ["DEFAULT_HOME", "HOME_ENV", "HomeError", "HomeLayout", "resolve_home"]
 
 
 class HomeError(OSError):
     """The home directory cannot be used; the message is one sentence with the fix."""
-
-
-def resolve_home(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The home to use: ``explicit``, else ``$RECKONER_HOME``, else ``~/.reckoner``."""
-    if explicit is not None and os.fspath(explicit) != "":
-        return Path(explicit).expanduser()
-    from_env = os.environ.get(HOME_ENV, "")
-    if from_env.strip():
-        return Path(from_env).expanduser()
-    return Path(DEFAULT_HOME).expanduser()
 
 
 @dataclass(frozen=True)
