@@ -178,3 +178,77 @@ def test_serve_pitfalls_with_an_unwritable_project_still_records_globally(
     assert result.is_error is False
     assert "global library only" in result.structured_content["warnings"][0]
     assert "global library only" in _texts(result)[0]
+
+
+def test_over_http_the_reminder_rides_on_the_failing_result_too(tmp_path: Path) -> None:
+    """Streamable HTTP: the SDK speaks the stateless 2026-07-28 protocol, with no session to
+    tell clients apart, so the server's detector state is one for all its clients."""
+    import re
+    import subprocess
+    import threading
+    import time
+
+    home = tmp_path / "home"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "reckoner",
+            "serve",
+            "--pitfalls",
+            "--http",
+            "--port",
+            "0",
+            "--home",
+            str(home),
+        ],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert process.stderr is not None
+        url = None
+        deadline = time.monotonic() + 60
+        while url is None and time.monotonic() < deadline:
+            line = process.stderr.readline().decode()
+            if not line and process.poll() is not None:
+                raise AssertionError(f"server exited with {process.returncode}")
+            found = re.search(r"(http://\S+/mcp)", line)
+            url = found.group(1) if found else None
+        assert url is not None
+        stderr = process.stderr
+        threading.Thread(target=lambda: stderr.read(), daemon=True).start()
+
+        async def main() -> list[int]:
+            async with Client(url) as first:
+                await first.call_tool(
+                    "pitfall_record",
+                    {
+                        "title": "get needs a slot that exists",
+                        "tags": ["ENGINE_SLOT_NOT_FOUND"],
+                        "solution": "set it first",
+                    },
+                )
+                await first.call_tool("record_start", {"title": "http sessions"})
+                counts = [len((await first.call_tool("get", {"name": "nope"})).content)]
+                counts.append(len((await first.call_tool("get", {"name": "nope"})).content))
+                return counts
+
+        assert anyio.run(main) == [1, 2]
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+def test_the_detectors_session_is_the_http_session_id_when_there_is_one() -> None:
+    from types import SimpleNamespace
+
+    from reckoner.pitfalls.mcp import session_key
+
+    with_id = SimpleNamespace(request=SimpleNamespace(headers={"mcp-session-id": "abc"}))
+    stateless = SimpleNamespace(request=SimpleNamespace(headers={}))
+    stdio = SimpleNamespace(request=None)
+    assert session_key(with_id) == "http-abc"  # type: ignore[arg-type]
+    assert session_key(stateless) == session_key(stdio) == "process"  # type: ignore[arg-type]
