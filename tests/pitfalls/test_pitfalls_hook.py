@@ -238,3 +238,22 @@ def test_handle_is_usable_in_process_with_an_explicit_clock(home: Path, project:
     assert handle(payload, str(home), now=2.0) is None
     assert handle(payload, str(home), now=3.0) is None  # streak 2, but cooling down
     assert handle(payload, str(home), now=601.0) is not None  # still failing, cooled down
+
+
+def test_a_hook_stuck_on_the_session_lock_gives_up_in_silence(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    from reckoner.pitfalls import hook
+
+    payload = event("bash_failure", project)
+    handle(payload, str(home), now=0.0)  # creates the state file
+    state = next((home / "pitfalls" / "sessions").glob("*.json"))
+    monkeypatch.setattr(hook, "LOCK_WAIT_S", 0.05)
+    with open(state, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # another hook of the session, stuck
+        completed = run_hook(payload, home)
+        assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", "")
+        with pytest.raises(BlockingIOError):
+            handle(payload, str(home), now=1.0)

@@ -33,6 +33,8 @@ SUCCESS_EVENT = "PostToolUse"
 END_EVENT = "SessionEnd"
 SESSIONS_DIR = os.path.join("pitfalls", "sessions")
 REMINDER_LESSONS = 3
+LOCK_WAIT_S = 2.0
+"""How long a hook waits for another hook of its session; then it gives up in silence."""
 
 
 def _state_path(home: str, session_id: str) -> str:
@@ -63,12 +65,25 @@ def _error_text(event: dict[str, Any]) -> str:
     return json.dumps(response, ensure_ascii=False, default=str)[:300]
 
 
+def _lock(fd: int) -> None:
+    # Never block the agent's turn behind a stuck hook: wait a little, then give up.
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
+
+
 def _observe(path: str, tool: str, failed: bool, now: float) -> bool:
     """Update the session's state under its lock; True when a reminder fires."""
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _lock(fd)
         raw = os.read(fd, 65536)
         try:
             state = SessionState.from_json(json.loads(raw) if raw else None)
