@@ -137,12 +137,6 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"port for --http (default {DEFAULT_HTTP_PORT}; 0 picks a free one)",
     )
     serve.add_argument(
-        "--preset",
-        choices=PRESETS,
-        default="reckoner",
-        help="the persona rules given to the model (default: reckoner)",
-    )
-    serve.add_argument(
         "--pitfalls",
         action="store_true",
         help="also serve the pitfalls memory (pitfall_* tools, reminders after repeated failures)",
@@ -153,6 +147,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="with --pitfalls: the project library under the working directory "
         "(default .reckoner/pitfalls; '' uses the global library only)",
+    )
+    serve.add_argument(
+        "--preset",
+        choices=PRESETS,
+        default="reckoner",
+        help="the persona rules given to the model (default: reckoner)",
     )
     _add_home(serve)
 
@@ -431,12 +431,12 @@ def cmd_serve(options: argparse.Namespace) -> int:
     try:
         serve(
             options.home,
+            pitfalls=options.pitfalls,
+            pitfalls_project_dir=options.pitfalls_project_dir,
             http=options.http,
             host=options.host,
             port=options.port,
             preset=options.preset,
-            pitfalls=options.pitfalls,
-            pitfalls_project_dir=options.pitfalls_project_dir,
         )
     except ServeError as exc:
         raise CliError(str(exc)) from None

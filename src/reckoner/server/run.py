@@ -104,19 +104,19 @@ async def serve_http(server: Server[Any], sock: socket.socket) -> None:
 def serve(
     home: Path | str | None,
     *,
+    pitfalls: bool = False,
+    pitfalls_project_dir: str | None = None,
     http: bool = False,
     host: str = "127.0.0.1",
     port: int = DEFAULT_HTTP_PORT,
     preset: str = "reckoner",
-    pitfalls_project_dir: str | None = None,
-    pitfalls: bool = False,
 ) -> None:
     """Open the home's engine and serve it until the client (stdio) or a signal (HTTP) ends it.
 
+    Raises ``ServeError`` or the engine's ``OSError`` (home locked or unusable) before serving.
+
     ``pitfalls`` mounts the pitfalls memory; its project library is ``pitfalls_project_dir``
     under the working directory (None: the default, "": the global library only).
-
-    Raises ``ServeError`` or the engine's ``OSError`` (home locked or unusable) before serving.
     """
     _configure_stderr_logging()
     sock = bind_loopback(host, port) if http else None
