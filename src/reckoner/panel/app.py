@@ -25,7 +25,6 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from reckoner.core.dimensions import BASE_SYMBOLS, NAME_TABLE
-from reckoner.panel.pitfalls import pitfalls_routes
 from reckoner.panel.security import GuardMiddleware, HostPolicy, is_loopback
 from reckoner.panel.settings import SettingsError, apply_settings, settings_view
 from reckoner.panel.typeset import typeset_rows
@@ -308,8 +307,11 @@ def create_app(
         api.note("error", "panel: endpoint failed", path=request.url.path, error=repr(exc))
         return _error(500, f"internal error: {type(exc).__name__}: {exc}"[:300])
 
+    from reckoner.panel.pitfalls import pitfalls_routes
+
     routes = [
         Route("/", api.index_page, methods=["GET"]),
+        *pitfalls_routes(API, home, api.note, pitfalls_project),
         Route(f"{API}/records-index", api.records_index, methods=["GET"]),
         # ``path`` so an id with an encoded slash still reaches the validator (400), rather
         # than falling through the router.
@@ -320,7 +322,6 @@ def create_app(
             api.settings,
             methods=["GET", "PUT", "POST", "DELETE", "PATCH"],
         ),
-        *pitfalls_routes(API, home, api.note, pitfalls_project),
         Route(f"{API}/{{rest:path}}", api.api_not_found),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ]
