@@ -24,7 +24,7 @@ from reckoner.wire import dumps_text
 from .detector import Detector, build_clue
 from .render import reminder
 from .texts import DESCRIPTIONS, PREVENTION_RULE, TITLES
-from .tiers import DEFAULT_PROJECT_DIR, Pitfalls
+from .tiers import Pitfalls
 from .tools import TOOL_NAMES, Answer, PitfallTools
 
 REMINDER_LESSONS = 3
@@ -79,16 +79,6 @@ class PitfallsMount:
         self.listed = [_listed(tool) for tool in PITFALL_TOOLS]
         # Sessions of an HTTP server call in from several worker threads at once.
         self._lock = threading.Lock()
-
-    @classmethod
-    def open(
-        cls,
-        home: Path,
-        *,
-        project: Path | str | None = None,
-        project_dir: str | None = DEFAULT_PROJECT_DIR,
-    ) -> PitfallsMount:
-        return cls(Pitfalls.open(home, project=project, project_dir=project_dir))
 
     @staticmethod
     def handles(tool: str) -> bool:
@@ -175,7 +165,7 @@ def serve_standalone(home: Path, *, project: Path | str | None, project_dir: str
     from mcp.server.stdio import stdio_server
 
     server = build_standalone_server(
-        PitfallsMount.open(home, project=project, project_dir=project_dir)
+        PitfallsMount(Pitfalls.open(home, project=project, project_dir=project_dir))
     )
 
     async def run() -> None:

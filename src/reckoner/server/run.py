@@ -144,12 +144,14 @@ def serve(
         mount = None
         if pitfalls:
             from reckoner.pitfalls.mcp import PitfallsMount
-            from reckoner.pitfalls.tiers import DEFAULT_PROJECT_DIR
+            from reckoner.pitfalls.tiers import DEFAULT_PROJECT_DIR, Pitfalls
 
             project_dir = (
                 DEFAULT_PROJECT_DIR if pitfalls_project_dir is None else pitfalls_project_dir
             )
-            mount = PitfallsMount.open(engine.home, project=Path.cwd(), project_dir=project_dir)
+            mount = PitfallsMount(
+                Pitfalls.open(engine.home, project=Path.cwd(), project_dir=project_dir)
+            )
         server = build_server(SerialEngine(engine), preset=preset, pitfalls=mount)
         if sock is not None:
             anyio.run(serve_http, server, sock)
