@@ -252,3 +252,28 @@ def test_the_detectors_session_is_the_http_session_id_when_there_is_one() -> Non
     stdio = SimpleNamespace(request=None)
     assert session_key(with_id) == "http-abc"  # type: ignore[arg-type]
     assert session_key(stateless) == session_key(stdio) == "process"  # type: ignore[arg-type]
+
+
+def test_the_readme_mcp_snippet_starts_the_standalone_memory(tmp_path: Path) -> None:
+    """The README's `.mcp.json` for `reckoner pitfalls serve`, launched as it says."""
+    import os
+    import re
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    start = text.index("<!-- pitfalls-mcp-snippet -->")
+    block = re.search(r"```json\n(.*?)```", text[start:], re.S)
+    assert block is not None
+    server = json.loads(block.group(1))["mcpServers"]["pitfalls"]
+    assert server["type"] == "stdio"
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / server["command"]),
+        args=server["args"],
+        cwd=str(tmp_path),
+        env={**os.environ, "RECKONER_HOME": str(tmp_path / "home")},
+    )
+
+    async def main() -> list[str]:
+        async with Client(params) as client:
+            return [t.name for t in (await client.list_tools()).tools]
+
+    assert anyio.run(main) == PITFALL_NAMES
