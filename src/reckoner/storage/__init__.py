@@ -46,7 +46,7 @@ __all__ = [
     "resolve_home",
 ]
 
-_HOMES = {
+_MODULE_OF = {
     "HomeError": "home",
     "HomeLayout": "home",
     "resolve_home": "home",
@@ -60,8 +60,9 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> Any:
-    # Each name is loaded from its module on first use, so a caller that needs only the
-    # home's paths (the pitfalls hook, which must start fast) does not load them all.
+    # Each name is loaded from its module on first use (names not in _MODULE_OF live in
+    # record_store), so a caller that needs one module does not load them all: the
+    # pitfalls hook, which must start fast, needs only home_path.
     if name not in __all__:
         raise AttributeError(f"module 'reckoner.storage' has no attribute {name!r}")
-    return getattr(import_module(f"reckoner.storage.{_HOMES.get(name, 'record_store')}"), name)
+    return getattr(import_module(f"reckoner.storage.{_MODULE_OF.get(name, 'record_store')}"), name)
