@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from . import limits
+from . import limits, pitfall_terms
 from .dimensions import ALL_NAMES
 from .limits import MAX_FORMULA_LENGTH, MAX_UNIT_LENGTH
 
@@ -241,11 +241,10 @@ READ_OPTIONS: tuple[Argument, ...] = (_FORM, _DIGITS, _DIM, _UNIT_OUT)
 PITFALLS_OPTION = "pitfalls"
 """``reckoner serve --pitfalls`` (any preset) and ``reckoner pitfalls serve``."""
 
-PITFALL_STATUSES: tuple[str, ...] = ("solved", "workaround", "open")
-"""A lesson's status; anything else is stored as the first."""
 
 _LINE: JSONSchema = {"type": "string"}
 _TAGS: JSONSchema = {"type": "array", "items": {"type": "string"}}
+PITFALL_STATUSES = pitfall_terms.PITFALL_STATUSES
 _STATUS: JSONSchema = {"type": "string", "enum": list(PITFALL_STATUSES)}
 _LIMIT: JSONSchema = {"type": "integer", "minimum": 1, "maximum": limits.MAX_PITFALL_RESULTS}
 _STATUS_TEXT = (

@@ -22,9 +22,10 @@ import sys
 import time
 import zlib
 
-from .detector import TYPE_CHECKING, SessionState, build_clue, observe_failure, observe_success
+from .detector import SessionState, build_clue, observe_failure, observe_success
 
-if TYPE_CHECKING:  # no typing at run time: every import here delays the agent's turn
+TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
+if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import IO, Any
 

@@ -18,11 +18,14 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from . import render
 from .model import entry_id_for, new_entry, normalise_entry
 from .search import SearchIndex, prepare
+
+TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
+if TYPE_CHECKING:
+    from typing import Any
 
 ENTRIES = "entries.jsonl"
 CARDS = "cards"

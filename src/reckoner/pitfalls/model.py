@@ -6,10 +6,6 @@ the caller can say so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
-from reckoner.core.contract import PITFALL_STATUSES
 from reckoner.core.limits import (
     MAX_PITFALL_BODY,
     MAX_PITFALL_LINE,
@@ -17,6 +13,11 @@ from reckoner.core.limits import (
     MAX_PITFALL_TAG,
     MAX_PITFALL_TAGS,
 )
+from reckoner.core.pitfall_terms import PITFALL_STATUSES
+
+TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT_VERSION = 1
 LINE_FIELDS: tuple[str, ...] = ("title", "area")
@@ -33,12 +34,14 @@ def limit_of(key: str) -> int:
     return MAX_PITFALL_LINE if key in LINE_FIELDS else MAX_PITFALL_BODY
 
 
-@dataclass(slots=True)
 class Cleaned:
     """Normalised fields and the sentences saying what was cut or changed."""
 
-    fields: dict[str, Any]
-    changes: list[str] = field(default_factory=list)
+    __slots__ = ("changes", "fields")
+
+    def __init__(self, fields: dict[str, Any], changes: list[str] | None = None) -> None:
+        self.fields = fields
+        self.changes = [] if changes is None else changes
 
 
 def clean_text(key: str, raw: str, changes: list[str]) -> str:

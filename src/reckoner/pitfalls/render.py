@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from .model import BODY_FIELDS, STATUS_LABELS
+
+TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 _HEADINGS = {
     "solution": "Solution",

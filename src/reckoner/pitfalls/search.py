@@ -9,9 +9,11 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
+if TYPE_CHECKING:
+    from typing import Any
 
 FIELD_WEIGHTS: tuple[tuple[str, int], ...] = (
     ("tags", 6),
@@ -84,14 +86,22 @@ def matches_token(token: str, text: str) -> bool:
     return _word_pattern(token).search(text) is not None
 
 
-@dataclass(frozen=True, slots=True)
 class Prepared:
     """One entry with its fields lowercased once, for repeated scoring."""
 
-    entry: dict[str, Any]
-    fields: tuple[tuple[str, int], ...]  # (lowercased text, weight), highest weight first
-    everything: str
-    tags: frozenset[str]
+    __slots__ = ("entry", "everything", "fields", "tags")
+
+    def __init__(
+        self,
+        entry: dict[str, Any],
+        fields: tuple[tuple[str, int], ...],  # (lowercased text, weight), highest first
+        everything: str,
+        tags: frozenset[str],
+    ) -> None:
+        self.entry = entry
+        self.fields = fields
+        self.everything = everything
+        self.tags = tags
 
 
 def prepare(entry: dict[str, Any]) -> Prepared:
@@ -139,22 +149,31 @@ class SearchIndex:
     """Entries with an inverted index of their identifier words, for fast repeated search.
 
     An identifier-only token matches a field on word boundaries exactly when it is one of
-    the field's maximal runs of identifier characters, so those tokens are looked up in
-    the index (the best field weight per entry, kept at build time) instead of scanning
-    every entry; other tokens (CJK, ``node-gyp``) still scan with ``matches_token``.
+    the field's maximal runs of identifier characters, so from the second search on those
+    tokens are looked up in the index (the best field weight per entry, built once)
+    instead of scanning every entry; other tokens (CJK, ``node-gyp``) always scan with
+    ``matches_token``.
     """
 
     def __init__(self, entries: Iterable[Prepared]) -> None:
         self.entries = list(entries)
-        self.postings: dict[str, dict[int, int]] = {}
-        for position, prepared in enumerate(self.entries):
-            for text, weight in prepared.fields:  # highest weight first: the first one wins
-                for word in set(_IDENTIFIER_RUN.findall(text)):
-                    self.postings.setdefault(word, {}).setdefault(position, weight)
+        self._postings: dict[str, dict[int, int]] | None = None
+        self._searches = 0
+
+    def _built_postings(self) -> dict[str, dict[int, int]]:
+        if self._postings is None:
+            postings: dict[str, dict[int, int]] = {}
+            for position, prepared in enumerate(self.entries):
+                for text, weight in prepared.fields:  # highest weight first: the first wins
+                    for word in set(_IDENTIFIER_RUN.findall(text)):
+                        postings.setdefault(word, {}).setdefault(position, weight)
+            self._postings = postings
+        return self._postings
 
     def _weights(self, token: str, allowed: set[int] | None) -> dict[int, int]:
-        if WORD_TOKEN.match(token) is not None:
-            found = self.postings.get(token, {})
+        # The index pays off from the second search on; a one-shot search (the hook) scans.
+        if self._searches > 1 and WORD_TOKEN.match(token) is not None:
+            found = self._built_postings().get(token, {})
             if allowed is None:
                 return found
             return {i: w for i, w in found.items() if i in allowed}
@@ -199,6 +218,7 @@ class SearchIndex:
         tokens = tokenize(query)
         if not tokens:
             return []
+        self._searches += 1
         totals: dict[int, list[int]] = {}
         for token in tokens:
             for position, weight in self._weights(token, allowed).items():

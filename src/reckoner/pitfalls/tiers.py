@@ -10,12 +10,14 @@ in place, never moved into the project.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .library import Library, LibraryError
 from .model import Cleaned, applied, is_entry_id
+
+TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_PROJECT_DIR = ".reckoner/pitfalls"
 GLOBAL_DIR = "pitfalls"
@@ -25,21 +27,33 @@ class NotFound(LookupError):
     """No lesson with this id in either library."""
 
 
-@dataclass(slots=True)
 class Outcome:
     """What a write did: the lesson, where it went, and every sentence worth saying."""
 
-    entry: dict[str, Any]
-    library: Library
-    changes: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("changes", "entry", "library", "warnings")
+
+    def __init__(
+        self,
+        entry: dict[str, Any],
+        library: Library,
+        changes: list[str] | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.entry = entry
+        self.library = library
+        self.changes = [] if changes is None else changes
+        self.warnings = [] if warnings is None else warnings
 
 
-@dataclass(frozen=True, slots=True)
 class Hit:
-    entry: dict[str, Any]
-    score: float
-    library: Library
+    """One lesson a search returned, its score and the library it was read from."""
+
+    __slots__ = ("entry", "library", "score")
+
+    def __init__(self, entry: dict[str, Any], score: float, library: Library) -> None:
+        self.entry = entry
+        self.score = score
+        self.library = library
 
 
 def project_library_root(
