@@ -324,3 +324,16 @@ def test_two_processes_writing_at_once_lose_no_entry(tmp_path: Path) -> None:
     index = (root / "INDEX.md").read_text()
     assert all(f"cards/{i}.md" in index for i in ids), "the last index rewrite saw every line"
     assert len(list((root / "cards").glob("*.md"))) == 30
+
+
+def test_an_unreadable_project_library_is_said_and_the_global_one_still_answers(
+    home: Path, project: Path
+) -> None:
+    elsewhere = Pitfalls.open(home, project=project.parent / "elsewhere")
+    _record(elsewhere, title="kept globally", tags=["npm"])
+    (project / ".reckoner" / "pitfalls" / "entries.jsonl").mkdir(parents=True)  # not a file
+    pitfalls = Pitfalls.open(home, project=project)
+    warnings: list[str] = []
+    hits = pitfalls.search("npm", warnings=warnings)
+    assert [h.entry["title"] for h in hits] == ["kept globally"]
+    assert len(warnings) == 1 and "cannot read the pitfalls library" in warnings[0]
