@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from reckoner.pitfalls.hook import handle
 from reckoner.pitfalls.model import clean_fields
@@ -257,3 +259,52 @@ def test_a_hook_stuck_on_the_session_lock_gives_up_in_silence(
         assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", "")
         with pytest.raises(BlockingIOError):
             handle(payload, str(home), now=1.0)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    payload=st.one_of(
+        st.binary(max_size=200),
+        _JSON.map(lambda v: json.dumps(v).encode()),
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "hook_event_name": st.sampled_from(
+                    ["PostToolUse", "PostToolUseFailure", "SessionEnd", "Stop", ""]
+                )
+                | _JSON,
+                "session_id": st.sampled_from(["s", "../../etc", "a/b", ""]) | _JSON,
+                "tool_name": st.sampled_from(["Bash", "mcp__x__y", ""]) | _JSON,
+                "tool_input": _JSON,
+                "tool_response": _JSON,
+                "error": _JSON,
+                "cwd": _JSON,
+            },
+        ).map(lambda v: json.dumps(v).encode()),
+    )
+)
+def test_any_input_exits_0_and_prints_at_most_one_hook_output(payload: bytes, home: Path) -> None:
+    """Issue 13: the hook never fails the agent's turn, whatever arrives on stdin."""
+    import io
+
+    from reckoner.pitfalls.hook import main
+
+    out = io.StringIO()
+    assert main(["--home", str(home)], stdin=io.BytesIO(payload), stdout=out) == 0
+    text = out.getvalue()
+    if text:
+        assert set(json.loads(text)) == {"hookSpecificOutput"}
+    # Nothing outside the sessions folder is ever written, whatever the session id says.
+    written = [p for p in home.rglob("*") if p.is_file()] if home.exists() else []
+    assert all(p.parent == home / "pitfalls" / "sessions" for p in written), written

@@ -183,3 +183,14 @@ def test_the_index_scores_exactly_as_score_entry_with_matches_token(
     indexed = {e["id"]: s for e, s in index.search(query, limit=100)}  # then the index
     assert scanned == pytest.approx(expected)
     assert indexed == pytest.approx(expected)
+
+
+@given(st.text(max_size=300))
+def test_tokens_are_lowercase_informative_and_unique_for_any_text(text: str) -> None:
+    tokens = tokenize(text)
+    assert len(tokens) == len(set(tokens))
+    for token in tokens:
+        assert len(token) >= 2 and token == token.lower()
+        assert token.lower() in text.lower() or any(  # a 2-gram comes from a CJK run
+            token in run for run in tokenize(text) if len(run) > 4
+        )
