@@ -14,7 +14,6 @@ take turns instead of losing a count.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
@@ -133,8 +132,10 @@ def handle(
         return None
     path = _state_path(home, session)
     if name == END_EVENT:
-        with contextlib.suppress(FileNotFoundError):
+        try:  # noqa: SIM105 - contextlib would cost every hook call its import
             os.unlink(path)
+        except FileNotFoundError:
+            pass
         return None
     tool = event.get("tool_name")
     if name not in (FAILURE_EVENT, SUCCESS_EVENT) or not isinstance(tool, str) or not tool:

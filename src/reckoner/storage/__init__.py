@@ -7,10 +7,10 @@ spells a record file, ``record_store`` reads and writes record files, ``state_fi
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # not typing's: the pitfalls hook imports this package at start
 if TYPE_CHECKING:
+    from typing import Any
+
     from reckoner.storage.home import HomeError, HomeLayout, resolve_home
     from reckoner.storage.home_lock import HomeLock, HomeLockedError, acquire_home_lock
     from reckoner.storage.record_store import (
@@ -65,4 +65,6 @@ def __getattr__(name: str) -> Any:
     # pitfalls hook, which must start fast, needs only home_path.
     if name not in __all__:
         raise AttributeError(f"module 'reckoner.storage' has no attribute {name!r}")
+    from importlib import import_module
+
     return getattr(import_module(f"reckoner.storage.{_MODULE_OF.get(name, 'record_store')}"), name)
