@@ -11,12 +11,10 @@ raises ``LibraryError`` with one sentence: a lesson is never lost silently.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 from . import render
@@ -128,11 +126,17 @@ class Library:
         line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         try:
             (self.root / CARDS).mkdir(parents=True, exist_ok=True)
-            with self._locked():
+            # Two processes saving at once take turns, so a broken-tail check and the append
+            # that follows it, and the index rebuilt from the file, see each other's lines.
+            lock = os.open(self.root / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX)
                 self._append(line)
                 self._write_atomically(self.card_path(entry["id"]), render.card(entry))
                 self._seen = None
                 self._write_atomically(self.root / INDEX, render.index(self.entries()))
+            finally:
+                os.close(lock)
         except LibraryError:
             raise
         except OSError as error:
@@ -143,17 +147,6 @@ class Library:
             return self._load()
         except LibraryError:
             return {}
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        # Two processes saving at once take turns, so a broken-tail check and the append
-        # that follows it, and the index rebuilt from the file, see each other's lines.
-        fd = os.open(self.root / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
 
     def _append(self, line: bytes) -> None:
         fd = os.open(self.entries_file, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
@@ -176,8 +169,10 @@ class Library:
                 handle.write(text)
             os.replace(temporary, path)
         except BaseException:
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 - contextlib would cost the firing hook its import
                 temporary.unlink()
+            except OSError:
+                pass
             raise
 
     def _error(self, verb: str, error: OSError) -> LibraryError:
