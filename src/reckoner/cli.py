@@ -6,14 +6,15 @@ traceback; `call` exits 1 when the engine refused the call.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
-from datetime import datetime
-from pathlib import Path
-from typing import Any
 
 from reckoner import __version__
+
+TYPE_CHECKING = False  # not typing's: `reckoner pitfalls hook` must start fast
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import Any
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
@@ -31,6 +32,8 @@ class CliError(Exception):
 
 def _port(text: str) -> int:
     """A TCP port for argparse: 0 (pick a free one) to 65535."""
+    import argparse
+
     try:
         port = int(text)
     except ValueError:
@@ -84,6 +87,8 @@ def _add_lane(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line; `reckoner --help` lists every command."""
+    import argparse
+
     from reckoner.core.contract import ANY_TOOL_BY_NAME
     from reckoner.server.defaults import DEFAULT_HTTP_PORT
     from reckoner.server.texts import PRESETS
@@ -143,6 +148,18 @@ def build_parser() -> argparse.ArgumentParser:
         type=_port,
         default=DEFAULT_HTTP_PORT,
         help=f"port for --http (default {DEFAULT_HTTP_PORT}; 0 picks a free one)",
+    )
+    serve.add_argument(
+        "--pitfalls",
+        action="store_true",
+        help="also serve the pitfalls memory (pitfall_* tools, reminders after repeated failures)",
+    )
+    serve.add_argument(
+        "--pitfalls-project-dir",
+        metavar="PATH",
+        default=None,
+        help="with --pitfalls: the project library under the working directory "
+        "(default .reckoner/pitfalls; '' uses the global library only)",
     )
     serve.add_argument(
         "--preset",
@@ -209,6 +226,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     panel.add_argument("--open", action="store_true", help="open the panel in the browser")
     _add_home(panel)
+
+    from reckoner.pitfalls.cli import add_parser as add_pitfalls_parser
+
+    add_pitfalls_parser(commands)
     return parser
 
 
@@ -278,6 +299,8 @@ def format_value(value: Any) -> str:
 def _time(at: Any) -> str:
     if not isinstance(at, int | float):
         return "-"
+    from datetime import datetime
+
     return datetime.fromtimestamp(at / 1000).strftime("%Y-%m-%d %H:%M:%S")
 
 
@@ -497,6 +520,8 @@ def cmd_serve(options: argparse.Namespace) -> int:
     try:
         serve(
             options.home,
+            pitfalls=options.pitfalls,
+            pitfalls_project_dir=options.pitfalls_project_dir,
             http=options.http,
             host=options.host,
             port=options.port,
@@ -509,6 +534,8 @@ def cmd_serve(options: argparse.Namespace) -> int:
 
 
 def cmd_demo(options: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from reckoner.demo import run_demo
 
     return run_demo(Path(options.home) if options.home else None)
@@ -541,6 +568,12 @@ def cmd_panel(options: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_pitfalls(options: argparse.Namespace) -> int:
+    from reckoner.pitfalls.cli import run
+
+    return run(options)
+
+
 COMMANDS = {
     "call": cmd_call,
     "records": cmd_records,
@@ -549,13 +582,20 @@ COMMANDS = {
     "demo": cmd_demo,
     "article": cmd_article,
     "panel": cmd_panel,
+    "pitfalls": cmd_pitfalls,
 }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the `reckoner` script and of `python -m reckoner`."""
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:2] == ["pitfalls", "hook"] and not {"-h", "--help"} & set(arguments):
+        # The hook runs after every tool call of an agent: skip building the whole parser.
+        from reckoner.pitfalls.hook import main as hook_main
+
+        raise SystemExit(hook_main(arguments[2:]))
     parser = build_parser()
-    options = parser.parse_args(argv)
+    options = parser.parse_args(arguments)
     if options.command is None:
         parser.print_help()
         raise SystemExit(EXIT_USAGE)

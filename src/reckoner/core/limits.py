@@ -6,6 +6,27 @@ Each limit is named once here, and every message that enforces it quotes the con
 MAX_FORMULA_LENGTH = 10_000
 """Characters in one formula."""
 
+
+# -- the pitfalls memory (issue 13): fields are cut to these, never refused -----------------
+
+MAX_PITFALL_LINE = 200
+"""Characters in a lesson's title or area."""
+
+MAX_PITFALL_BODY = 8_000
+"""Characters in a lesson's symptom, cause, solution or evidence, and in one note."""
+
+MAX_PITFALL_TAG = 24
+"""Characters in one tag."""
+
+MAX_PITFALL_TAGS = 16
+"""Tags on one lesson."""
+
+MAX_PITFALL_NOTES = 50
+"""Notes kept on one lesson; the oldest go first."""
+
+MAX_PITFALL_RESULTS = 20
+"""Lessons one search or list answers."""
+
 MAX_NESTING_DEPTH = 200
 """Levels of nesting (parentheses, arguments, unary signs, powers) in one formula."""
 

@@ -261,8 +261,8 @@ class PanelApi:
         return _error(
             404,
             f"There is no panel endpoint {request.url.path!r}; the endpoints are "
-            f"{API}/records-index, {API}/records/<id>, {API}/record-typeset/<id> and "
-            f"{API}/settings.",
+            f"{API}/records-index, {API}/records/<id>, {API}/record-typeset/<id>, "
+            f"{API}/settings, {API}/pitfalls and {API}/pitfalls/<id>.",
         )
 
 
@@ -294,11 +294,14 @@ def create_app(
     bound_port: int,
     poll_ms: int = DEFAULT_POLL_MS,
     log: RunLog | None = None,
+    pitfalls_project: Path | None = None,
 ) -> Starlette:
     """The panel app for one home, answering only to ``bound_host:bound_port``.
 
     ``poll_ms`` is how often the page polls the list and an open record (5 s by default;
     tests shorten it). ``log`` receives deletions, saved settings and endpoint failures.
+    ``pitfalls_project`` is the project whose pitfalls library the Pitfalls tab reads first
+    (``reckoner panel`` passes its working directory; None: the global library only).
     """
     api = PanelApi(home, poll_ms, log)
     articles = ArticlesApi(api.archive, api.state, api.note)
@@ -331,8 +334,11 @@ def create_app(
         )
         return Response(status_code=499)
 
+    from reckoner.panel.pitfalls import pitfalls_routes
+
     routes = [
         Route("/", api.index_page, methods=["GET"]),
+        *pitfalls_routes(API, home, api.note, pitfalls_project),
         Route(f"{API}/records-index", api.records_index, methods=["GET"]),
         # ``path`` so an id with an encoded slash still reaches the validator (400), rather
         # than falling through the router.
@@ -413,7 +419,9 @@ def run_panel(home: Path, host: str, port: int, open_browser: bool) -> None:
     sock = bind_socket(host, port)
     bound_port = int(sock.getsockname()[1])
     log = open_run_log(HomeLayout(home))
-    app = create_app(home, bound_host=host, bound_port=bound_port, log=log)
+    app = create_app(
+        home, bound_host=host, bound_port=bound_port, log=log, pitfalls_project=Path.cwd()
+    )
     url = panel_url(host, bound_port)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     server = _stoppable_server(config, log)

@@ -8,7 +8,7 @@ a missing, extra or wrongly typed argument comes back as the engine's receipt.
 from __future__ import annotations
 
 import threading
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio.to_thread
 import mcp_types as types
@@ -21,6 +21,9 @@ from reckoner.server.held_arguments import HeldArguments
 from reckoner.server.texts import SKILLS, Skill, persona, skill_text
 from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES
 from reckoner.wire import dumps_text
+
+if TYPE_CHECKING:
+    from reckoner.pitfalls.mcp import PitfallsMount
 
 SERVER_NAME = "reckoner"
 
@@ -93,15 +96,21 @@ def build_server(
     *,
     preset: str = PURE_PRESET,
     held: HeldArguments | None = None,
+    pitfalls: PitfallsMount | None = None,
 ) -> Server[Any]:
     """The MCP server for one engine; every session of every transport shares it.
 
     The preset decides the tools listed; a preset tool (``search``) works only when the
     engine has it attached (``reckoner.server.run`` does for its preset). ``held`` gives back
-    the arguments its transport rewriter held aside (lone surrogates).
+    the arguments its transport rewriter held aside (lone surrogates). With ``pitfalls``
+    (``serve --pitfalls``) it also lists the four pitfall_* tools, adds the prevention rule to
+    the instructions, and appends a reminder to a failing result when the detector fires.
     """
     serial = engine if isinstance(engine, SerialEngine) else SerialEngine(engine)
-    tools = _tools(preset)
+    tools = _tools(preset) + (pitfalls.listed if pitfalls is not None else [])
+    instructions = persona(preset)
+    if pitfalls is not None:
+        instructions += "\n\n" + pitfalls.instructions
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -115,7 +124,21 @@ def build_server(
         args: Any = {} if params.arguments is None else params.arguments
         if held is not None:
             args = held.restore(args)
-        return receipt_result(await serial.call(params.name, args))
+        if pitfalls is None:
+            return receipt_result(await serial.call(params.name, args))
+        if pitfalls.handles(params.name):
+            return await pitfalls.call(params.name, args)
+        from reckoner.pitfalls.mcp import session_key
+
+        receipt = await serial.call(params.name, args)
+        result = receipt_result(receipt)
+        text = await anyio.to_thread.run_sync(
+            pitfalls.observe, session_key(ctx), params.name, args, receipt
+        )
+        if text is not None:
+            # After the unchanged receipt, so a client reading content[0] still gets it.
+            result.content.append(types.TextContent(type="text", text=text))
+        return result
 
     async def list_prompts(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -182,7 +205,7 @@ def build_server(
         SERVER_NAME,
         version=__version__,
         title="reckoner: dimension-checked calculation engine",
-        instructions=persona(preset),
+        instructions=instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_prompts=list_prompts,

@@ -197,6 +197,8 @@ async def serve_http(
 def serve(
     home: Path | str | None,
     *,
+    pitfalls: bool = False,
+    pitfalls_project_dir: str | None = None,
     http: bool = False,
     host: str = "127.0.0.1",
     port: int = DEFAULT_HTTP_PORT,
@@ -208,6 +210,9 @@ def serve(
     A home the engine cannot open does not stop the server: it serves anyway and answers
     every tool call with a receipt naming the cause (issue 9). Raises ``ServeError`` when the
     HTTP address cannot be used.
+
+    ``pitfalls`` mounts the pitfalls memory; its project library is ``pitfalls_project_dir``
+    under the working directory (None: the default, "": the global library only).
     """
     _configure_stderr_logging()
     sock = bind_loopback(host, port) if http else None
@@ -239,7 +244,18 @@ def serve(
 
             engine.when_open(lambda opened: attach_search(opened, preset))
         held = HeldArguments()
-        server = build_server(SerialEngine(engine), preset=preset, held=held)
+        mount = None
+        if pitfalls:
+            from reckoner.pitfalls.mcp import PitfallsMount
+            from reckoner.pitfalls.tiers import DEFAULT_PROJECT_DIR, Pitfalls
+
+            project_dir = (
+                DEFAULT_PROJECT_DIR if pitfalls_project_dir is None else pitfalls_project_dir
+            )
+            mount = PitfallsMount(
+                Pitfalls.open(engine.home, project=Path.cwd(), project_dir=project_dir)
+            )
+        server = build_server(SerialEngine(engine), preset=preset, held=held, pitfalls=mount)
         if sock is not None:
             anyio.run(serve_http, server, sock, held)
         else:

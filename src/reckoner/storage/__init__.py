@@ -5,20 +5,31 @@ spells a record file, ``record_store`` reads and writes record files, ``state_fi
 ``state.json``, ``run_log`` owns ``logs/``, and ``home_lock`` keeps one engine per lane.
 """
 
-from reckoner.storage.home import HomeError, HomeLayout, resolve_home
-from reckoner.storage.home_lock import HomeLock, HomeLockedError, acquire_home_lock, acquire_lane
-from reckoner.storage.record_store import (
-    ClosedEntry,
-    DeleteOutcome,
-    OpenEntry,
-    OpenRecordJournal,
-    RecordArchive,
-    RecordIndex,
-    RecordView,
-    RecoveredRecord,
-)
-from reckoner.storage.run_log import RunLog, open_run_log
-from reckoner.storage.state_file import StateFile
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not typing's: the pitfalls hook imports this package at start
+if TYPE_CHECKING:
+    from typing import Any
+
+    from reckoner.storage.home import HomeError, HomeLayout, resolve_home
+    from reckoner.storage.home_lock import (
+        HomeLock,
+        HomeLockedError,
+        acquire_home_lock,
+        acquire_lane,
+    )
+    from reckoner.storage.record_store import (
+        ClosedEntry,
+        DeleteOutcome,
+        OpenEntry,
+        OpenRecordJournal,
+        RecordArchive,
+        RecordIndex,
+        RecordView,
+        RecoveredRecord,
+    )
+    from reckoner.storage.run_log import RunLog, open_run_log
+    from reckoner.storage.state_file import StateFile
 
 __all__ = [
     "ClosedEntry",
@@ -40,3 +51,27 @@ __all__ = [
     "open_run_log",
     "resolve_home",
 ]
+
+_MODULE_OF = {
+    "HomeError": "home",
+    "HomeLayout": "home",
+    "resolve_home": "home",
+    "HomeLock": "home_lock",
+    "HomeLockedError": "home_lock",
+    "acquire_home_lock": "home_lock",
+    "acquire_lane": "home_lock",
+    "RunLog": "run_log",
+    "open_run_log": "run_log",
+    "StateFile": "state_file",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # Each name is loaded from its module on first use (names not in _MODULE_OF live in
+    # record_store), so a caller that needs one module does not load them all: the
+    # pitfalls hook, which must start fast, needs only home_path.
+    if name not in __all__:
+        raise AttributeError(f"module 'reckoner.storage' has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f"reckoner.storage.{_MODULE_OF.get(name, 'record_store')}"), name)

@@ -1,4 +1,4 @@
-"""Where the engine's files live: the only module that reads ``RECKONER_HOME``.
+"""Where the engine's files live (``home_path`` decides which directory is the home).
 
 The home holds the open records, the closed records, ``state.json``, the run logs, the
 discarded files and the locks (manual 9.1). Every other storage module asks a
@@ -18,8 +18,19 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-HOME_ENV = "RECKONER_HOME"
-DEFAULT_HOME = "~/.reckoner"
+from reckoner.storage.home_path import DEFAULT_HOME, HOME_ENV, resolve_home
+
+__all__ = [
+    "DEFAULT_HOME",
+    "HOME_ENV",
+    "LANE_ENV",
+    "MAX_LANES",
+    "HomeError",
+    "HomeLayout",
+    "resolve_home",
+    "resolve_lane",
+]
+
 LANE_ENV = "RECKONER_LANE"
 
 MAX_LANES = 64
@@ -30,16 +41,6 @@ _LANE_FILE = re.compile(r"lane-([0-9]{1,3})\.jsonl")
 
 class HomeError(OSError):
     """The home directory cannot be used; the message is one sentence with the fix."""
-
-
-def resolve_home(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The home to use: ``explicit``, else ``$RECKONER_HOME``, else ``~/.reckoner``."""
-    if explicit is not None and os.fspath(explicit) != "":
-        return Path(explicit).expanduser()
-    from_env = os.environ.get(HOME_ENV, "")
-    if from_env.strip():
-        return Path(from_env).expanduser()
-    return Path(DEFAULT_HOME).expanduser()
 
 
 def resolve_lane(explicit: int | str | None = None) -> int | None:

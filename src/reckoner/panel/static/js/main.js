@@ -8,6 +8,7 @@ import { renderList } from "./list.js";
 import { CHUNK, renderTail, renderTimeline, upgradeFormula } from "./timeline.js";
 import { announce, esc } from "./util.js";
 import { drawPlot } from "./plot.js";
+import { rerenderPitfalls, showPitfalls } from "./pitfalls.js";
 import { fillLazyTree, unitTitleFor } from "./values.js";
 import { loadKatex } from "./katex.js";
 import {
@@ -55,13 +56,15 @@ function parseRoute() {
   }
   if (hash.startsWith("records/")) return { view: "record", id: hash.slice("records/".length) };
   if (hash === "settings") return { view: "settings" };
+  if (hash === "pitfalls") return { view: "pitfalls" };
   return { view: "list" };
 }
 
 async function onRoute() {
   state.route = parseRoute();
   for (const tab of document.querySelectorAll(".tabs .tab")) {
-    const active = (tab.id === "tab-settings") === (state.route.view === "settings");
+    const tabOf = { settings: "tab-settings", pitfalls: "tab-pitfalls" };
+    const active = tab.id === (tabOf[state.route.view] || "tab-records");
     if (active) tab.setAttribute("aria-current", "page");
     else tab.removeAttribute("aria-current");
   }
@@ -75,6 +78,8 @@ async function onRoute() {
     await refreshRecord(true);
   } else if (state.route.view === "settings") {
     await loadSettings();
+  } else if (state.route.view === "pitfalls") {
+    await showPitfalls(main);
   } else {
     state.indexRes.reset();
     await refreshList(true);
@@ -622,6 +627,7 @@ langSelect.addEventListener("change", () => {
   translateStatic();
   if (state.route.view === "list") renderListView();
   else if (state.route.view === "record") renderRecordView();
+  else if (state.route.view === "pitfalls") rerenderPitfalls();
   else renderSettingsView();
 });
 

@@ -1,0 +1,61 @@
+"""What a model reads about the memory: the prevention rule and the four tools' texts."""
+
+from __future__ import annotations
+
+PREVENTION_RULE = """\
+## Pitfalls memory
+
+You have a memory of lessons learned from failed tool calls, shared across sessions \
+(pitfall_search, pitfall_record, pitfall_update, pitfall_list). On a pitfall, record it; \
+before starting, search:
+
+1. Before starting a task, call pitfall_search with its key words (tool names, commands, \
+file names, error codes) and follow any lesson that applies.
+2. When a call failed and you found what works, or you hit a trap worth remembering, call \
+pitfall_record once: a title you would search for next time, the solution, the error text \
+as evidence, tags such as the tool name and the error code.
+3. When a lesson helped again or its fix changed, add a note with pitfall_update.
+4. When the same tool fails twice in a row, a reminder naming matching lessons may follow \
+the failing result; read it before the next attempt.
+"""
+
+TITLES: dict[str, str] = {
+    "pitfall_record": "Record a lesson from a failure",
+    "pitfall_search": "Search the lessons learned",
+    "pitfall_update": "Update a lesson or add a note",
+    "pitfall_list": "List recent lessons",
+}
+
+_FAILURE = (
+    ' On failure: {"ok": false, "code": "PITFALL_...", "error": "<one sentence>"}; a refused '
+    "call writes nothing."
+)
+
+DESCRIPTIONS: dict[str, str] = {
+    "pitfall_record": (
+        "Record one lesson learned from a failure, so this and later sessions avoid it: a "
+        "searchable title, where it happens (area), symptom, cause, solution, the error text "
+        "as evidence, tags (tool names, error codes) and status (solved, workaround, open). "
+        "Record once the fix is known; over-long fields are cut to their limits and the "
+        'answer says so. Answers {"ok": true, "id", "lesson", "card"} and, when the project '
+        "library could not be written, warnings." + _FAILURE
+    ),
+    "pitfall_search": (
+        "Search the lessons learned before starting a task or after a failure: words of the "
+        "task or the error (tool names, commands, file names, error codes; English or "
+        "Chinese). Lexical, not semantic: use the words the error uses. The project's lessons "
+        "come first. An id as the query answers that lesson. Answers "
+        '{"ok": true, "count", "lessons": [{"id", "title", "status", "solution", ...}]}; '
+        "an empty list means nothing matched." + _FAILURE
+    ),
+    "pitfall_update": (
+        "Update a recorded lesson by id: append a dated note (it happened again, the fix "
+        "changed) and/or replace fields or the status. Answers "
+        '{"ok": true, "id", "lesson", "card"}; PITFALL_NOT_FOUND when no lesson has the id.'
+        + _FAILURE
+    ),
+    "pitfall_list": (
+        "List the most recent lessons, optionally only one status or one tag. Answers "
+        '{"ok": true, "count", "lessons": [...]}.' + _FAILURE
+    ),
+}

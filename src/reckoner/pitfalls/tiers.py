@@ -1,0 +1,188 @@
+"""The two tiers: a project library first, the global one (``<home>/pitfalls``) behind it.
+
+Record writes the lesson in the project library and the same snapshot to the global one
+(same id, so later updates and de-duplication line up). Search returns the project's hits
+first and fills from the global one up to the limit, de-duplicated by id. Update edits the
+lesson where it is found; a project update then overwrites the global copy with the final
+lesson (one snapshot, never a second note); a lesson only in the global library is updated
+in place, never moved into the project.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .library import Library, LibraryError
+from .model import Cleaned, applied, is_entry_id
+
+TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
+if TYPE_CHECKING:
+    from typing import Any
+
+DEFAULT_PROJECT_DIR = ".reckoner/pitfalls"
+GLOBAL_DIR = "pitfalls"
+
+
+class NotFound(LookupError):
+    """No lesson with this id in either library."""
+
+
+class Outcome:
+    """What a write did: the lesson, where it went, and every sentence worth saying."""
+
+    __slots__ = ("changes", "entry", "library", "warnings")
+
+    def __init__(
+        self,
+        entry: dict[str, Any],
+        library: Library,
+        changes: list[str] | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.entry = entry
+        self.library = library
+        self.changes = [] if changes is None else changes
+        self.warnings = [] if warnings is None else warnings
+
+
+class Hit:
+    """One lesson a search returned, its score and the library it was read from."""
+
+    __slots__ = ("entry", "library", "score")
+
+    def __init__(self, entry: dict[str, Any], score: float, library: Library) -> None:
+        self.entry = entry
+        self.score = score
+        self.library = library
+
+
+def project_library_root(
+    project: Path | str | None, project_dir: str | None, global_root: Path
+) -> Path | None:
+    """The project library's directory, or None: switched off (``project_dir`` None or
+    empty), no project directory, or the same directory as the global library."""
+    if project is None or project_dir is None or not project_dir.strip():
+        return None
+    configured = Path(project_dir).expanduser()
+    root = (configured if configured.is_absolute() else Path(project) / configured).resolve()
+    if root == global_root.expanduser().resolve():
+        return None
+    return root
+
+
+_LIBRARIES: dict[Path, Library] = {}
+
+
+def _library(root: Path) -> Library:
+    # One Library per absolute path, so its mtime cache is shared by every caller.
+    key = root.expanduser().absolute()
+    if key not in _LIBRARIES:
+        _LIBRARIES[key] = Library(key)
+    return _LIBRARIES[key]
+
+
+class Pitfalls:
+    """The memory as callers see it: both tiers behind one door."""
+
+    def __init__(self, global_root: Path, project_root: Path | None = None) -> None:
+        self.global_library = _library(global_root)
+        self.project_library = _library(project_root) if project_root is not None else None
+
+    @classmethod
+    def open(
+        cls,
+        home: Path,
+        *,
+        project: Path | str | None = None,
+        project_dir: str | None = DEFAULT_PROJECT_DIR,
+    ) -> Pitfalls:
+        global_root = home / GLOBAL_DIR
+        return cls(global_root, project_library_root(project, project_dir, global_root))
+
+    @property
+    def libraries(self) -> tuple[Library, ...]:
+        if self.project_library is None:
+            return (self.global_library,)
+        return (self.project_library, self.global_library)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def find(self, entry_id: str) -> tuple[dict[str, Any], Library] | None:
+        """The lesson and the library it is read from (the project's first)."""
+        for library in self.libraries:
+            try:
+                entry = library.get(entry_id)
+            except LibraryError:
+                continue
+            if entry is not None:
+                return entry, library
+        return None
+
+    def search(
+        self,
+        query: str,
+        *,
+        tag: str | None = None,
+        status: str | None = None,
+        limit: int = 5,
+        warnings: list[str] | None = None,
+    ) -> list[Hit]:
+        """Project hits first, then the global library's, up to ``limit``, each id once.
+
+        A query that is exactly a lesson's id answers that lesson.
+        """
+        if is_entry_id(query.strip()):
+            found = self.find(query.strip())
+            return [] if found is None else [Hit(found[0], 0.0, found[1])]
+        hits: list[Hit] = []
+        seen: set[str] = set()
+        for library in self.libraries:
+            if len(hits) >= limit:
+                break
+            try:
+                index = library.index()
+            except LibraryError as error:
+                if warnings is not None:
+                    warnings.append(str(error))
+                continue
+            keep = None if status is None else (lambda entry: entry["status"] == status)
+            for entry, score in index.search(query, tag=tag, limit=limit + len(seen), keep=keep):
+                if entry["id"] not in seen and len(hits) < limit:
+                    seen.add(entry["id"])
+                    hits.append(Hit(entry, score, library))
+        return hits
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def record(self, cleaned: Cleaned) -> Outcome:
+        """Write a new lesson to the project library and its snapshot to the global one."""
+        warnings: list[str] = []
+        if self.project_library is not None:
+            try:
+                entry = self.project_library.record(cleaned.fields)
+            except LibraryError as error:
+                warnings.append(f"{error}; the lesson was written to the global library only")
+            else:
+                try:
+                    self.global_library.save(entry)
+                except LibraryError as error:
+                    warnings.append(f"the global copy was not written: {error}")
+                return Outcome(entry, self.project_library, cleaned.changes, warnings)
+        entry = self.global_library.record(cleaned.fields)  # raises when this fails too
+        return Outcome(entry, self.global_library, cleaned.changes, warnings)
+
+    def update(self, entry_id: str, cleaned: Cleaned, note: str | None, now_iso: str) -> Outcome:
+        """Edit the lesson where it is found; a project edit then overwrites the global copy."""
+        found = self.find(entry_id)
+        if found is None:
+            raise NotFound(entry_id)
+        entry, library = found
+        final = applied(entry, cleaned, note, now_iso)
+        library.save(final)
+        warnings: list[str] = []
+        if library is not self.global_library:
+            try:
+                self.global_library.save(final)
+            except LibraryError as error:
+                warnings.append(f"the global copy was not updated: {error}")
+        return Outcome(final, library, cleaned.changes, warnings)

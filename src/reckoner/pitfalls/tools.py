@@ -1,0 +1,252 @@
+"""The four ``pitfall_*`` tools: arguments checked against the one contract, one answer each.
+
+An answer is ``{"ok": true, ...}`` with the lessons, or ``{"ok": false, "code", "error"}``
+with one sentence naming what was wrong, the limit and the fix. A refused call writes
+nothing. ``text`` is the same answer as a model reads it best: id, title, status, the
+solution first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from reckoner.core.contract import OPTION_TOOL_BY_NAME, PITFALL_TOOLS, Argument, Null
+
+from . import render
+from .library import LibraryError, now_stamp
+from .model import TEXT_FIELDS, clean_fields, clean_text
+from .tiers import Hit, NotFound, Outcome, Pitfalls
+
+TOOL_NAMES: tuple[str, ...] = tuple(tool.name for tool in PITFALL_TOOLS)
+DEFAULT_SEARCH_LIMIT = 5
+DEFAULT_LIST_LIMIT = 10
+
+
+class PitfallCode(StrEnum):
+    """The machine-readable half of a pitfall tool's refusal."""
+
+    INVALID_ARGS = "PITFALL_INVALID_ARGS"
+    NOT_FOUND = "PITFALL_NOT_FOUND"
+    WRITE_FAILED = "PITFALL_WRITE_FAILED"
+
+
+class Refused(Exception):
+    def __init__(self, code: PitfallCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    data: dict[str, Any]
+    text: str
+
+    @property
+    def ok(self) -> bool:
+        return self.data.get("ok") is True
+
+
+_JSON_TYPES = {
+    "string": (str,),
+    "array": (list,),
+    "integer": (int,),
+    "boolean": (bool,),
+}
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"[:60]
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _check_one(tool: str, argument: Argument, value: Any) -> None:
+    shape = argument.shape
+    wanted = str(shape.get("type"))
+    ok = isinstance(value, _JSON_TYPES[wanted]) and not (
+        wanted == "integer" and isinstance(value, bool)
+    )
+    if ok and wanted == "array":
+        ok = all(isinstance(item, str) for item in value)
+    if ok and wanted == "integer":
+        low, high = shape.get("minimum"), shape.get("maximum")
+        ok = (low is None or value >= low) and (high is None or value <= high)
+        if not ok:
+            raise Refused(
+                PitfallCode.INVALID_ARGS,
+                f"{tool}'s {argument.key} must be a whole number from {low} to {high}, "
+                f"but it is {value}",
+            )
+    if not ok:
+        described = {"string": "a string", "array": "an array of strings", "integer": "an integer"}
+        raise Refused(
+            PitfallCode.INVALID_ARGS,
+            f"{tool}'s {argument.key} must be {described.get(wanted, wanted)}, but it is "
+            f"{_kind(value)}; {argument.description}",
+        )
+
+
+def check_arguments(tool: str, args: Any) -> dict[str, Any]:
+    """The arguments with null-as-absent keys dropped, or a refusal, as the contract says."""
+    spec = OPTION_TOOL_BY_NAME[tool]
+    if not isinstance(args, dict):
+        raise Refused(
+            PitfallCode.INVALID_ARGS,
+            f"the arguments of {tool} must be a JSON object with the keys "
+            f"{', '.join(spec.keys)}, but they are {_kind(args)}",
+        )
+    extra = [key for key in args if key not in spec.keys]
+    if extra:
+        raise Refused(
+            PitfallCode.INVALID_ARGS,
+            f"{tool} has no argument {str(extra[0])[:40]!r}; its arguments are "
+            f"{', '.join(spec.keys)}",
+        )
+    checked: dict[str, Any] = {}
+    for argument in spec.arguments:
+        value = args.get(argument.key)
+        if value is None:
+            if argument.required:
+                raise Refused(
+                    PitfallCode.INVALID_ARGS,
+                    f"{tool} needs {argument.key}"
+                    + (" (null is refused)" if argument.key in args else "")
+                    + f": {argument.description}",
+                )
+            if argument.null is not Null.ABSENT and argument.key in args:
+                raise Refused(PitfallCode.INVALID_ARGS, f"{tool}'s {argument.key} cannot be null")
+            continue
+        _check_one(tool, argument, value)
+        checked[argument.key] = value
+    return checked
+
+
+class PitfallTools:
+    """The four tools over one memory."""
+
+    def __init__(self, pitfalls: Pitfalls) -> None:
+        self.pitfalls = pitfalls
+
+    def call(self, tool: str, args: Any) -> Answer:
+        """One call in, one answer out; never raises."""
+        try:
+            checked = check_arguments(tool, args)
+            return getattr(self, f"_{tool}")(checked)  # type: ignore[no-any-return]
+        except Refused as refusal:
+            return _refusal(refusal.code, str(refusal))
+        except LibraryError as error:
+            return _refusal(PitfallCode.WRITE_FAILED, str(error))
+
+    def _pitfall_record(self, args: dict[str, Any]) -> Answer:
+        cleaned = clean_fields(args)
+        if not cleaned.fields.get("title"):
+            raise Refused(
+                PitfallCode.INVALID_ARGS,
+                "pitfall_record's title is empty; write the lesson in one line, such as "
+                "'eval refuses 2x: write 2*@x'",
+            )
+        outcome = self.pitfalls.record(cleaned)
+        return _written("recorded", outcome)
+
+    def _pitfall_update(self, args: dict[str, Any]) -> Answer:
+        entry_id = args["id"].strip()
+        changes: list[str] = []
+        note = clean_text("note", args["note"], changes) if "note" in args else None
+        cleaned = clean_fields(args)
+        cleaned.changes[:0] = changes
+        if "title" in cleaned.fields and not cleaned.fields["title"]:
+            raise Refused(
+                PitfallCode.INVALID_ARGS,
+                "pitfall_update's title is empty; leave title out to keep it, or give a line",
+            )
+        if not note and not cleaned.fields:
+            keys = ", ".join(("note", *TEXT_FIELDS, "tags", "status"))
+            raise Refused(
+                PitfallCode.INVALID_ARGS,
+                f"pitfall_update changes nothing; give at least one of {keys}",
+            )
+        try:
+            outcome = self.pitfalls.update(entry_id, cleaned, note or None, now_stamp()[0])
+        except NotFound:
+            raise Refused(
+                PitfallCode.NOT_FOUND,
+                f"no lesson has the id {entry_id[:40]!r}; find it with pitfall_search or "
+                "pitfall_list (ids look like p-20261201-070000-a3f9)",
+            ) from None
+        return _written("updated", outcome)
+
+    def _pitfall_search(self, args: dict[str, Any]) -> Answer:
+        warnings: list[str] = []
+        hits = self.pitfalls.search(
+            args.get("query", ""),
+            tag=args.get("tag"),
+            limit=args.get("limit", DEFAULT_SEARCH_LIMIT),
+            warnings=warnings,
+        )
+        return _listing(hits, warnings, "no recorded lesson matches; if you solve this, record it")
+
+    def _pitfall_list(self, args: dict[str, Any]) -> Answer:
+        warnings: list[str] = []
+        hits = self.pitfalls.search(
+            "",
+            tag=args.get("tag"),
+            status=args.get("status"),
+            limit=args.get("limit", DEFAULT_LIST_LIMIT),
+            warnings=warnings,
+        )
+        return _listing(hits, warnings, "no lessons recorded yet")
+
+
+def _refusal(code: PitfallCode, message: str) -> Answer:
+    return Answer({"ok": False, "code": code.value, "error": message}, f"{code.value}: {message}")
+
+
+def _public(entry: dict[str, Any]) -> dict[str, Any]:
+    """The lesson as a model gets it: id, title, status and the solution first."""
+    order = ("id", "title", "status", "solution", "area", "symptom", "cause", "evidence")
+    shown = {key: entry[key] for key in order if entry.get(key) or key in ("id", "title")}
+    for key in ("tags", "notes", "created", "updated"):
+        if entry.get(key):
+            shown[key] = entry[key]
+    return shown
+
+
+def _written(verb: str, outcome: Outcome) -> Answer:
+    card = outcome.library.card_path(outcome.entry["id"])
+    data: dict[str, Any] = {"ok": True, "id": outcome.entry["id"], "lesson": _public(outcome.entry)}
+    data["card"] = str(card)
+    lines = [f"Lesson {verb}: {outcome.entry['id']} ({card})", render.brief(outcome.entry)]
+    if outcome.changes:
+        data["changes"] = outcome.changes
+        lines.append("Changed on the way in: " + "; ".join(outcome.changes) + ".")
+    if outcome.warnings:
+        data["warnings"] = outcome.warnings
+        lines.append("Note: " + "; ".join(outcome.warnings) + ".")
+    return Answer(data, "\n".join(lines))
+
+
+def _listing(hits: list[Hit], warnings: list[str], empty: str) -> Answer:
+    data: dict[str, Any] = {
+        "ok": True,
+        "count": len(hits),
+        "lessons": [
+            {**_public(h.entry), "card": str(h.library.card_path(h.entry["id"]))} for h in hits
+        ],
+    }
+    lines = [render.brief(h.entry) for h in hits] or [empty[0].upper() + empty[1:] + "."]
+    if hits:
+        lines.append("Full card: the card path in each lesson, or pitfall_search with the id.")
+    if warnings:
+        data["warnings"] = warnings
+        lines.append("Note: " + "; ".join(warnings) + ".")
+    return Answer(data, "\n".join(lines))
