@@ -50,6 +50,40 @@ def _add_home(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_compute_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--project",
+        metavar="DIR",
+        help="compute's project root, where Computation/ is kept (default: the working directory)",
+    )
+    parser.add_argument(
+        "--compute-mode", choices=("off", "auto", "on"), help="compute's mode (default: auto)"
+    )
+    parser.add_argument(
+        "--compute-engines",
+        metavar="LIST",
+        help="comma-separated engines compute may use, in probe order",
+    )
+    parser.add_argument(
+        "--compute-timeout-ms", type=int, metavar="MS", help="a run's time limit (default 60000)"
+    )
+    parser.add_argument(
+        "--compute-network",
+        choices=("on", "off"),
+        help="off runs engines without network where the machine can enforce it",
+    )
+
+
+def _compute_options(options: argparse.Namespace) -> dict[str, Any]:
+    engines = options.compute_engines
+    return {
+        "mode": options.compute_mode,
+        "engines": engines.split(",") if engines else None,
+        "timeoutMs": options.compute_timeout_ms,
+        "network": options.compute_network,
+    }
+
+
 def _tools_help() -> str:
     """The tools and their argument keys, from the one contract (key? marks an option)."""
     import textwrap
@@ -135,8 +169,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--preset",
         choices=PRESETS,
         default="reckoner",
-        help="the persona rules given to the model (default: reckoner)",
+        help="the persona rules and tools given to the model (default: reckoner; "
+        "reckoner-with-compute adds the compute tool)",
     )
+    _add_compute_options(serve)
     _add_home(serve)
 
     demo = commands.add_parser(
@@ -149,6 +185,37 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     _add_home(demo)
+
+    compute = commands.add_parser(
+        "compute",
+        help="probe the engines, run code with a receipt, or re-check a receipt",
+        description=(
+            "The compute tool from the command line: 'probe' lists the engines, 'run' runs "
+            "code, a project file or one expression and archives a receipt under "
+            "<project>/Computation/, 'receipt' re-checks an archived run. Prints the "
+            "response as JSON; exit code 1 when it was refused. A run made while the home "
+            "has an open record is also a row of it."
+        ),
+    )
+    steps = compute.add_subparsers(dest="compute_op", metavar="OP", required=True)
+    compute_probe = steps.add_parser("probe", help="list the engines found on this machine")
+    compute_probe.add_argument("--engine", help="probe this engine only")
+    compute_run = steps.add_parser("run", help="run code and archive a receipt")
+    compute_run.add_argument("--engine", required=True, help="python, r, octave, julia, ...")
+    source = compute_run.add_mutually_exclusive_group(required=True)
+    source.add_argument("--code", help="the script's text ('-' reads stdin)")
+    source.add_argument("--file", help="a file inside the project")
+    source.add_argument("--expr", help="one expression")
+    compute_run.add_argument("--package", action="append", default=[], help="a package it needs")
+    compute_run.add_argument("--capture", action="append", default=[], help="a file to capture")
+    compute_run.add_argument("--timeout-ms", type=int, help="the run's time limit")
+    compute_receipt = steps.add_parser("receipt", help="re-check an archived run")
+    compute_receipt.add_argument("id", help="the runId (or Computation/<runId>)")
+    for step in (compute_probe, compute_run, compute_receipt):
+        step.add_argument(
+            "--project", metavar="DIR", help="the project root (default: the working directory)"
+        )
+        _add_home(step)
 
     panel = commands.add_parser("panel", help="run the local web panel over the home's records")
     panel.add_argument(
@@ -409,10 +476,68 @@ def cmd_serve(options: argparse.Namespace) -> int:
             host=options.host,
             port=options.port,
             preset=options.preset,
+            project=options.project,
+            compute_options=_compute_options(options),
         )
     except ServeError as exc:
         raise CliError(str(exc)) from None
     return 0
+
+
+def _compute_arguments(options: argparse.Namespace) -> dict[str, Any]:
+    if options.compute_op == "probe":
+        return {"op": "probe", "engine": options.engine}
+    if options.compute_op == "receipt":
+        return {"op": "receipt", "file": options.id}
+    mode = "code" if options.code is not None else "file" if options.file is not None else "expr"
+    text = {"code": options.code, "file": options.file, "expr": options.expr}[mode]
+    if mode == "code" and text == "-":
+        text = sys.stdin.read()
+    return {
+        "op": "run",
+        "engine": options.engine,
+        "mode": mode,
+        mode: text,
+        "packages": options.package or None,
+        "captureFiles": options.capture or None,
+        "timeoutMs": options.timeout_ms,
+    }
+
+
+def cmd_compute(options: argparse.Namespace) -> int:
+    from reckoner.compute.mount import mount
+    from reckoner.core.contract import COMPUTE_TOOL
+    from reckoner.storage.home import resolve_home
+    from reckoner.storage.home_lock import HomeLockedError
+    from reckoner.wire import dumps_text
+
+    args = {k: v for k, v in _compute_arguments(options).items() if v is not None}
+    home = resolve_home(options.home)
+    engine = None
+    if args["op"] == "run":
+        try:
+            engine = _open_engine(options.home)
+        except HomeLockedError:
+            print(
+                "reckoner: the home is in use by a running server, so this run is not added "
+                "to its open record",
+                file=sys.stderr,
+            )
+    try:
+        row = None
+        if engine is not None:
+            opened = engine
+
+            def row(ok: bool, content: dict[str, Any]) -> None:
+                opened.append_preset_row(COMPUTE_TOOL.name, ok, content)
+
+        service = mount(home, project=options.project, row_sink=row)
+        response = service.call(args)
+    finally:
+        if engine is not None:
+            engine.close()
+    print(dumps_text(response))
+    return 0 if response.get("ok") is True else EXIT_REFUSED
 
 
 def cmd_demo(options: argparse.Namespace) -> int:
@@ -435,6 +560,7 @@ COMMANDS = {
     "show": cmd_show,
     "serve": cmd_serve,
     "demo": cmd_demo,
+    "compute": cmd_compute,
     "panel": cmd_panel,
 }
 

@@ -15,8 +15,9 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from reckoner import __version__
+from reckoner.core.contract import tools_of
 from reckoner.server.texts import SKILLS, Skill, persona, skill_text
-from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES, TOOL_NAMES
+from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES
 from reckoner.wire import dumps_text
 
 SERVER_NAME = "reckoner"
@@ -56,23 +57,31 @@ def receipt_result(receipt: dict[str, Any]) -> types.CallToolResult:
     )
 
 
-def _tools() -> list[types.Tool]:
-    return [
-        types.Tool(
-            name=name,
+class PresetToolCaller(Protocol):
+    """A preset's own tool (compute, search): one call in, one response out, never raising."""
+
+    def call(self, args: Any) -> dict[str, Any]: ...
+
+
+def _tool(name: str, *, open_world: bool) -> types.Tool:
+    return types.Tool(
+        name=name,
+        title=TITLES[name],
+        description=DESCRIPTIONS[name],
+        input_schema=INPUT_SCHEMAS[name],
+        annotations=types.ToolAnnotations(
             title=TITLES[name],
-            description=DESCRIPTIONS[name],
-            input_schema=INPUT_SCHEMAS[name],
-            annotations=types.ToolAnnotations(
-                title=TITLES[name],
-                read_only_hint=False,
-                destructive_hint=name == "record_end",
-                idempotent_hint=False,
-                open_world_hint=False,
-            ),
-        )
-        for name in TOOL_NAMES
-    ]
+            read_only_hint=False,
+            destructive_hint=name == "record_end",
+            idempotent_hint=False,
+            open_world_hint=open_world,
+        ),
+    )
+
+
+def _tools(preset: str) -> list[types.Tool]:
+    # A preset's own tool reaches outside the engine (engines, the network): open world.
+    return [_tool(t.name, open_world=t.preset is not None) for t in tools_of(preset)]
 
 
 def _find_skill(*, name: str | None = None, uri: str | None = None) -> Skill | None:
@@ -82,10 +91,21 @@ def _find_skill(*, name: str | None = None, uri: str | None = None) -> Skill | N
     return None
 
 
-def build_server(engine: ToolCaller | SerialEngine, *, preset: str = "reckoner") -> Server[Any]:
-    """The MCP server for one engine; every session of every transport shares it."""
+def build_server(
+    engine: ToolCaller | SerialEngine,
+    *,
+    preset: str = "reckoner",
+    preset_tools: dict[str, PresetToolCaller] | None = None,
+) -> Server[Any]:
+    """The MCP server for one engine; every session of every transport shares it.
+
+    ``preset_tools`` answers the preset's own tools by name; they run beside the engine,
+    not under its lock, so a long computation never holds up set, get or eval.
+    """
     serial = engine if isinstance(engine, SerialEngine) else SerialEngine(engine)
-    tools = _tools()
+    tools = _tools(preset)
+    served = {tool.name for tool in tools_of(preset)}
+    own = {name: caller for name, caller in (preset_tools or {}).items() if name in served}
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -97,6 +117,9 @@ def build_server(engine: ToolCaller | SerialEngine, *, preset: str = "reckoner")
     ) -> types.CallToolResult:
         # Absent arguments reach the engine as an empty object so it names what is missing.
         args: Any = {} if params.arguments is None else params.arguments
+        caller = own.get(params.name)
+        if caller is not None:
+            return receipt_result(await anyio.to_thread.run_sync(caller.call, args))
         return receipt_result(await serial.call(params.name, args))
 
     async def list_prompts(

@@ -101,6 +101,28 @@ async def serve_http(server: Server[Any], sock: socket.socket) -> None:
     await uvicorn.Server(config).serve(sockets=[sock])
 
 
+def _preset_tools(
+    engine: Engine, preset: str, project: Path | str | None, options: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The callers of the preset's own tools, built only for a preset that serves them."""
+    from reckoner.core.contract import COMPUTE_TOOL, tools_of
+
+    if COMPUTE_TOOL not in tools_of(preset):
+        return {}
+    from reckoner.compute.mount import mount
+
+    def row(ok: bool, content: dict[str, Any]) -> None:
+        engine.append_preset_row(COMPUTE_TOOL.name, ok, content)
+
+    def log(message: str) -> None:
+        engine.log.warn(message)
+
+    service = mount(
+        engine.home, project=project, preset=preset, options=options, row_sink=row, log=log
+    )
+    return {COMPUTE_TOOL.name: service}
+
+
 def serve(
     home: Path | str | None,
     *,
@@ -108,8 +130,13 @@ def serve(
     host: str = "127.0.0.1",
     port: int = DEFAULT_HTTP_PORT,
     preset: str = "reckoner",
+    project: Path | str | None = None,
+    compute_options: dict[str, Any] | None = None,
 ) -> None:
     """Open the home's engine and serve it until the client (stdio) or a signal (HTTP) ends it.
+
+    ``project`` is the compute tool's project root (default: the working directory);
+    ``compute_options`` override ``state.json``'s compute settings for this run.
 
     Raises ``ServeError`` or the engine's ``OSError`` (home locked or unusable) before serving.
     """
@@ -136,7 +163,11 @@ def serve(
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
-        server = build_server(SerialEngine(engine), preset=preset)
+        server = build_server(
+            SerialEngine(engine),
+            preset=preset,
+            preset_tools=_preset_tools(engine, preset, project, compute_options),
+        )
         if sock is not None:
             anyio.run(serve_http, server, sock)
         else:

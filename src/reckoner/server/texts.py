@@ -36,8 +36,8 @@ SKILLS: tuple[Skill, ...] = (
     ),
 )
 
-PRESETS: tuple[str, ...] = ("reckoner",)
-"""The presets `serve --preset` accepts; the pure preset is the only one so far."""
+PRESETS: tuple[str, ...] = ("reckoner", "reckoner-with-compute")
+"""The presets `serve --preset` accepts; only ``reckoner-with-compute`` serves compute."""
 
 
 @cache

@@ -1,4 +1,6 @@
-"""The six tools as a model sees them: names, descriptions and input JSON Schemas.
+"""The tools as a model sees them: names, descriptions and input JSON Schemas.
+
+The six engine tools, and those a preset adds (compute).
 
 The schemas document every argument and the tagged value shapes, but nothing here enforces
 them: the engine judges arguments and answers a receipt a model can act on.
@@ -32,7 +34,7 @@ _RECEIPT_FAILURE = (
     "call again with the fix."
 )
 
-INPUT_SCHEMAS: dict[str, dict[str, Any]] = {name: _schema(name) for name in TOOL_NAMES}
+INPUT_SCHEMAS: dict[str, dict[str, Any]] = {name: _schema(name) for name in TOOL_BY_NAME}
 
 TITLES: dict[str, str] = {
     "set": "Store a given quantity",
@@ -41,6 +43,7 @@ TITLES: dict[str, str] = {
     "record_start": "Open a record for a question",
     "record_message": "Explain a step in the record",
     "record_end": "Close the record",
+    "compute": "Run an engine (Python, R, Octave, ...) and archive a receipt",
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -91,5 +94,18 @@ DESCRIPTIONS: dict[str, str] = {
         'slot table is cleared. Answers {"ok": true}. Most common mistake: closing before '
         "reading the results you need with get: after record_end no slot exists any more. "
         + _RECEIPT_FAILURE
+    ),
+    "compute": (
+        "Run a computation that outgrows a formula (a linear system, an ODE, a regression, "
+        "a symbolic step) in a real engine, and leave a reproducible receipt under "
+        "Computation/<runId>/ (script, full stdout/stderr, receipt.json with the engine "
+        "version, argv, cwd, exit code and sha256). op probe lists the engines; op run runs "
+        "code (mode code), a project file (mode file) or one expression (mode expr); op "
+        "receipt re-checks an archived run by its runId; op install plans (dryRun) and, "
+        "with confirm set to the planToken, executes a package install. While a record is "
+        "open every run is also a row of the record. A result you need in the answer must "
+        "still be transcribed into the engine with set and cited with its receipt. "
+        'On failure: {"ok": false, "code": "MATH_...", "error": "<one sentence>", "next": '
+        '{"kind", ...}}; branch on code and next.kind, never on the text.'
     ),
 }
