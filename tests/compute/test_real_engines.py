@@ -16,7 +16,10 @@ from compute_helpers import REAL_PATH, Compute
 
 SCRIPTS = {
     "python": {
-        "det": "import numpy as np\nprint(f'{np.linalg.det(np.array([[1.0, 2.0], [3.0, 4.0]])):.12f}')\n",
+        "det": (
+            "import numpy as np\n"
+            "print(f'{np.linalg.det(np.array([[1.0, 2.0], [3.0, 4.0]])):.12f}')\n"
+        ),
         "sum": "print(f'{sum(1 / k**2 for k in range(1, 11)):.12f}')\n",
         "integral": (
             "n = 1000\nh = 1 / n\n"
@@ -34,7 +37,10 @@ SCRIPTS = {
     "r": {
         "det": "cat(sprintf('%.12f', det(matrix(c(1, 3, 2, 4), 2))), '\\n', sep = '')\n",
         "sum": "cat(sprintf('%.12f', sum(1 / (1:10)^2)), '\\n', sep = '')\n",
-        "integral": "cat(sprintf('%.12f', integrate(function(x) x^2, 0, 1)$value), '\\n', sep = '')\n",
+        "integral": (
+            "v <- integrate(function(x) x^2, 0, 1)$value\n"
+            "cat(sprintf('%.12f', v), '\\n', sep = '')\n"
+        ),
         "fail": "cat('before\\n')\nstop('boom')\n",
         "sleep": "cat('started\\n')\nflush(stdout())\nSys.sleep(30)\n",
         "capture": (

@@ -15,7 +15,7 @@ def trimmed(data: bytes, cap: int = STREAM_CAP_BYTES) -> tuple[str, bool]:
     """The output as text within ``cap`` bytes (head and tail kept), and whether it was cut."""
     if len(data) <= cap:
         return data.decode("utf-8", "replace"), False
-    half = (cap - 64) // 2
+    half = (cap - 100) // 2  # the marker between head and tail stays under 100 bytes
     omitted = len(data) - 2 * half
     head = data[:half].decode("utf-8", "ignore")
     tail = data[-half:].decode("utf-8", "ignore")

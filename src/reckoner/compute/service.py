@@ -175,7 +175,7 @@ class ComputeService:
             return handler(args)
         except Refused as refused:
             response = {"op": op, **refused.response} if op else refused.response
-            if op == "run":
+            if op == "run" and self.settings.mode != "off":  # off writes nothing anywhere
                 self._row(False, response)
             return response
         except Exception as error:  # the response is the only channel

@@ -15,12 +15,13 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from reckoner import __version__
-from reckoner.core.contract import tools_of
+from reckoner.core.contract import PRESET_TOOLS, tools_of
 from reckoner.server.texts import SKILLS, Skill, persona, skill_text
 from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES
 from reckoner.wire import dumps_text
 
 SERVER_NAME = "reckoner"
+_PRESET_TOOL_NAMES = frozenset(tool.name for tool in PRESET_TOOLS)
 
 
 class ToolCaller(Protocol):
@@ -103,9 +104,10 @@ def build_server(
     not under its lock, so a long computation never holds up set, get or eval.
     """
     serial = engine if isinstance(engine, SerialEngine) else SerialEngine(engine)
-    tools = _tools(preset)
     served = {tool.name for tool in tools_of(preset)}
     own = {name: caller for name, caller in (preset_tools or {}).items() if name in served}
+    # A preset tool with no caller (compute with mode off) is not listed at all.
+    tools = [t for t in _tools(preset) if t.name in own or t.name not in _PRESET_TOOL_NAMES]
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None

@@ -120,6 +120,8 @@ def _preset_tools(
     service = mount(
         engine.home, project=project, preset=preset, options=options, row_sink=row, log=log
     )
+    if service.settings.mode == "off":
+        return {}  # off is a true no-op: the tool is not even listed
     return {COMPUTE_TOOL.name: service}
 
 
