@@ -64,9 +64,10 @@ def test_editing_a_file_and_rerunning_flags_script_changed(compute: Compute) -> 
     assert "SCRIPT_CHANGED_SINCE_LAST_RECEIPT" in [w["code"] for w in second["warnings"]]
     receipt = compute.receipt(second)
     assert receipt["sourceFile"] == "calc.py" and receipt["scriptChanged"] is True
-    assert "SCRIPT_CHANGED_SINCE_LAST_RECEIPT" in (
-        compute.project / receipt["attemptDir"] / "receipt.md"
-    ).read_text()
+    assert (
+        "SCRIPT_CHANGED_SINCE_LAST_RECEIPT"
+        in (compute.project / receipt["attemptDir"] / "receipt.md").read_text()
+    )
     old = compute.project / "Computation" / first["runId"] / "script.py"
     assert old.read_text() == "print(1)\n"
 

@@ -66,7 +66,9 @@ def test_dry_run_then_confirm_installs_into_the_venv(venv: Path, project: Path) 
     audit = json.loads((project / done["audit"]).read_text())
     assert audit["before"]["missing"] == ["six"] and audit["after"]["missing"] == []
     assert audit["uninstall"] == plan["uninstall"] and audit["planToken"] == planned["planToken"]
-    ran = compute(op="run", engine="python", code="import six\nprint(six.__name__)", packages=["six"])
+    ran = compute(
+        op="run", engine="python", code="import six\nprint(six.__name__)", packages=["six"]
+    )
     assert ran["ok"] is True and ran["stdout"] == "six\n"
 
 

@@ -84,8 +84,11 @@ def test_an_engine_left_out_of_the_settings_is_refused(project: Path) -> None:
     """Spec 2: engines lists the allowed engines; dropping cli closes the escape hatch."""
     compute = Compute(project, engines=["python"])
     for engine in ("r", "cli"):
-        response = compute(op="run", engine=engine, code="1", **(
-            {"cli": {"command": "python3"}} if engine == "cli" else {}
-        ))
+        response = compute(
+            op="run",
+            engine=engine,
+            code="1",
+            **({"cli": {"command": "python3"}} if engine == "cli" else {}),
+        )
         assert response["code"] == "MATH_REFUSED"
         assert response["next"] == {"kind": "reason", "reason": "engine-not-allowed"}
