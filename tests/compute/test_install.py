@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from compute_helpers import Compute, fake_engine, write_program
+from compute_helpers import Compute, fake_engine
 
 from reckoner.compute import install
 

@@ -20,17 +20,43 @@ from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
-SPEC_CODES = (
-    "MATH_NOT_AVAILABLE MATH_ENGINE_NOT_FOUND MATH_ENGINE_LICENSE_REQUIRED MATH_ENGINE_UNUSABLE "
-    "MATH_MISSING_PACKAGES MATH_TIMEOUT MATH_NONZERO_EXIT MATH_ENGINE_BAD_ARGV MATH_REFUSED "
-    "MATH_INVALID_ARGUMENT MATH_NO_SUBPROCESS"
-).split()
-SPEC_KINDS = "user-install agent-install vendor enable engine-override reason note".split()
-SPEC_REASONS = (
-    "policy engine-not-allowed missing-cli-command expr-not-supported mode-not-supported "
-    "path-outside-project file-not-found system-scope-unsupported plan-token-mismatch "
-    "archive-missing receipt-unparsable no-subprocess unsupported-version-syntax"
-).split()
+SPEC_CODES = [
+    "MATH_NOT_AVAILABLE",
+    "MATH_ENGINE_NOT_FOUND",
+    "MATH_ENGINE_LICENSE_REQUIRED",
+    "MATH_ENGINE_UNUSABLE",
+    "MATH_MISSING_PACKAGES",
+    "MATH_TIMEOUT",
+    "MATH_NONZERO_EXIT",
+    "MATH_ENGINE_BAD_ARGV",
+    "MATH_REFUSED",
+    "MATH_INVALID_ARGUMENT",
+    "MATH_NO_SUBPROCESS",
+]
+SPEC_KINDS = [
+    "user-install",
+    "agent-install",
+    "vendor",
+    "enable",
+    "engine-override",
+    "reason",
+    "note",
+]
+SPEC_REASONS = [
+    "policy",
+    "engine-not-allowed",
+    "missing-cli-command",
+    "expr-not-supported",
+    "mode-not-supported",
+    "path-outside-project",
+    "file-not-found",
+    "system-scope-unsupported",
+    "plan-token-mismatch",
+    "archive-missing",
+    "receipt-unparsable",
+    "no-subprocess",
+    "unsupported-version-syntax",
+]
 
 
 def test_the_vocabulary_is_the_specs() -> None:
