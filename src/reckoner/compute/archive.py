@@ -183,3 +183,29 @@ class Archive:
         if not isinstance(value, dict):
             raise ValueError("receipt.json is not an object")
         return value
+
+
+def read_receipt_file(path: str) -> tuple[str, str] | None:
+    """(text, media type) of a receipt a record row names, or None.
+
+    Only a receipt.json or receipt.md inside a ``Computation/<runId>/`` directory (or one of
+    its ``attempts/<n>/``) is read, judged on the real path: a hand-edited row cannot make
+    the panel read any other file.
+    """
+    real = Path(path).resolve()
+    if real.name not in (RECEIPT_JSON, RECEIPT_MD):
+        return None
+    run = real.parent
+    if run.parent.name == "attempts" and run.name.isdigit():
+        run = run.parent.parent
+    if run.parent.name != ROOT_NAME or not RUN_ID_PATTERN.fullmatch(run.name):
+        return None
+    markdown = real.with_name(RECEIPT_MD)
+    try:
+        return markdown.read_text("utf-8", "replace"), "text/markdown"
+    except OSError:
+        pass
+    try:
+        return real.with_name(RECEIPT_JSON).read_text("utf-8", "replace"), "application/json"
+    except OSError:
+        return None

@@ -32,6 +32,9 @@ Response = dict[str, Any]
 RowSink = Callable[[bool, dict[str, Any]], None]
 """Appends one compute row to the open record, if any: (ok, content)."""
 
+ROW_SCRIPT_CHARS = 8000
+"""How much of a script a record row carries (the archive holds all of it)."""
+
 _SHELL_META = re.compile(r"[\s;|&$`<>(){}\[\]*?!~'\"\\#]")
 
 
@@ -753,8 +756,15 @@ class ComputeService:
             "durationMs": receipt["durationMs"],
             "timedOut": done.timed_out,
             "receipt": receipt_rel,
+            "receiptAbs": str(attempt.directory / arch.RECEIPT_JSON),
+            "language": ext,
             "stdoutTail": last_lines(done.stdout.decode("utf-8", "replace")),
         }
+        # The record shows what ran without the project at hand; a long script is cut.
+        script_text = _text(script_bytes)
+        row["script"] = script_text[:ROW_SCRIPT_CHARS]
+        if len(script_text) > ROW_SCRIPT_CHARS:
+            row["scriptTruncated"] = True
         if not done.spawned:
             response = Refused(
                 MathCode.NO_SUBPROCESS,
