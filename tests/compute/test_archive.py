@@ -289,3 +289,44 @@ def test_receipt_json_holds_the_documented_fields(compute: Compute) -> None:
         assert key in receipt, key
     assert json.loads(json.dumps(receipt)) == receipt
     assert os.path.isabs(receipt["scriptAbs"])
+
+
+def test_an_unwritable_archive_is_one_sentence_and_changes_nothing(compute: Compute) -> None:
+    """Guide (faults): a file where Computation/ should be refuses the run in one sentence."""
+    blocker = compute.project / "Computation"
+    blocker.write_text("not a folder")
+    response = compute(op="run", engine="python", code="print(1)")
+    assert response["code"] == "MATH_REFUSED"
+    assert "cannot be written" in response["error"] and response["next"]["kind"] == "note"
+    assert blocker.read_text() == "not a folder"
+    assert compute.rows[-1][0] is False
+
+
+def test_cli_stdin_and_a_program_slot(compute: Compute) -> None:
+    """Spec 5.4 (cli): argv with -c keeps its own program; stdin reaches the process."""
+    response = compute(
+        op="run",
+        engine="cli",
+        code="# archived, not appended",
+        cli={
+            "command": "python3",
+            "argv": ["-c", "import sys; print(sys.stdin.read().upper())"],
+            "stdin": "abc",
+        },
+    )
+    assert response["stdout"] == "ABC\n"
+    receipt = compute.receipt(response)
+    assert receipt["cli"]["scriptAppended"] is False and "-c" in receipt["cli"]["scriptSkipped"]
+    assert receipt["argv"][-1] != receipt["scriptAbs"]
+    bad = compute(op="run", engine="cli", code="1", cli={"command": "python3; rm -rf /"})
+    assert bad["next"] == {"kind": "reason", "reason": "policy"}
+    absent = compute(op="run", engine="cli", code="1", cli={"command": "no-such-program-xyz"})
+    assert absent["code"] == "MATH_ENGINE_NOT_FOUND"
+
+
+def test_settings_packages_apply_to_every_run(project: Path) -> None:
+    """Spec 2 (packages): required by every run; a missing one is reported, never installed."""
+    compute = Compute(project, packages=["no-such-package-xyz"])
+    response = compute(op="run", engine="python", code="print(1)")
+    assert response["code"] == "MATH_MISSING_PACKAGES"
+    assert response["missing"] == ["no-such-package-xyz"]

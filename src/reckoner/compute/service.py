@@ -181,6 +181,20 @@ class ComputeService:
             if op == "run" and self.settings.mode != "off":  # off writes nothing anywhere
                 self._row(False, response)
             return response
+        except OSError as error:
+            # The project's Computation folder cannot be written (a file in its place, a
+            # read-only or full disk): one sentence, and the run is on record as refused.
+            response = {
+                "ok": False,
+                "op": op,
+                "code": MathCode.REFUSED.value,
+                "error": f"the archive under {self.archive.root} cannot be written "
+                f"({error.strerror or error}); make it a writable folder and run again",
+                "next": _note("the run did not happen or was not archived; nothing was changed"),
+            }
+            if op == "run":
+                self._row(False, response)
+            return response
         except Exception as error:  # the response is the only channel
             self._log(f"compute internal error: {type(error).__name__}: {error}")
             return {
