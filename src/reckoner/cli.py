@@ -320,7 +320,10 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
             str(text)
         ) if text else "[dim](no closing text)[/dim]"
     if tool == "set":
-        return "set", f"{escape(str(body.get('name')))} = {escape(format_value(body.get('value')))}"
+        given = body.get("unit")
+        written = f" [dim](given in {escape(given)})[/dim]" if isinstance(given, str) else ""
+        value = escape(format_value(body.get("value")))
+        return "set", f"{escape(str(body.get('name')))} = {value}{written}"
     if tool == "get":
         return "get", f"{escape(str(body.get('name')))} → {escape(format_value(body.get('value')))}"
     if tool == "eval":

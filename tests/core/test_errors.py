@@ -50,7 +50,7 @@ FORMULA_CASES: list[tuple[str, ErrorCode, list[str]]] = [
     ("1 + 2x", ErrorCode.INVALID_IDENTIFIER, ["'x'", "character 6", "'2*x'"]),
     ("$sqr(2)", ErrorCode.INVALID_NOTATION, ["'$sqr'", "character 1", "$sqrt", "$diff"]),
     ("$max(1)", ErrorCode.INVALID_ARITY, ["$max", "2 arguments", "given 1", "$max(a, b)"]),
-    ("@V + @W", ErrorCode.SLOT_NOT_FOUND, ["@W", "character 6", "set it first"]),
+    ("@V + @W", ErrorCode.SLOT_NOT_FOUND, ["@W", "character 6", "stop and name it as missing"]),
     ("3 * R", ErrorCode.NAME_NOT_BOUND, ["'R'", "character 5", "@R"]),
     ("@V + @R", ErrorCode.INCOMPATIBLE_DIMENSION, ["volt", "ohm", "character 4"]),
     ("@o * 2", ErrorCode.UNSUPPORTED_OPERATION, ["object", "character 4", "@o.field"]),

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from reckoner.core.contract import TOOL_BY_NAME
 from reckoner.core.dimensions import NAME_TABLE
 from reckoner.core.errors import ErrorCode
 from reckoner.core.notation import NOTATIONS
@@ -124,6 +125,17 @@ def test_every_skill_example_evaluates_as_shown(example: Example, tmp_path: Path
             )
 
 
+def test_issue_14_skill_calls_use_the_contract_keys() -> None:
+    """Issue 14: every call the skills show names a contract tool with only its keys; a call
+    that leaves out a required key or adds another is shown refused."""
+    for example in ALL_EXAMPLES:
+        for step in example.steps:
+            tool = TOOL_BY_NAME[step.tool]
+            keys = set(step.args)
+            well_formed = keys <= set(tool.keys) and set(tool.required) <= keys
+            assert well_formed or step.expected["ok"] is False, (example.id, step.line)
+
+
 def test_8_2_interface_skill_names_every_code_and_what_to_do() -> None:
     """All 19 codes of manual 8.2 appear in the interface skill's code table, each with when
     it is raised and what to do."""
@@ -167,13 +179,32 @@ def test_issue_2_decisions_are_taught() -> None:
         assert limit in text
 
 
+def test_issue_14_skills_teach_units_read_and_the_fixes() -> None:
+    """Issue 14: the skills teach unit on set/get, read on eval, never converting in prose,
+    temperature differences, integrals by closed form or a $sum, expression bounds, and the
+    worked RLC and pendulum sweep (whose blocks run above)."""
+    interface = skill_text(INTERFACE)
+    template = skill_text(TEMPLATE)
+    for phrase in ('"unit": "kOhm"', "delta_degC", "midpoint `$sum`", "A bound may", "`read`"):
+        assert phrase in interface, phrase
+    for phrase in ("series RLC", "pendulum", "Never convert a unit yourself", "delta_degC"):
+        assert phrase in template, phrase
+    examples = [e for e in ALL_EXAMPLES if e.skill == TEMPLATE.name]
+    calls = [s for e in examples for s in e.steps]
+    assert any("unit" in json.dumps(s.args) for s in calls if s.tool == "set")
+    assert any("read" in s.args for s in calls if s.tool == "eval")
+
+
 def test_persona_states_the_pure_preset_rules() -> None:
     """The server instructions: set/eval as the only number sources, no prose arithmetic,
-    stop on a missing quantity, every question in a record."""
+    stop on a missing quantity, every question in a record; issue 14: units transcribed as
+    given and never converted by the model."""
     text = persona("reckoner")
     assert "Every question is carried by a record" in text
     assert "Every number in your answer comes from the engine" in text
-    assert "converting it to SI yourself" in text
+    assert "number and unit unchanged" in text
+    assert "Never convert a unit yourself" in text
+    assert "delta_degC" in text
     assert "Never compute in prose" in text
     assert "A missing quantity means stop" in text
     with pytest.raises(ValueError, match="presets are: reckoner"):

@@ -5,16 +5,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from service_helpers import StepClock
 
 from reckoner import Engine
-from reckoner.core.errors import ErrorCode
+from reckoner.core.errors import EngineError, ErrorCode
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_store import RecordArchive
+from reckoner.units import resolve_unit
 
 OHM = [2, 1, -3, -2, 0, 0, 0]
 KELVIN = [0, 0, 0, 0, 1, 0, 0]
@@ -152,6 +156,8 @@ BAD_UNITS: list[tuple[Any, ErrorCode, str]] = [
     ("m%", ErrorCode.INVALID_DIMENSION, "'%'"),
     ("m^0.5", ErrorCode.INVALID_DIMENSION, "whole powers"),
     ("m^(1/2)", ErrorCode.INVALID_DIMENSION, "whole powers"),
+    ("km^99999999999", ErrorCode.INVALID_DIMENSION, "MAX_UNIT_POWER"),
+    ("dB", ErrorCode.INVALID_DIMENSION, "no linear conversion"),
     ("degC/s", ErrorCode.INVALID_DIMENSION, "delta_degC"),
     ("degF*m", ErrorCode.INVALID_DIMENSION, "delta_degF"),
     ("degC^2", ErrorCode.INVALID_DIMENSION, "offset"),
@@ -233,3 +239,77 @@ def test_cli_call_takes_unit_and_read(home: Path) -> None:
         "value"
     ] == {"num": 5184, "unit": "km^2/h^2", "dim": "gray"}
     assert call("get", {"name": "v", "unit": "mi/h", "digits": 3})["value"]["num"] == 44.7
+    record_id = RecordArchive(HomeLayout(home)).index().open.id  # type: ignore[union-attr]
+    shown = subprocess.run(
+        [sys.executable, "-m", "reckoner", "show", record_id, "--home", str(home)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "given in km/h" in shown
+
+
+@given(
+    x=st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300),
+    unit=st.sampled_from(["kOhm", "km/h", "degF", "mPa*s", "psi", "deg", "uF", "kWh", "in"]),
+)
+def test_conversion_is_exact_on_the_written_decimal(x: float, unit: str) -> None:
+    """Issue 14: a number converts from its shortest decimal spelling with the exact factor,
+    rounded once, and reading it back in the same unit returns it to within the rounding of
+    the SI double (an offset unit's zero sits far from the SI zero)."""
+    spec = resolve_unit(unit)
+    exact = Fraction(repr(x)) * spec.exact_factor + spec.exact_offset
+    si = spec.into_si(x)
+    if abs(exact) < Fraction(1.7e308):
+        assert si == float(exact)
+        back = spec.out_of_si(si)
+        scale = max(abs(x), abs(float(spec.exact_offset / spec.exact_factor)))
+        assert abs(back - x) <= 1e-13 * scale + 1e-300  # subnormals may underflow in SI
+
+
+_UNIT_PIECES = st.sampled_from(
+    [
+        "m",
+        "kg",
+        "s",
+        "kOhm",
+        "degC",
+        "degF",
+        "dB",
+        "neper",
+        "min",
+        "Pa",
+        "%",
+        "1",
+        "^",
+        "^-2",
+        "^0.5",
+        "*",
+        "/",
+        "(",
+        ")",
+        " ",
+        "+",
+        "e3",
+        "x",
+        "inf",
+        "nan",
+        "delta_degC",
+        "µ",
+        "**",
+    ]
+)
+
+
+@given(pieces=st.lists(_UNIT_PIECES, min_size=1, max_size=8), tail=st.text(max_size=3))
+def test_any_unit_text_is_stored_or_refused_in_one_sentence(pieces: list[str], tail: str) -> None:
+    """Issue 14 "Bad input": whatever the text, `unit` resolves or is refused with
+    ENGINE_INVALID_DIMENSION in one line, never an internal error."""
+    text = "".join(pieces) + tail
+    try:
+        spec = resolve_unit(text)
+    except EngineError as error:
+        assert error.failure.code is ErrorCode.INVALID_DIMENSION
+        assert "\n" not in error.failure.message and "internal error" not in error.failure.message
+    else:
+        assert spec.text == text and spec.exact_factor > 0

@@ -48,7 +48,10 @@ RAISED_WHEN: dict[ErrorCode, str] = {
         "a letter directly follows a number (1E5, 2x), or a slot, target or field name "
         "is not a string or breaks the name rule"
     ),
-    ErrorCode.INVALID_DIMENSION: "dim is not a table name, not exactly 7 integers, or not integers",
+    ErrorCode.INVALID_DIMENSION: (
+        "dim is not a table name, not exactly 7 integers, or not integers; or a unit is "
+        "unknown, ambiguous or malformed"
+    ),
     ErrorCode.INVALID_NOTATION: (
         "a $name outside the notation table, or a notation written in a form it does not take"
     ),

@@ -19,7 +19,7 @@ from .errors import EngineError, ErrorCode, fail
 from .functions import apply_binary, apply_unary
 from .lexer import at
 from .limits import MAX_BOUNDED_STEPS, MAX_BOUNDED_WORK
-from .notation import DimRule, Notation
+from .notation import DimRule, Notation, dollar_form
 from .syntax import (
     Binary,
     Bounded,
@@ -181,12 +181,18 @@ class _Compiler:
         slot = scope.get(node.name)
         if slot is None:
             name, pos = node.name, node.pos
+            meant = dollar_form(name)
+            fix = (
+                f"the notation is written {meant} (a slot would be @{name})"
+                if meant
+                else f"to read the slot write @{name}"
+            )
 
             def unbound(run: Run) -> Value:
                 raise fail(
                     ErrorCode.NAME_NOT_BOUND,
                     f"the bare name '{name}' at {at(pos)} is not bound by any enclosing "
-                    f"$sum, $prod or $seq; to read the slot write @{name}",
+                    f"$sum, $prod or $seq; {fix}",
                 )
 
             return unbound
@@ -279,12 +285,18 @@ class _Compiler:
         notation, pos = node.notation, node.pos
         if not notation.evaluable:
             written = notation.written
+            instead = "evaluate its closed form instead"
+            if notation.name == "$integral":
+                instead = (
+                    "evaluate its closed form instead, or a midpoint $sum over n steps of "
+                    "width h=(b-a)/n: $sum_{k=0}^{n-1}(body at x=a+(k+0.5)*h)*h"
+                )
 
             def unsupported(run: Run) -> Value:
                 raise fail(
                     ErrorCode.UNSUPPORTED_SYMBOL,
                     f"{notation.name} at {at(pos)} can be written ({written}) but not "
-                    f"evaluated; evaluate its closed form instead",
+                    f"evaluated; {instead}",
                 )
 
             return unsupported
@@ -363,7 +375,9 @@ def _slot(name: str, pos: int) -> Compiled:
             known = ", ".join(sorted(run.slots)) or "none yet"
             raise fail(
                 ErrorCode.SLOT_NOT_FOUND,
-                f"the slot @{name} at {at(pos)} does not exist; set it first (slots now: {known})",
+                f"the slot @{name} at {at(pos)} does not exist (slots now: {known}); set it if "
+                f"the question gives it, or eval it first if it is a result, and otherwise stop "
+                f"and name it as missing",
             )
         if name not in run.reads:
             run.reads[name] = value

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .errors import ErrorCode, fail
+from .notation import ascii_spelling
 
 
 class T(Enum):
@@ -126,7 +127,12 @@ def _charset_message(c: str, pos: int) -> str:
     if c == ">":
         hint = " ('>' exists only in the two-character '->' of a $limit subscript)"
     elif code > 127:
-        hint = " (a formula is ASCII; write names and operators in ASCII)"
+        spelled = ascii_spelling(c)
+        hint = (
+            f" (a formula is ASCII; write {spelled} for it)"
+            if spelled
+            else " (a formula is ASCII; write names and operators in ASCII)"
+        )
     return (
         f"the character {shown} (U+{code:04X}) at {at(pos)} is not part of the formula "
         f"language{hint}; the charset is {CHARSET_DESCRIPTION}"

@@ -27,3 +27,6 @@ MAX_DIMENSION_EXPONENT = 1_000_000
 
 MAX_UNIT_LENGTH = 100
 """Characters in one unit expression (`unit` on set, get and eval's read)."""
+
+MAX_UNIT_POWER = 20
+"""Largest magnitude of one whole power in a unit expression (`m^3`, `s^-2`)."""

@@ -175,3 +175,22 @@ NOTATIONS: tuple[Notation, ...] = (
 
 BY_NAME: dict[str, Notation] = {n.name: n for n in NOTATIONS}
 VOCABULARY: str = ", ".join(n.name for n in NOTATIONS)
+
+
+def dollar_form(bare: str) -> str | None:
+    """The written form a bare `pi` or `sqrt` meant (`$pi`, `$sqrt(x)`), or None."""
+    notation = BY_NAME.get("$" + bare)
+    return notation.written.split(" or ")[0] if notation is not None else None
+
+
+# Symbols pasted from mathematics, and the ASCII the formula language writes for them.
+_SYMBOL_NOTATIONS = {"π": "$pi", "√": "$sqrt", "∑": "$sum", "∏": "$prod", "∫": "$integral"}
+_SYMBOL_OPERATORS = {"·": "*", "×": "*", "÷": "/", "−": "-", "²": "^2", "³": "^3"}
+
+
+def ascii_spelling(symbol: str) -> str | None:
+    """What to write instead of a non-ASCII symbol (`π` -> `$pi`), or None."""
+    name = _SYMBOL_NOTATIONS.get(symbol)
+    if name is not None:
+        return dollar_form(name[1:])
+    return _SYMBOL_OPERATORS.get(symbol)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .errors import ErrorCode, fail
 from .lexer import T, Token, at, tokenize
 from .limits import MAX_FORMULA_LENGTH, MAX_NESTING_DEPTH
-from .notation import BY_NAME, VOCABULARY, Binding, Kind, Notation, Positions
+from .notation import BY_NAME, VOCABULARY, Binding, Kind, Notation, Positions, dollar_form
 from .syntax import (
     Binary,
     Bounded,
@@ -109,6 +109,15 @@ class _Parser:
         return node
 
     def _trailing(self, tok: Token) -> Exception:
+        before = self.tokens[self.i - 1] if self.i else None
+        if tok.kind is T.LPAREN and before is not None and before.kind is T.NAME:
+            meant = dollar_form(before.text)
+            if meant is not None:
+                return fail(
+                    ErrorCode.INVALID_FORMULA,
+                    f"the bare name '{before.text}' at {at(before.pos)} is called like a "
+                    f"function, and functions are $notations: write {meant}",
+                )
         if tok.kind in _PRIMARY_START:
             return fail(
                 ErrorCode.INVALID_FORMULA,

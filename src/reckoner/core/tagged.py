@@ -7,7 +7,6 @@ import cmath
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -43,7 +42,9 @@ class UnitSpec:
     """A resolved unit expression: ``SI = x*factor + offset``, exact, with its vector.
 
     Built by the unit catalogue outside the core; the core only applies it. A unit whose map
-    equals a table name's (identity, degC) applies that map in floats, exactly as `dim`."""
+    equals a table name's (identity, degC) applies that map in floats, exactly as `dim`.
+    Otherwise a number is taken at its shortest decimal spelling and converted with exact
+    integers, rounded once: 4.7 kOhm is 4700 and 1.002 mPa*s is 0.001002, as written."""
 
     text: str
     vector: dims.Vector
@@ -66,36 +67,59 @@ class UnitSpec:
     def is_identity(self) -> bool:
         return self.table_map is not None and self.table_map.is_identity
 
-    @property
-    def is_affine(self) -> bool:
-        return self.exact_offset != 0
-
     def into_si(self, x: float, *, scale_only: bool = False) -> float:
-        """A written number into SI, exactly, rounded once (scale_only: an imaginary part)."""
+        """A written number into SI (scale_only: an imaginary part, which takes no offset)."""
         if self.table_map is not None:
             m = self.table_map
             return x * m.factor if scale_only else x * m.factor + m.offset
-        exact = Fraction(repr(x)) * self.exact_factor
-        return _rounded(exact if scale_only else exact + self.exact_offset)
+        mantissa, shift = _decimal(x)
+        p, q = self.exact_factor.numerator, self.exact_factor.denominator
+        r, s = (
+            (0, 1) if scale_only else (self.exact_offset.numerator, self.exact_offset.denominator)
+        )
+        # x*p/q + r/s over one denominator; int / int is correctly rounded.
+        if shift >= 0:
+            return _ratio(mantissa * 10**shift * p * s + r * q, q * s)
+        scale = 10**-shift
+        return _ratio(mantissa * p * s + r * q * scale, q * s * scale)
 
     def out_of_si(self, x: float, *, scale_only: bool = False) -> float:
-        """An SI number in this unit, exactly, rounded once."""
+        """An SI number in this unit, converted the same exact way."""
         if self.table_map is not None:
             m = self.table_map
             return x / m.factor if scale_only else (x - m.offset) / m.factor
-        exact = Fraction(repr(x)) if scale_only else Fraction(repr(x)) - self.exact_offset
-        return _rounded(exact / self.exact_factor)
+        mantissa, shift = _decimal(x)
+        p, q = self.exact_factor.numerator, self.exact_factor.denominator
+        r, s = (
+            (0, 1) if scale_only else (self.exact_offset.numerator, self.exact_offset.denominator)
+        )
+        # (x - r/s) * q/p over one denominator.
+        if shift >= 0:
+            return _ratio((mantissa * 10**shift * s - r) * q, s * p)
+        scale = 10**-shift
+        return _ratio((mantissa * s - r * scale) * q, s * p * scale)
+
+
+def _decimal(x: float) -> tuple[int, int]:
+    """A finite double's shortest decimal spelling as ``mantissa * 10**shift``."""
+    text = repr(x)
+    exponent = 0
+    if "e" in text:
+        text, power = text.split("e")
+        exponent = int(power)
+    whole, _, fraction = text.partition(".")
+    return int(whole + fraction), exponent - len(fraction)
+
+
+def _ratio(numerator: int, denominator: int) -> float:
+    try:
+        return numerator / denominator
+    except OverflowError:
+        return math.inf if numerator > 0 else -math.inf  # refused later as not finite
 
 
 UnitResolver = Callable[[JSON, str], UnitSpec]
 """Resolves `unit` text (or refuses with a raised failure); supplied from outside the core."""
-
-
-def _rounded(exact: Fraction) -> float:
-    try:
-        return float(exact)
-    except OverflowError:
-        return math.inf if exact > 0 else -math.inf  # refused later as not finite
 
 
 # -- numbers and dims in -------------------------------------------------------------------
@@ -155,7 +179,7 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
                 ErrorCode.INVALID_DIMENSION,
                 f"{where} {raw[:60]!r} names no row of the SI table; use one of "
                 f"{', '.join(dims.ALL_NAMES)}, or 7 integers in the order m,kg,s,A,K,mol,cd "
-                f"(convert other units to SI before set)",
+                f"({_unit_hint(where, raw[:60])})",
             )
         return row.vector, dims.affine_map(raw), raw
     if type(raw) is list:
@@ -192,6 +216,13 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
         f"{where} is {describe_json(raw)}; write a table name such as 'ohm' or 7 integers "
         f"in the order m,kg,s,A,K,mol,cd",
     )
+
+
+def _unit_hint(where: str, spelled: str) -> str:
+    """The way to other units: `unit`, on the reading side and the writing side alike."""
+    if where.startswith(("get's", "eval's")):
+        return f"to read another unit, ask with unit instead of dim, as in unit: {spelled!r}"
+    return f"for another unit, write unit instead of dim, as in unit: {spelled!r}"
 
 
 def _big(x: int) -> str:
@@ -551,8 +582,8 @@ def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
         raise fail(
             ErrorCode.INCOMPATIBLE_DIMENSION,
             f"get's dim {claimed} is the vector {dims.spell(options.vector)}, but the value "
-            f"holds {dims.spell(value.vector)}; ask for a dim of the stored vector or omit "
-            f"dim (nothing was converted)",
+            f"holds {dims.spell(value.vector)}; ask for a dim of the stored vector, use unit "
+            f"to read another unit of it, or omit dim (nothing was converted)",
         )
     unit_out: dict[str, JSON] = {}
     if options.unit is not None:
@@ -604,8 +635,12 @@ def _cut(x: float, options: RenderOptions) -> float | int:
 def round_significant(x: float, digits: int) -> float:
     """`x` to `digits` significant digits, half away from zero, on its shortest decimal
     spelling (repr): 2.5 -> 3, 0.15 -> 0.2, 2.5e-7 -> 3e-7 alike, whatever the binary value."""
-    spelled = Decimal(repr(x))
-    if digits >= len(spelled.as_tuple().digits):
+    mantissa, shift = _decimal(x)
+    size = abs(mantissa)
+    drop = len(str(size)) - digits
+    if drop <= 0:
         return x  # already as short as asked: nothing to cut
-    quantum = Decimal(1).scaleb(spelled.adjusted() - digits + 1)
-    return float(spelled.quantize(quantum, rounding=ROUND_HALF_UP))
+    kept, rest = divmod(size, 10**drop)
+    if 2 * rest >= 10**drop:
+        kept += 1  # a tie goes away from zero
+    return float(f"{'-' if mantissa < 0 else ''}{kept}e{shift + drop}")

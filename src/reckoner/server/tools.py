@@ -48,33 +48,40 @@ TITLES: dict[str, str] = {
 
 DESCRIPTIONS: dict[str, str] = {
     "set": (
-        "Store one given quantity, transcribed as given and already converted to SI, in a "
-        "slot of the open record. Nothing is computed here: arithmetic happens only in eval. "
-        'Answers {"ok": true, "name", "rev", "value"} echoing what was stored, its dim as '
-        "7 integers (rev starts at 1 and grows by 1 on each overwrite); value null deletes "
-        'the slot and answers rev null. Example: {"name": "R1", "value": {"num": 4700, '
-        '"dim": "ohm"}}. Most common mistake: a value still in a non-SI unit (4.7 for '
-        "4.7 kOhm, 10 for 10 mH): convert to SI first (4700 ohm, 0.01 henry), because the "
-        "table holds SI names only. " + _RECEIPT_FAILURE
+        "Store one given quantity in a slot of the open record, transcribed exactly as given: "
+        "the number and its unit unchanged. Nothing is computed here: arithmetic happens only "
+        'in eval. Answers {"ok": true, "name", "rev", "value"} echoing the stored SI value, '
+        "its dim as 7 integers (rev starts at 1 and grows by 1 on each overwrite); value null "
+        'deletes the slot and answers rev null. Example: {"name": "R1", "value": {"num": 4.7, '
+        '"unit": "kOhm"}} stores 4700 ohm; {"num": 100, "unit": "km/h"}, {"num": 998, '
+        '"unit": "kg/m^3"}, {"num": 98.6, "unit": "degF"} and {"array": [1, 2], "unit": "mm"} '
+        "work alike. Most common mistake: converting the number yourself (4700 for 4.7 kOhm) "
+        "or writing a non-SI number with an SI dim (4.7 with dim ohm): give the unit as "
+        "given, the engine converts. " + _RECEIPT_FAILURE
     ),
     "get": (
-        "Read one slot of the open record; the only tool that returns a value. Answers "
+        "Read one slot of the open record. Answers "
         '{"ok": true, "name", "value"} where value is the tagged shape set accepts, with dim '
         "spelled as the vector's first table name (or 7 integers when no row has it). "
-        "Options: form 'rect' or 'polar', digits (significant digits), dim (a claim about "
-        "the vector; a table name also converts, e.g. 'degC'). Quote numbers in your answer "
-        "only from get receipts. Most common mistake: asking for '@Vout' or a unit the table "
-        "does not hold ('mA', 'kOhm'): name is bare, and dim accepts only table names "
-        "or 7 integers. " + _RECEIPT_FAILURE
+        "Options: unit (read in any unit of the stored vector: 'mW', 'kWh', 'min', 'mi/h'; "
+        "'degC' for a temperature level, 'delta_degC' for a difference), digits (significant "
+        "digits, ties away from zero), form 'rect' or 'polar', dim (a claim about the "
+        'vector). {"name": "P", "unit": "mW", "digits": 4} answers {"num": 30.64, "unit": '
+        '"mW", "dim": "watt"}, which set takes back unchanged. Quote numbers in your answer '
+        "only from receipts. Most common mistake: converting a result in prose, or '@P' for "
+        "the name: ask with unit, and name is bare. " + _RECEIPT_FAILURE
     ),
     "eval": (
         "Evaluate exactly one formula against the slot table and write the result into the "
         "target slot; the engine derives and checks the SI dimension of every intermediate. "
-        'Answers {"ok": true, "target", "rev"} and NOT the value: read it with get, or use '
-        "it as @target in the next formula. Write one eval per step of the derivation, so "
-        "every step is on record. Most common mistake: implicit multiplication or bare "
-        "names ('2@R', '2x', 'R1+R2'): write '2*@R' and '@R1+@R2'; adding a dimensionless "
-        "number to a dimensional slot ('@R+1') is refused too. " + _RECEIPT_FAILURE
+        'Answers {"ok": true, "target", "rev"}; with read (get\'s options: unit, digits, '
+        "form, dim) it also answers value, exactly as get would render it: "
+        '{"formula": "@V^2/@R", "target": "P", "read": {"unit": "mW", "digits": 4}}. '
+        "Write one eval per step of the derivation, so every step is on record, and use the "
+        "result as @target in the next formula. Most common mistake: implicit "
+        "multiplication or bare names ('2@R', '2x', 'R1+R2', '2*pi'): write '2*@R', "
+        "'@R1+@R2', '2*$pi'; adding a dimensionless number to a dimensional slot ('@R+1') is "
+        "refused too. " + _RECEIPT_FAILURE
     ),
     "record_start": (
         "Open a record, titled with the question it answers. Every question is carried by "

@@ -293,9 +293,13 @@ class Engine:
         form = stored(value)
         rev = self._slots.write(name, form, value)
         content = {"name": name, "value": form}
-        written = _units_written(raw)
-        if written is not None:
-            content["unit"] = written  # the row keeps the unit as the model transcribed it
+        unit = raw.get("unit")
+        if type(unit) is str:
+            content["unit"] = unit  # the row keeps the unit as the model transcribed it
+        elif "object" in raw:
+            written = _units_written(raw)
+            if written is not None:
+                content["unit"] = written
         return {"ok": True, "name": name, "rev": rev, "value": form}, content
 
     def _op_get(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
@@ -308,7 +312,9 @@ class Engine:
             known = ", ".join(self._slots.names()) or "none yet"
             raise _refuse(
                 ErrorCode.SLOT_NOT_FOUND,
-                f"the slot {name} does not exist; set or eval it first (slots now: {known})",
+                f"the slot {name} does not exist (slots now: {known}); set it if the question "
+                f"gives it, or eval it first if it is a result, and otherwise stop and name it "
+                f"as missing",
             )
         value = _materialize(slot, name)
         rendered = _settled(guarded(lambda: render(value, options)))

@@ -17,7 +17,7 @@ from typing import Any
 
 from reckoner.core import dimensions as dims
 from reckoner.core.errors import ErrorCode, fail
-from reckoner.core.limits import MAX_UNIT_LENGTH
+from reckoner.core.limits import MAX_UNIT_LENGTH, MAX_UNIT_POWER
 from reckoner.core.tagged import UnitSpec, describe_json
 
 # pint's base dimensions, in the order of our vectors (m, kg, s, A, K, mol, cd).
@@ -61,18 +61,28 @@ def _catalogue() -> Any:
         return _registry
 
 
+_resolved: dict[str, UnitSpec] = {}  # every expression resolved once; a hit is one lookup
+_MAX_RESOLVED = 4096
+
+
 def resolve_unit(raw: object, where: str = "unit") -> UnitSpec:
     """A unit expression as the core applies it; refuses with one sentence (raises)."""
-    if type(raw) is not str:
+    if type(raw) is str:
+        hit = _resolved.get(raw)
+        if hit is not None:
+            return hit
+    else:
         raise fail(
             ErrorCode.INVALID_DIMENSION,
             f"{where} is {describe_json(raw)}, but a unit is a string such as 'kOhm', "
             f"'km/h' or 'kg/m^3'",
         )
-    return _resolve(raw, where)
+    spec = _resolve(raw, where)
+    if len(_resolved) < _MAX_RESOLVED:
+        _resolved[raw] = spec
+    return spec
 
 
-@lru_cache(maxsize=1024)
 def _resolve(text: str, where: str) -> UnitSpec:
     terms = _parse(text, where)
     registry = _catalogue()
@@ -217,7 +227,13 @@ class _Reader:
                 f"(m^2, s^-1); a fractional power has no whole SI vector"
             )
         self.pos = match.end()
-        return int(raw)
+        power = int(raw)
+        if abs(power) > MAX_UNIT_POWER:
+            raise self._refuse(
+                f"raises a unit to the power {power}, beyond the limit of {MAX_UNIT_POWER} "
+                f"(MAX_UNIT_POWER); a unit takes small whole powers such as m^3 or s^-2"
+            )
+        return power
 
 
 def _unit_of(
@@ -240,7 +256,15 @@ def _unit_of(
             f"{where} {text!r}: {name!r} is no unit of the catalogue{nearby} (SI prefixes "
             f"go straight before the name, as in kOhm, mW, uF)",
         )
-    resolutions = {_exact(registry, p + u) for p, u, _ in candidates}
+    try:
+        resolutions = {_exact(registry, p + u) for p, u, _ in candidates}
+    except Exception:  # pint's own refusal of a unit with no linear map (dB, neper, octave)
+        raise fail(
+            ErrorCode.INVALID_DIMENSION,
+            f"{where} {text!r}: {name!r} has no linear conversion to SI (a logarithmic or "
+            f"otherwise non-linear unit); write the quantity in a linear unit and take "
+            f"logarithms in eval",
+        ) from None
     if len(resolutions) > 1:
         spelled = " or ".join(f"{p}{u}" for p, u, _ in candidates[:3])
         raise fail(
