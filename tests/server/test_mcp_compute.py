@@ -103,3 +103,14 @@ def test_compute_mode_off_is_not_listed(tmp_path: Path) -> None:
             return [t.name for t in (await client.list_tools()).tools]
 
     assert anyio.run(main) == list(TOOL_NAMES)
+
+
+def test_the_compute_persona_is_the_pure_one_plus_the_compute_rules() -> None:
+    """Issue 12: the model transcribes a run's result with set and cites the receipt."""
+    from reckoner.server.texts import persona
+
+    pure, compute = persona("reckoner"), persona(PRESET)
+    assert compute.startswith(pure.rstrip("\n"))
+    assert "`compute`" in compute and "`compute`" not in pure
+    assert "transcribe each result you need into the engine with `set`" in compute
+    assert "Cite the receipt path" in compute

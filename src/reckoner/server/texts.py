@@ -48,7 +48,11 @@ def skill_text(skill: Skill) -> str:
 
 @cache
 def persona(preset: str = "reckoner") -> str:
-    """The server instructions of a preset (its persona rules)."""
+    """The server instructions of a preset: the pure rules, then what the preset adds."""
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; the presets are: {', '.join(PRESETS)}")
-    return (resources.files("reckoner.server") / "presets" / f"{preset}.md").read_text("utf-8")
+    folder = resources.files("reckoner.server") / "presets"
+    pure = (folder / "reckoner.md").read_text("utf-8")
+    if preset == "reckoner":
+        return pure
+    return pure.rstrip("\n") + "\n\n" + (folder / f"{preset}.md").read_text("utf-8")
