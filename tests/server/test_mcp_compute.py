@@ -114,3 +114,55 @@ def test_the_compute_persona_is_the_pure_one_plus_the_compute_rules() -> None:
     assert "`compute`" in compute and "`compute`" not in pure
     assert "transcribe each result you need into the engine with `set`" in compute
     assert "Cite the receipt path" in compute
+
+
+def test_a_stopped_server_takes_its_running_computation_with_it(tmp_path: Path) -> None:
+    """Guide (faults): SIGTERM during a run kills the engine's process group, not orphaned."""
+    import signal
+    import subprocess
+    import time
+
+    from mcp_helpers import RawStdioServer
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    pid_file = tmp_path / "child.pid"
+    server = RawStdioServer.__new__(RawStdioServer)
+    params = _params(tmp_path / "home", "--preset", PRESET, "--project", str(project))
+    server.process = subprocess.Popen(
+        [params.command, *params.args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=params.env,
+    )
+    server.stdout_lines, server._next_id = [], 1
+    server.initialize()
+    code = (
+        "import subprocess, time\n"
+        "child = subprocess.Popen(['sleep', '120'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "time.sleep(120)\n"
+    )
+    server.request("tools/call", {"name": "compute", "arguments": {
+        "op": "run", "engine": "python", "code": code}})  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline, "the run never started"
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    server.process.send_signal(signal.SIGTERM)
+    server.process.communicate(timeout=30)
+
+    def gone() -> bool:
+        try:
+            stat = Path(f"/proc/{child}/stat").read_text()
+        except FileNotFoundError:
+            return True
+        return stat.split(")")[-1].split()[0] in ("Z", "X")
+
+    while not gone() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert gone()
+    [run_dir] = (project / "Computation").iterdir()
+    assert (run_dir / "script.py").read_text() == code

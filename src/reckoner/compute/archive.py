@@ -15,7 +15,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from reckoner import wire
 
@@ -140,6 +140,12 @@ class Archive:
         with open(fd, "wb") as handle:
             handle.write(data)
 
+    def open_new(self, path: Path) -> BinaryIO:
+        """A new file opened for writing (an engine's output goes straight into it)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        return open(fd, "wb")
+
     def create_json(self, path: Path, value: dict[str, Any]) -> None:
         text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
         self.create(path, text.encode("utf-8"))
@@ -209,3 +215,34 @@ def read_receipt_file(path: str) -> tuple[str, str] | None:
         return real.with_name(RECEIPT_JSON).read_text("utf-8", "replace"), "application/json"
     except OSError:
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """An archived output's size and its two ends (the whole file when it is small)."""
+
+    size: int
+    head: bytes
+    tail: bytes  # empty when head holds the whole file
+
+    @property
+    def whole(self) -> bool:
+        return not self.tail
+
+    def last_text(self, chars: int) -> str:
+        return (self.tail or self.head).decode("utf-8", "replace")[-chars:]
+
+
+def read_output(path: Path, window: int) -> Output:
+    """The first and last ``window // 2`` bytes of a file (all of it when within window)."""
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size <= window:
+                return Output(size, handle.read(), b"")
+            half = window // 2
+            head = handle.read(half)
+            handle.seek(size - half)
+            return Output(size, head, handle.read())
+    except OSError:
+        return Output(0, b"", b"")

@@ -11,16 +11,20 @@ PARTIAL_CHARS = 2000
 """How much of each stream a timed-out run keeps in its receipt."""
 
 
-def trimmed(data: bytes, cap: int = STREAM_CAP_BYTES) -> tuple[str, bool]:
-    """The output as text within ``cap`` bytes (head and tail kept), and whether it was cut."""
-    if len(data) <= cap:
-        return data.decode("utf-8", "replace"), False
+def trimmed(size: int, head: bytes, tail: bytes, cap: int = STREAM_CAP_BYTES) -> tuple[str, bool]:
+    """An output as text within ``cap`` bytes, from its two ends, and whether it was cut.
+
+    ``tail`` is empty when ``head`` holds the whole output.
+    """
+    if not tail and size <= cap:
+        return head.decode("utf-8", "replace"), False
     half = (cap - 100) // 2  # the marker between head and tail stays under 100 bytes
-    omitted = len(data) - 2 * half
-    head = data[:half].decode("utf-8", "ignore")
-    tail = data[-half:].decode("utf-8", "ignore")
+    shown_head = head[:half].decode("utf-8", "ignore")
+    shown_tail = (tail or head)[-half:].decode("utf-8", "ignore")
+    omitted = size - 2 * half
     return (
-        f"{head}\n[... {omitted} bytes omitted; the whole output is in the archive ...]\n{tail}",
+        f"{shown_head}\n[... {omitted} bytes omitted; the whole output is in the archive ...]"
+        f"\n{shown_tail}",
         True,
     )
 
@@ -82,7 +86,7 @@ def receipt_markdown(receipt: dict[str, Any], script: str | None, stdout: str | 
     if script is not None:
         lines += ["", "## Script", "", _fence(script)]
     if stdout is not None:
-        lines += ["", "## Output (stdout)", "", _fence(stdout[-4000:])]
+        lines += ["", "## Output (stdout, its end)", "", _fence(stdout)]
     return "\n".join(lines) + "\n"
 
 

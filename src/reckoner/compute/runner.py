@@ -14,10 +14,12 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import BinaryIO
 
 _OWN_PREFIXES = ("RECKONER_",)
 _SECRET_NAMES = re.compile(r"^(?:.*_API_KEY|.*_TOKEN)$", re.IGNORECASE)
@@ -82,6 +84,20 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         process.kill()
 
 
+_RUNNING: set[int] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def kill_running() -> int:
+    """Kill every process group still running (the server is going away); how many."""
+    with _RUNNING_LOCK:
+        groups = list(_RUNNING)
+    for group in groups:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
+    return len(groups)
+
+
 def run(
     argv: Sequence[str],
     *,
@@ -90,8 +106,15 @@ def run(
     stdin: str | None = None,
     isolate_network: bool = False,
     env: Mapping[str, str] | None = None,
+    stdout: BinaryIO | None = None,
+    stderr: BinaryIO | None = None,
 ) -> Completed:
-    """Run argv to completion or to its time limit; never raises for the child's faults."""
+    """Run argv to completion or to its time limit; never raises for the child's faults.
+
+    With ``stdout``/``stderr`` files the child writes straight into them (nothing is held
+    in memory, and a crash of this process leaves what was written); otherwise the output
+    comes back in ``Completed``.
+    """
     argv = list(argv)
     prefix = network_isolation() if isolate_network else None
     spawned_argv = [*prefix, *argv] if prefix else argv
@@ -102,8 +125,8 @@ def run(
             cwd=cwd,
             env=child_environment(env),
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=stdout if stdout is not None else subprocess.PIPE,
+            stderr=stderr if stderr is not None else subprocess.PIPE,
             start_new_session=True,  # its own process group: a timeout kills all of it
         )
     except OSError as error:
@@ -118,6 +141,8 @@ def run(
             duration_ms=(time.perf_counter() - started) * 1000,
             spawn_error=f"{type(error).__name__}: {error.strerror or error}",
         )
+    with _RUNNING_LOCK:
+        _RUNNING.add(process.pid)
     data = stdin.encode("utf-8") if stdin is not None else None
     timed_out = False
     try:
@@ -134,6 +159,8 @@ def run(
         # A finished leader may leave children behind in its group; they go with it.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
+        with _RUNNING_LOCK:
+            _RUNNING.discard(process.pid)
     duration = (time.perf_counter() - started) * 1000
     code = process.returncode
     return Completed(

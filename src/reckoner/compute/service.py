@@ -24,7 +24,7 @@ from . import discovery, install, runner
 from .archive import Archive, Attempt, OutsideProject
 from .arguments import argument_error
 from .engines import CLI_EXT, DESCRIPTORS, PROGRAM_SLOTS, Descriptor, expand, family_of
-from .render import PARTIAL_CHARS, last_lines, receipt_markdown, trimmed
+from .render import PARTIAL_CHARS, STREAM_CAP_BYTES, last_lines, receipt_markdown, trimmed
 from .settings import ComputeSettings
 from .vocabulary import MathCode, NextKind, NextReason, WarningCode
 
@@ -32,6 +32,8 @@ Response = dict[str, Any]
 RowSink = Callable[[bool, dict[str, Any]], None]
 """Appends one compute row to the open record, if any: (ok, content)."""
 
+MD_STDOUT_CHARS = 4000
+"""How much of the output's end receipt.md shows."""
 ROW_SCRIPT_CHARS = 8000
 """How much of a script a record row carries (the archive holds all of it)."""
 
@@ -149,6 +151,12 @@ class ComputeService:
         self._probe_lock = threading.Lock()
         for note in settings.notes:
             self._log(note)
+
+    def close(self) -> None:
+        """Kill every run still under way (the server is stopping); their receipts say so."""
+        killed = runner.kill_running()
+        if killed:
+            self._log(f"compute: {killed} run(s) killed as the server stopped")
 
     # -- the entry point ----------------------------------------------------------------
 
@@ -618,13 +626,22 @@ class ComputeService:
             argv = [program.path, *expand(template, script=str(script_path), expr=text)]
 
         timeout_ms = args.get("timeoutMs") or self.settings.timeout_ms
-        done = runner.run(
-            argv,
-            cwd=str(self.project),
-            timeout_ms=timeout_ms,
-            stdin=cli.get("stdin"),
-            isolate_network=self._isolate,
-        )
+        stdout_path = attempt.directory / "stdout.txt"
+        stderr_path = attempt.directory / "stderr.txt"
+        # The engine writes straight into the archive: no output is held in memory, and a
+        # crash of this server leaves whatever the run had written.
+        with self.archive.open_new(stdout_path) as out, self.archive.open_new(stderr_path) as err:
+            done = runner.run(
+                argv,
+                cwd=str(self.project),
+                timeout_ms=timeout_ms,
+                stdin=cli.get("stdin"),
+                isolate_network=self._isolate,
+                stdout=out,
+                stderr=err,
+            )
+        out_ends = arch.read_output(stdout_path, STREAM_CAP_BYTES)
+        err_ends = arch.read_output(stderr_path, STREAM_CAP_BYTES)
         watched = source if source is not None else script_path
         hash_after = arch.sha256_file(watched)
         if source is not None:
@@ -639,8 +656,6 @@ class ComputeService:
                 )
             )
 
-        self.archive.create(attempt.directory / "stdout.txt", done.stdout)
-        self.archive.create(attempt.directory / "stderr.txt", done.stderr)
         captured = []
         for path in captures:
             relative = self.archive.relative(path)
@@ -675,8 +690,8 @@ class ComputeService:
                 )
             )
 
-        stdout, stdout_cut = trimmed(done.stdout)
-        stderr, stderr_cut = trimmed(done.stderr)
+        stdout, stdout_cut = trimmed(out_ends.size, out_ends.head, out_ends.tail)
+        stderr, stderr_cut = trimmed(err_ends.size, err_ends.head, err_ends.tail)
         if stdout_cut or stderr_cut:
             warnings.append(
                 _warning(
@@ -705,8 +720,8 @@ class ComputeService:
             "exit": done.exit,
             "timedOut": done.timed_out,
             "durationMs": round(done.duration_ms, 1),
-            "stdoutBytes": len(done.stdout),
-            "stderrBytes": len(done.stderr),
+            "stdoutBytes": out_ends.size,
+            "stderrBytes": err_ends.size,
             "stdoutTruncated": stdout_cut,
             "stderrTruncated": stderr_cut,
             "packages": packages,
@@ -721,14 +736,14 @@ class ComputeService:
         if cli_facts is not None:
             receipt["cli"] = cli_facts
         if done.timed_out:
-            receipt["partialStdout"] = done.stdout.decode("utf-8", "replace")[-PARTIAL_CHARS:]
-            receipt["partialStderr"] = done.stderr.decode("utf-8", "replace")[-PARTIAL_CHARS:]
+            receipt["partialStdout"] = out_ends.last_text(PARTIAL_CHARS)
+            receipt["partialStderr"] = err_ends.last_text(PARTIAL_CHARS)
         if not done.spawned:
             receipt["spawnError"] = done.spawn_error
         self.archive.create_json(attempt.directory / arch.RECEIPT_JSON, receipt)
         self.archive.ensure_receipt_md(
             attempt,
-            receipt_markdown(receipt, _text(script_bytes), done.stdout.decode("utf-8", "replace")),
+            receipt_markdown(receipt, _text(script_bytes), out_ends.last_text(MD_STDOUT_CHARS)),
         )
 
         evidence: Response = {
@@ -772,7 +787,7 @@ class ComputeService:
             "receipt": receipt_rel,
             "receiptAbs": str(attempt.directory / arch.RECEIPT_JSON),
             "language": ext,
-            "stdoutTail": last_lines(done.stdout.decode("utf-8", "replace")),
+            "stdoutTail": last_lines(out_ends.last_text(4000)),
         }
         # The record shows what ran without the project at hand; a long script is cut.
         script_text = _text(script_bytes)
@@ -798,8 +813,8 @@ class ComputeService:
             ).response
         elif done.exit != 0:
             signs = program.descriptor.bad_argv_signs if program.descriptor else ()
-            low = done.stderr.decode("utf-8", "replace").lower()
-            if not done.stdout.strip() and any(s.lower() in low for s in signs):
+            low = (err_ends.head + err_ends.tail).decode("utf-8", "replace").lower()
+            if not out_ends.head.strip() and any(s.lower() in low for s in signs):
                 response = Refused(
                     MathCode.ENGINE_BAD_ARGV,
                     f"{engine_key} rejected its command line ({' '.join(done.argv[1:])[:120]}); "
@@ -915,13 +930,14 @@ class ComputeService:
                 current = None
         changed = current is None or current != receipt.get("scriptHash")
         script_text = None
-        stdout_text = None
         if isinstance(script_rel, str) and current is not None:
             script_text = _text((self.project / script_rel).read_bytes())
-        try:
-            stdout_text = (attempt.directory / "stdout.txt").read_text("utf-8", "replace")
-        except OSError:
-            stdout_text = None
+        stdout_path = attempt.directory / "stdout.txt"
+        stdout_text = (
+            arch.read_output(stdout_path, STREAM_CAP_BYTES).last_text(MD_STDOUT_CHARS)
+            if stdout_path.is_file()
+            else None
+        )
         rewrote = self.archive.ensure_receipt_md(
             attempt, receipt_markdown(receipt, script_text, stdout_text)
         )

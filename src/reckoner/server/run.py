@@ -151,8 +151,24 @@ def serve(
             sock.close()
         raise
 
+    try:
+        preset_tools = _preset_tools(engine, preset, project, compute_options)
+    except BaseException:
+        engine.close()
+        if sock is not None:
+            sock.close()
+        raise
+
+    def stop_preset_tools() -> None:
+        # A computation still running when the server goes would outlive it: stop it.
+        for caller in preset_tools.values():
+            stop = getattr(caller, "close", None)
+            if stop is not None:
+                stop()
+
     # A terminated server still closes its engine (log line, lock, file handle) on the way out.
     def on_sigterm(signum: int, frame: object) -> None:
+        stop_preset_tools()
         if sock is None:
             # Over stdio, leave from the handler itself: an exception raised here would land
             # in whichever task runs and be reported at loop shutdown, and the transport's
@@ -168,12 +184,13 @@ def serve(
         server = build_server(
             SerialEngine(engine),
             preset=preset,
-            preset_tools=_preset_tools(engine, preset, project, compute_options),
+            preset_tools=preset_tools,
         )
         if sock is not None:
             anyio.run(serve_http, server, sock)
         else:
             anyio.run(serve_stdio, server)
     finally:
+        stop_preset_tools()
         engine.close()
         signal.signal(signal.SIGTERM, previous)
