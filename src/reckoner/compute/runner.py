@@ -146,7 +146,24 @@ def run(
     data = stdin.encode("utf-8") if stdin is not None else None
     timed_out = False
     try:
-        out, err = process.communicate(data, timeout=timeout_ms / 1000)
+        if stdout is not None and stderr is not None:
+            # Nothing to read: wait in one blocking call and let a timer enforce the limit
+            # (wait with a timeout polls with growing sleeps, which adds milliseconds).
+            fired = threading.Event()
+
+            def expire() -> None:
+                fired.set()
+                _kill_group(process)
+
+            timer = threading.Timer(timeout_ms / 1000, expire)
+            timer.start()
+            try:
+                out, err = process.communicate(data)
+            finally:
+                timer.cancel()
+            timed_out = fired.is_set()
+        else:
+            out, err = process.communicate(data, timeout=timeout_ms / 1000)
     except subprocess.TimeoutExpired:
         timed_out = True
         _kill_group(process)
