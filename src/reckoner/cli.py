@@ -305,7 +305,7 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
     tool = str(row.get("tool", "?"))
     content = row.get("content")
     body: dict[str, Any] = content if isinstance(content, dict) else {}
-    if row.get("ok") is not True:
+    if row.get("ok") is not True and not (tool == "compute" and "runId" in body):
         code = escape(str(body.get("code", "")))
         error = escape(str(body.get("error", "")))
         return f"[dim]{escape(tool)} ✗[/dim]", f"[dim]{code}: {error}[/dim]"
@@ -337,9 +337,27 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
             for name, held in variables.items():
                 lines.append(f"  [dim]@{escape(str(name))} = {escape(format_value(held))}[/dim]")
         return "eval", "\n".join(lines)
+    if tool == "compute" and "runId" in body:
+        return "compute", _compute_row_text(body)
     from reckoner.wire import dumps_text
 
     return escape(tool), escape(dumps_text(body))
+
+
+def _compute_row_text(body: dict[str, Any]) -> str:
+    """A compute run in a few lines: engine, exit, duration, receipt, the output's end."""
+    from rich.markup import escape
+
+    exit_text = "timed out" if body.get("timedOut") else f"exit {body.get('exit')}"
+    lines = [
+        f"{escape(str(body.get('engine')))} {escape(str(body.get('version') or ''))}: "
+        f"{exit_text}, {escape(str(body.get('durationMs')))} ms, attempt {body.get('attempt')}",
+        f"  [dim]receipt {escape(str(body.get('receipt')))}[/dim]",
+    ]
+    tail = body.get("stdoutTail")
+    if isinstance(tail, str) and tail:
+        lines.extend(f"  [green]{escape(line)}[/green]" for line in tail.splitlines())
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------

@@ -104,3 +104,24 @@ def test_cli_compute_commands(tmp_path: Path, project: Path) -> None:
             ("compute", True),
             ("compute", False),
         ]
+
+
+def test_show_renders_a_compute_row(tmp_path: Path, project: Path) -> None:
+    """Issue 12 (CLI): `reckoner show` gives a run's engine, exit, receipt and output."""
+    home = tmp_path / "home"
+    with Engine(home) as engine:
+        engine.call("record_start", {"title": "shown"})
+        response = _service(engine, project).call(
+            {"op": "run", "engine": "python", "code": "print('the answer', 42)"}
+        )
+        record_id = engine.open_record_id
+    done = subprocess.run(
+        [sys.executable, "-m", "reckoner", "show", str(record_id), "--home", str(home)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": REAL_PATH, "COLUMNS": "200", "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "exit 0" in done.stdout and "the answer 42" in done.stdout
+    assert response["runId"] in done.stdout
