@@ -114,3 +114,56 @@ def test_the_receipt_link_reads_only_receipts(
         assert answer.status_code == 404, seq
         assert "secret" not in answer.text and "root:" not in answer.text
     assert httpx.get(f"{base}/api/reckoner/compute-receipt/..%2Fx/2").status_code in (400, 404)
+
+
+def test_a_run_over_mcp_appears_in_the_panel(
+    home: Path,  # noqa: F811
+    panel: BackgroundPanel,  # noqa: F811
+    page: Any,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Issue 12 (tests): a real MCP client runs compute with a record open; the panel shows it."""
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    search = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "reckoner",
+            "serve",
+            "--home",
+            str(home),
+            "--preset",
+            "reckoner-with-compute",
+            "--project",
+            str(project),
+        ],
+        env={**os.environ, "PATH": search},
+    )
+
+    async def main() -> dict[str, Any]:
+        async with Client(params) as client:
+            await client.call_tool("record_start", {"title": "Over MCP"})
+            result = await client.call_tool(
+                "compute", {"op": "run", "engine": "python", "code": "print(7 * 6)"}
+            )
+            run = result.structured_content
+            assert isinstance(run, dict) and run["ok"] is True
+            return run
+
+    # Playwright's sync API holds this thread's event loop: the client gets a thread of its own.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        run = pool.submit(anyio.run, main).result(timeout=120)
+    _open(page, panel.url)
+    page.locator(".open-record .record-link").click()
+    page.wait_for_selector(".card.compute", timeout=WAIT_MS)
+    card = page.locator(".card.compute")
+    assert card.locator("pre.stdout").inner_text() == "42"
+    assert run["receipt"] in card.inner_text()
