@@ -552,7 +552,10 @@ def cmd_compute(options: argparse.Namespace) -> int:
             def row(ok: bool, content: dict[str, Any]) -> None:
                 opened.append_preset_row(COMPUTE_TOOL.name, ok, content)
 
-        service = mount(home, project=options.project, row_sink=row)
+        def log(message: str) -> None:
+            print(f"reckoner: {message}", file=sys.stderr)
+
+        service = mount(home, project=options.project, row_sink=row, log=log)
         response = service.call(args)
     finally:
         if engine is not None:
