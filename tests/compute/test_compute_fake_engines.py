@@ -233,3 +233,18 @@ def test_probe_results_are_cached_for_the_servers_lifetime(tmp_path: Path, proje
     second = compute(op="probe", engine="julia")
     assert first == second
     assert counter.read_text().count("x") == 1
+
+
+def test_a_package_precheck_that_cannot_answer_never_reads_as_missing(
+    tmp_path: Path, project: Path
+) -> None:
+    """Spec 5.4: no answer is PACKAGE_PRECHECK_UNKNOWN, no probe is _SKIPPED; the run goes on."""
+    compute = Compute(project, _fakes(tmp_path))
+    unknown = compute(op="run", engine="julia", code="1", packages=["LinearAlgebra"])
+    assert unknown["ok"] is True
+    assert [w["code"] for w in unknown["warnings"]] == ["PACKAGE_PRECHECK_UNKNOWN"]
+    skipped = compute(op="run", engine="matlab", code="1", packages=["optim"])
+    assert skipped["ok"] is True
+    assert [w["code"] for w in skipped["warnings"]] == ["PACKAGE_PRECHECK_SKIPPED"]
+    cli = compute(op="run", engine="cli", code="1", packages=["x"], cli={"command": "maple"})
+    assert [w["code"] for w in cli["warnings"]] == ["PACKAGE_PRECHECK_SKIPPED"]

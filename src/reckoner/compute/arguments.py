@@ -80,8 +80,3 @@ def argument_error(args: Any) -> str | None:
         if error:
             return error
     return None
-
-
-def present(args: dict[str, Any], key: str) -> Any:
-    """An argument's value, null read as absent (the contract's Null.ABSENT)."""
-    return args.get(key)
