@@ -25,6 +25,15 @@ SCRIPT = (
     "print('det =', round(float(np.linalg.det(a)), 9))\n"
 )
 
+# This interpreter's Python first: no version-manager shim between the test and the engine.
+SEARCH_PATH = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "proj"
+    project.mkdir()
+    return project
+
 
 def test_compute_card_shows_the_run_and_links_its_receipt(
     home: Path,  # noqa: F811
@@ -35,16 +44,14 @@ def test_compute_card_shows_the_run_and_links_its_receipt(
     """Issue 12: engine, version, exit, duration, highlighted script, stdout, receipt link."""
     from reckoner import Engine  # type: ignore[attr-defined]
 
-    project = tmp_path / "proj"
-    project.mkdir()
-    search = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    project = _project(tmp_path)
     with Engine(home=home) as engine:
         engine.call("record_start", {"title": "A determinant"})
         service = ComputeService(
             project,
             normalise({}),
             row_sink=lambda ok, content: engine.append_preset_row("compute", ok, content),
-            search_path=search,
+            search_path=SEARCH_PATH,
         )
         run = service.call({"op": "run", "engine": "python", "code": SCRIPT})
         assert run["ok"] is True
@@ -127,9 +134,7 @@ def test_a_run_over_mcp_appears_in_the_panel(
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
-    project = tmp_path / "proj"
-    project.mkdir()
-    search = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    project = _project(tmp_path)
     params = StdioServerParameters(
         command=sys.executable,
         args=[
@@ -143,7 +148,7 @@ def test_a_run_over_mcp_appears_in_the_panel(
             "--project",
             str(project),
         ],
-        env={**os.environ, "PATH": search},
+        env={**os.environ, "PATH": SEARCH_PATH},
     )
 
     async def main() -> dict[str, Any]:
