@@ -210,4 +210,16 @@ WRONG_ARGUMENTS: list[tuple[str, Any, ErrorCode]] = [
     ("record_message", {"text": ""}, ErrorCode.INVALID_ARGS),
     ("record_message", {"text": "ok", "hide": "yes"}, ErrorCode.INVALID_ARGS),
     ("record_end", {"text": 5}, ErrorCode.INVALID_ARGS),
+    # Issue 14's keys, wrong: a unit's type, grammar and vector, dim beside it, read's shape.
+    ("set", {"name": "R", "value": {"num": 1, "unit": 5}}, ErrorCode.INVALID_DIMENSION),
+    ("set", {"name": "R", "value": {"num": 1, "unit": "degC/s"}}, ErrorCode.INVALID_DIMENSION),
+    ("set", {"name": "R", "value": {"num": 1, "unit": "m", "dim": "ohm"}}, ErrorCode.INVALID_ARGS),
+    ("get", {"name": "R", "unit": "mA"}, ErrorCode.INCOMPATIBLE_DIMENSION),
+    ("get", {"name": "R", "unit": "kOhm", "dim": "ohm"}, ErrorCode.INVALID_ARGS),
+    ("eval", {"formula": "@R", "target": "R", "read": []}, ErrorCode.INVALID_ARGS),
+    (
+        "eval",
+        {"formula": "@R", "target": "R", "read": {"unit": "V"}},
+        ErrorCode.INCOMPATIBLE_DIMENSION,
+    ),
 ]

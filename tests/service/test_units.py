@@ -313,3 +313,20 @@ def test_any_unit_text_is_stored_or_refused_in_one_sentence(pieces: list[str], t
         assert "\n" not in error.failure.message and "internal error" not in error.failure.message
     else:
         assert spec.text == text and spec.exact_factor > 0
+
+
+def test_calls_without_unit_never_load_the_catalogue(tmp_path: Path) -> None:
+    """Issue 14 "Speed": the unit catalogue (pint) is loaded on the first `unit` only."""
+    script = f"""
+import sys
+from reckoner import Engine
+with Engine({str(tmp_path / "home")!r}) as engine:
+    engine.call("record_start", {{"title": "no units"}})
+    engine.call("set", {{"name": "V", "value": {{"num": 12, "dim": "volt"}}}})
+    engine.call("eval", {{"formula": "@V*2", "target": "W", "read": {{"digits": 3}}}})
+    engine.call("get", {{"name": "W", "dim": "volt"}})
+    assert "pint" not in sys.modules, "pint loaded without a unit"
+    engine.call("get", {{"name": "W", "unit": "mV"}})
+    assert "pint" in sys.modules
+"""
+    subprocess.run([sys.executable, "-c", script], check=True, capture_output=True)
