@@ -330,3 +330,20 @@ def test_settings_packages_apply_to_every_run(project: Path) -> None:
     response = compute(op="run", engine="python", code="print(1)")
     assert response["code"] == "MATH_MISSING_PACKAGES"
     assert response["missing"] == ["no-such-package-xyz"]
+
+
+def test_too_many_runs_in_a_project_warn(compute: Compute, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spec 4.1 (7): above MAX_RUNS run directories a new run warns; nothing is deleted."""
+    monkeypatch.setattr(archive, "MAX_RUNS", 1)
+    first = compute(op="run", engine="python", code="print('one')")
+    second = compute(op="run", engine="python", code="print('two')")
+    assert "ARCHIVE_RETENTION_EXCEEDED" not in [w["code"] for w in first["warnings"]]
+    assert "ARCHIVE_RETENTION_EXCEEDED" in [w["code"] for w in second["warnings"]]
+    assert (compute.project / first["receipt"]).is_file()
+
+
+def test_probe_checks_packages_by_base_name(compute: Compute) -> None:
+    """Spec 5.3: probe reports missing packages by base name and installs nothing."""
+    response = compute(op="probe", engine="python", packages=["numpy>=1", "no-such-pkg-q"])
+    assert response["packages"] == {"missing": ["no-such-pkg-q"], "checked": True}
+    assert not (compute.project / "Computation").exists()
