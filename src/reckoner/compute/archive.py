@@ -151,10 +151,15 @@ class Archive:
         self.create(path, text.encode("utf-8"))
 
     def copy_in(self, source: Path, target: Path) -> tuple[str, int]:
-        """Copy a project file into the archive; its sha256 and size."""
-        data = source.read_bytes()
-        self.create(target, data)
-        return sha256_bytes(data), len(data)
+        """Copy a project file into the archive in chunks; its sha256 and size."""
+        digest = hashlib.sha256()
+        size = 0
+        with open(source, "rb") as reader, self.open_new(target) as writer:
+            while chunk := reader.read(1 << 20):
+                digest.update(chunk)
+                writer.write(chunk)
+                size += len(chunk)
+        return digest.hexdigest(), size
 
     def ensure_receipt_md(self, attempt: Attempt, text: str) -> bool:
         """Write receipt.md only if it is missing; True when it was written."""
