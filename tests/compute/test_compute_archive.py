@@ -347,3 +347,19 @@ def test_probe_checks_packages_by_base_name(compute: Compute) -> None:
     response = compute(op="probe", engine="python", packages=["numpy>=1", "no-such-pkg-q"])
     assert response["packages"] == {"missing": ["no-such-pkg-q"], "checked": True}
     assert not (compute.project / "Computation").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"op": "receipt", "file": "x", "engine": "python"},
+        {"op": "probe", "code": "1"},
+        {"op": "run", "engine": "python", "code": "1", "confirm": "plan-x"},
+        {"op": "install", "engine": "python", "packages": ["six"], "timeoutMs": 5000},
+    ],
+)
+def test_an_argument_the_op_does_not_read_is_refused(compute: Compute, args: dict) -> None:
+    """Issue 12 (bad input): an argument another op takes is a mistake, said in one sentence."""
+    response = compute(**args)
+    assert response["code"] == "MATH_INVALID_ARGUMENT"
+    assert response["error"].startswith(f"op {args['op']} takes no ")

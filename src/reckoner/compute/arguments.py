@@ -60,6 +60,28 @@ def _shape_error(value: Any, shape: JSONSchema, where: str) -> str | None:
     return None
 
 
+OP_KEYS: dict[str, frozenset[str]] = {
+    "probe": frozenset({"op", "engine", "packages", "cli"}),
+    "run": frozenset(
+        {
+            "op",
+            "engine",
+            "mode",
+            "code",
+            "file",
+            "expr",
+            "packages",
+            "timeoutMs",
+            "captureFiles",
+            "cli",
+        }
+    ),
+    "receipt": frozenset({"op", "file"}),
+    "install": frozenset({"op", "engine", "packages", "scope", "dryRun", "confirm"}),
+}
+"""The arguments each op reads; another one given is a mistake worth saying."""
+
+
 def argument_error(args: Any) -> str | None:
     """The one sentence saying what is wrong with the arguments, or None."""
     if not isinstance(args, dict):
@@ -79,4 +101,11 @@ def argument_error(args: Any) -> str | None:
         error = _shape_error(value, argument.shape, f"compute's {argument.key}")
         if error:
             return error
+    taken = OP_KEYS[args["op"]]
+    unused = [key for key in COMPUTE_TOOL.keys if args.get(key) is not None and key not in taken]
+    if unused:
+        return (
+            f"op {args['op']} takes no {unused[0]}; its arguments are "
+            f"{', '.join(k for k in COMPUTE_TOOL.keys if k in taken)}"
+        )
     return None
