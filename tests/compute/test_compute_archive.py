@@ -363,3 +363,13 @@ def test_an_argument_the_op_does_not_read_is_refused(compute: Compute, args: dic
     response = compute(**args)
     assert response["code"] == "MATH_INVALID_ARGUMENT"
     assert response["error"].startswith(f"op {args['op']} takes no ")
+
+
+def test_a_script_above_the_limit_is_refused(compute: Compute) -> None:
+    """Guide (hostile input): a huge script is refused in one sentence naming the limit."""
+    from reckoner.core.limits import MAX_COMPUTE_SCRIPT_LENGTH
+
+    response = compute(op="run", engine="python", code="#" * (MAX_COMPUTE_SCRIPT_LENGTH + 1))
+    assert response["code"] == "MATH_INVALID_ARGUMENT"
+    assert str(MAX_COMPUTE_SCRIPT_LENGTH) in response["error"] and "mode file" in response["error"]
+    assert not (compute.project / "Computation").exists()

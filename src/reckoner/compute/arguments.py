@@ -37,6 +37,11 @@ def _shape_error(value: Any, shape: JSONSchema, where: str) -> str | None:
         return f"{where} must be at least {shape['minimum']}, but it is {value}"
     if "minLength" in shape and len(value) < shape["minLength"]:
         return f"{where} must not be empty"
+    if "maxLength" in shape and len(value) > shape["maxLength"]:
+        return (
+            f"{where} is {len(value)} characters, above the limit of {shape['maxLength']}; "
+            "write it to a file in the project and use mode file"
+        )
     if kind == "array" and "items" in shape:
         for index, item in enumerate(value):
             error = _shape_error(item, shape["items"], f"{where}[{index}]")

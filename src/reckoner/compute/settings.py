@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from reckoner.core.contract import COMPUTE_ENGINES, MIN_COMPUTE_TIMEOUT_MS
+from reckoner.core.contract import COMPUTE_ENGINES
+from reckoner.core.limits import MIN_COMPUTE_TIMEOUT_MS
 
 MODES = ("off", "auto", "on")
 SCOPES = ("user", "system")

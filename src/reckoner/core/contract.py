@@ -11,7 +11,12 @@ from enum import Enum
 from typing import Any
 
 from .dimensions import ALL_NAMES
-from .limits import MAX_FORMULA_LENGTH, MAX_UNIT_LENGTH
+from .limits import (
+    MAX_COMPUTE_SCRIPT_LENGTH,
+    MAX_FORMULA_LENGTH,
+    MAX_UNIT_LENGTH,
+    MIN_COMPUTE_TIMEOUT_MS,
+)
 
 JSONSchema = dict[str, Any]
 
@@ -375,7 +380,6 @@ COMPUTE_ENGINES: tuple[str, ...] = (
 """The engines compute knows, in its default probe order (one descriptor each)."""
 COMPUTE_OPS: tuple[str, ...] = ("probe", "run", "receipt", "install")
 COMPUTE_MODES: tuple[str, ...] = ("code", "file", "expr")
-MIN_COMPUTE_TIMEOUT_MS = 1000
 
 _STRINGS: JSONSchema = {"type": "array", "items": {"type": "string", "minLength": 1}}
 
@@ -408,7 +412,13 @@ COMPUTE_TOOL = Tool(
             "file inside the project (copied into the archive); expr: one expression through "
             "the engine's eval form.",
         ),
-        Argument("code", False, Null.ABSENT, {"type": "string"}, "The script for mode code."),
+        Argument(
+            "code",
+            False,
+            Null.ABSENT,
+            {"type": "string", "maxLength": MAX_COMPUTE_SCRIPT_LENGTH},
+            "The script for mode code.",
+        ),
         Argument(
             "file",
             False,
@@ -416,7 +426,13 @@ COMPUTE_TOOL = Tool(
             {"type": "string", "minLength": 1},
             "For mode file: a path relative to the project root. For op receipt: the runId.",
         ),
-        Argument("expr", False, Null.ABSENT, {"type": "string"}, "The expression for mode expr."),
+        Argument(
+            "expr",
+            False,
+            Null.ABSENT,
+            {"type": "string", "maxLength": MAX_COMPUTE_SCRIPT_LENGTH},
+            "The expression for mode expr.",
+        ),
         Argument(
             "packages",
             False,
