@@ -32,3 +32,36 @@ def test_the_guard_keeps_every_answer_inside(parts: list[str]) -> None:
     except archive.OutsideProject:
         return
     assert real == root or root in real.parents
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_KEYS = st.sampled_from(["op", "engine", "mode", "code", "file", "expr", "packages", "timeoutMs",
+                         "captureFiles", "cli", "scope", "dryRun", "confirm", "x"])  # fmt: skip
+
+
+@given(st.dictionaries(_KEYS, _JSON, max_size=5) | _JSON)
+def test_any_json_gets_one_sentence_and_runs_nothing(args: object) -> None:
+    """Guide (hostile request): arbitrary JSON never raises and, malformed, starts nothing."""
+    import json
+    import tempfile
+
+    from reckoner.compute.arguments import argument_error
+    from reckoner.compute.service import ComputeService
+    from reckoner.compute.settings import normalise
+
+    error = argument_error(args)
+    if error is None:
+        return  # well-formed calls are the other tests' business
+    assert isinstance(error, str) and "\n" not in error
+    with tempfile.TemporaryDirectory() as temp:
+        service = ComputeService(Path(temp), normalise({}), search_path="/nonexistent")
+        response = service.call(args)
+        assert response["code"] == "MATH_INVALID_ARGUMENT"
+        json.dumps(response, allow_nan=False)
+        assert list(Path(temp).iterdir()) == []
