@@ -583,7 +583,6 @@ class ComputeService:
         script_path = attempt.directory / f"script.{ext}"
         self.archive.create(script_path, script_bytes)
         script_hash = arch.sha256_bytes(script_bytes)
-        hash_before = script_hash
         file_is_archived = relative_source is not None and relative_source.startswith(
             f"{arch.ROOT_NAME}/"
         )
@@ -606,24 +605,7 @@ class ComputeService:
             )
 
         cli = args.get("cli") or {}
-        cli_facts: dict[str, Any] | None = None
-        if engine == "cli":
-            argv = [program.path, *cli.get("argv", [])]
-            slot = next((a for a in cli.get("argv", []) if a in PROGRAM_SLOTS), None)
-            if slot is None:
-                argv.append(str(script_path))
-            cli_facts = {
-                "command": cli["command"],
-                "argv": cli.get("argv", []),
-                "scriptAppended": slot is None,
-            }
-            if slot is not None:
-                cli_facts["scriptSkipped"] = (
-                    f"cli.argv carries the program slot {slot}, so the script was not appended"
-                )
-        else:
-            assert template is not None
-            argv = [program.path, *expand(template, script=str(script_path), expr=text)]
+        argv, cli_facts = _command_line(program, template, cli, script_path, text)
 
         timeout_ms = args.get("timeoutMs") or self.settings.timeout_ms
         stdout_path = attempt.directory / "stdout.txt"
@@ -642,11 +624,9 @@ class ComputeService:
             )
         out_ends = arch.read_output(stdout_path, STREAM_CAP_BYTES)
         err_ends = arch.read_output(stderr_path, STREAM_CAP_BYTES)
-        watched = source if source is not None else script_path
-        hash_after = arch.sha256_file(watched)
-        if source is not None:
-            hash_before = arch.sha256_bytes(script_bytes)
-        changed_during = hash_after != hash_before
+        # Hashed again after the run: the source file (mode file) or the archived script.
+        hash_after = arch.sha256_file(source if source is not None else script_path)
+        changed_during = hash_after != script_hash
         if changed_during:
             warnings.append(
                 _warning(
@@ -656,23 +636,7 @@ class ComputeService:
                 )
             )
 
-        captured = []
-        for path in captures:
-            relative = self.archive.relative(path)
-            if path.is_file():
-                digest, size = self.archive.copy_in(path, attempt.directory / "captured" / relative)
-                captured.append(
-                    {
-                        "path": relative,
-                        "sha256": digest,
-                        "bytes": size,
-                        "archived": self.archive.relative(
-                            attempt.directory / "captured" / relative
-                        ),
-                    }
-                )
-            else:
-                captured.append({"path": relative, "sha256": None, "missing": True})
+        captured = [self._capture(attempt, path) for path in captures]
         if attempt.number > arch.MAX_ATTEMPTS_PER_RUN:
             warnings.append(
                 _warning(
@@ -713,7 +677,7 @@ class ComputeService:
             "scriptAbs": str(script_path),
             "scriptHash": script_hash,
             "sourceFile": relative_source,
-            "sourceHashBefore": hash_before if source is not None else None,
+            "sourceHashBefore": script_hash if source is not None else None,
             "sourceHashAfter": hash_after if source is not None else None,
             "argv": done.argv,
             "cwd": done.cwd,
@@ -794,44 +758,7 @@ class ComputeService:
         row["script"] = script_text[:ROW_SCRIPT_CHARS]
         if len(script_text) > ROW_SCRIPT_CHARS:
             row["scriptTruncated"] = True
-        if not done.spawned:
-            response = Refused(
-                MathCode.NO_SUBPROCESS,
-                f"{program.path} could not be started ({done.spawn_error}); the run is "
-                "archived with no output",
-                _reason(NextReason.NO_SUBPROCESS),
-                **evidence,
-            ).response
-        elif done.timed_out:
-            response = Refused(
-                MathCode.TIMEOUT,
-                f"the run passed its time limit of {timeout_ms} ms and its process group was "
-                "killed; the output so far is in the response and the receipt (raise timeoutMs "
-                "or shorten the computation)",
-                _note("partial output is kept in receipt.json as partialStdout and partialStderr"),
-                **evidence,
-            ).response
-        elif done.exit != 0:
-            signs = program.descriptor.bad_argv_signs if program.descriptor else ()
-            low = (err_ends.head + err_ends.tail).decode("utf-8", "replace").lower()
-            if not out_ends.head.strip() and any(s.lower() in low for s in signs):
-                response = Refused(
-                    MathCode.ENGINE_BAD_ARGV,
-                    f"{engine_key} rejected its command line ({' '.join(done.argv[1:])[:120]}); "
-                    "this version spells its options differently",
-                    {"kind": NextKind.ENGINE_OVERRIDE.value, "engine": engine, "argv": done.argv},
-                    **evidence,
-                ).response
-            else:
-                response = Refused(
-                    MathCode.NONZERO_EXIT,
-                    f"{engine_key} exited with {done.exit}; its stderr and the receipt "
-                    f"{receipt_rel} say why",
-                    _note("fix the script and run again; the receipt of this run stays archived"),
-                    **evidence,
-                ).response
-        else:
-            response = {"ok": True, **evidence}
+        response = _verdict(done, program, evidence, out_ends, err_ends, timeout_ms)
         self._row(
             response["ok"] is True,
             {
@@ -842,6 +769,20 @@ class ComputeService:
             },
         )
         return response
+
+    def _capture(self, attempt: Attempt, path: Path) -> dict[str, Any]:
+        """Copy one file the run wrote into captured/, with its hash; missing is said."""
+        relative = self.archive.relative(path)
+        if not path.is_file():
+            return {"path": relative, "sha256": None, "missing": True}
+        target = attempt.directory / "captured" / relative
+        digest, size = self.archive.copy_in(path, target)
+        return {
+            "path": relative,
+            "sha256": digest,
+            "bytes": size,
+            "archived": self.archive.relative(target),
+        }
 
     def _previous(self, run_id: str, number: int) -> dict[str, Any] | None:
         """The receipt of the attempt before ``number``, if it is readable."""
@@ -1088,6 +1029,83 @@ class ComputeService:
                 **facts,
             )
         return {"ok": True, "dryRun": False, **facts}
+
+
+def _verdict(
+    done: runner.Completed,
+    program: _Program,
+    evidence: Response,
+    out_ends: arch.Output,
+    err_ends: arch.Output,
+    timeout_ms: int,
+) -> Response:
+    """The run's answer from how it ended: started or not, timed out, its exit code."""
+    engine, engine_key, receipt_rel = program.engine, program.info["engine"], evidence["receipt"]
+    if not done.spawned:
+        return Refused(
+            MathCode.NO_SUBPROCESS,
+            f"{program.path} could not be started ({done.spawn_error}); the run is "
+            "archived with no output",
+            _reason(NextReason.NO_SUBPROCESS),
+            **evidence,
+        ).response
+    if done.timed_out:
+        return Refused(
+            MathCode.TIMEOUT,
+            f"the run passed its time limit of {timeout_ms} ms and its process group was "
+            "killed; the output so far is in the response and the receipt (raise timeoutMs "
+            "or shorten the computation)",
+            _note("partial output is kept in receipt.json as partialStdout and partialStderr"),
+            **evidence,
+        ).response
+    if done.exit != 0:
+        signs = program.descriptor.bad_argv_signs if program.descriptor else ()
+        low = (err_ends.head + err_ends.tail).decode("utf-8", "replace").lower()
+        if not out_ends.head.strip() and any(s.lower() in low for s in signs):
+            return Refused(
+                MathCode.ENGINE_BAD_ARGV,
+                f"{engine_key} rejected its command line ({' '.join(done.argv[1:])[:120]}); "
+                "this version spells its options differently",
+                {"kind": NextKind.ENGINE_OVERRIDE.value, "engine": engine, "argv": done.argv},
+                **evidence,
+            ).response
+        return Refused(
+            MathCode.NONZERO_EXIT,
+            f"{engine_key} exited with {done.exit}; its stderr and the receipt "
+            f"{receipt_rel} say why",
+            _note("fix the script and run again; the receipt of this run stays archived"),
+            **evidence,
+        ).response
+    return {"ok": True, **evidence}
+
+
+def _command_line(
+    program: _Program,
+    template: tuple[str, ...] | None,
+    cli: dict[str, Any],
+    script_path: Path,
+    text: str,
+) -> tuple[list[str], dict[str, Any] | None]:
+    """The argv of a run, and for cli what happened to the script (spec 5.4)."""
+    if program.engine != "cli":
+        assert template is not None
+        return [program.path, *expand(template, script=str(script_path), expr=text)], None
+    given = cli.get("argv", [])
+    slot = next((a for a in given if a in PROGRAM_SLOTS), None)
+    argv = [program.path, *given]
+    if slot is None:
+        # Without the script the program would sit in its REPL and exit 0 with no output.
+        argv.append(str(script_path))
+    facts: dict[str, Any] = {
+        "command": cli["command"],
+        "argv": given,
+        "scriptAppended": slot is None,
+    }
+    if slot is not None:
+        facts["scriptSkipped"] = (
+            f"cli.argv carries the program slot {slot}, so the script was not appended"
+        )
+    return argv, facts
 
 
 def _warning(code: WarningCode, message: str) -> dict[str, str]:
