@@ -84,23 +84,38 @@ def _compute_options(options: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _tools_help() -> str:
-    """The tools and their argument keys, from the one contract (key? marks an option)."""
+def _signatures(tools: Any) -> list[str]:
+    """Each tool's call and its arguments, from the one contract (key? marks an option)."""
     import textwrap
 
-    from reckoner.core.contract import TOOLS
-
-    lines = ["tools and their JSON arguments (key? is optional):"]
-    for tool in TOOLS:
+    lines = []
+    for tool in tools:
         lines.append(f"  {tool.signature()}")
         for argument in tool.arguments:
             text = f"{argument.key}: {argument.description}"
             lines.extend(
                 textwrap.wrap(text, 88, initial_indent="      ", subsequent_indent="        ")
             )
+    return lines
+
+
+def _tools_help() -> str:
+    """The tools and their argument keys, from the one contract."""
+    from reckoner.core.contract import TOOLS
+
+    lines = ["tools and their JSON arguments (key? is optional):", *_signatures(TOOLS)]
     lines.append(
         """example: reckoner call set '{"name": "R1", "value": {"num": 4700, "dim": "ohm"}}'"""
     )
+    return "\n".join(lines)
+
+
+def _compute_help() -> str:
+    """The compute tool as the contract spells it, for `reckoner compute --help`."""
+    from reckoner.core.contract import COMPUTE_TOOL
+
+    lines = ["the tool these commands call (key? is optional):", *_signatures((COMPUTE_TOOL,))]
+    lines.append("example: reckoner compute run --engine python --expr '2**10'")
     return "\n".join(lines)
 
 
@@ -196,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
             "response as JSON; exit code 1 when it was refused. A run made while the home "
             "has an open record is also a row of it."
         ),
+        epilog=_compute_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     steps = compute.add_subparsers(dest="compute_op", metavar="OP", required=True)
     compute_probe = steps.add_parser("probe", help="list the engines found on this machine")

@@ -125,3 +125,18 @@ def test_show_renders_a_compute_row(tmp_path: Path, project: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "exit 0" in done.stdout and "the answer 42" in done.stdout
     assert response["runId"] in done.stdout
+
+
+def test_compute_help_derives_from_the_contract() -> None:
+    """Issue 12: the CLI help spells compute's arguments from the one contract."""
+    from reckoner.core.contract import COMPUTE_TOOL
+
+    done = subprocess.run(
+        [sys.executable, "-m", "reckoner", "compute", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert COMPUTE_TOOL.signature() in done.stdout
+    for argument in COMPUTE_TOOL.arguments:
+        assert f"{argument.key}: " in done.stdout
