@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reckoner.core.contract import COMPUTE_ENGINES, COMPUTE_PRESET
+from reckoner.core.contract import COMPUTE_ENGINES, COMPUTE_OPS, COMPUTE_PRESET
 
 from . import archive as arch
 from . import discovery, install, runner
@@ -163,6 +163,8 @@ class ComputeService:
     def call(self, args: Any) -> Response:
         """One compute call in, one JSON-serialisable response out; never raises."""
         op = args.get("op") if isinstance(args, dict) else None
+        if op not in COMPUTE_OPS:
+            op = None  # echoed back only when it is an op: inf or an object is not JSON
         try:
             error = argument_error(args)
             if error:
