@@ -14,12 +14,12 @@ from typing import Any
 import httpx
 from test_browser import WAIT_MS, _open, browser, home, page, panel  # noqa: F401
 
-# The first card waits for a page load on a loaded machine, not for a poll: more room.
-FIRST_CARD_MS = 3 * WAIT_MS
-
 from reckoner.compute.service import ComputeService
 from reckoner.compute.settings import normalise
 from reckoner.panel.background import BackgroundPanel
+
+# The first card waits for a page load on a loaded machine, not for a poll: more room.
+FIRST_CARD_MS = 3 * WAIT_MS
 
 SCRIPT = (
     "# the determinant of a 2x2 matrix\n"
