@@ -53,14 +53,46 @@ def _add_home(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _tools_help() -> str:
-    """The tools and their argument keys, from the one contract (key? marks an option)."""
+def _add_compute_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--project",
+        metavar="DIR",
+        help="compute's project root, where Computation/ is kept (default: the working directory)",
+    )
+    parser.add_argument(
+        "--compute-mode", choices=("off", "auto", "on"), help="compute's mode (default: auto)"
+    )
+    parser.add_argument(
+        "--compute-engines",
+        metavar="LIST",
+        help="comma-separated engines compute may use, in probe order",
+    )
+    parser.add_argument(
+        "--compute-timeout-ms", type=int, metavar="MS", help="a run's time limit (default 60000)"
+    )
+    parser.add_argument(
+        "--compute-network",
+        choices=("on", "off"),
+        help="off runs engines without network where the machine can enforce it",
+    )
+
+
+def _compute_options(options: argparse.Namespace) -> dict[str, Any]:
+    engines = options.compute_engines
+    return {
+        "mode": options.compute_mode,
+        "engines": engines.split(",") if engines else None,
+        "timeoutMs": options.compute_timeout_ms,
+        "network": options.compute_network,
+    }
+
+
+def _signatures(tools: Any) -> list[str]:
+    """Each tool's call and its arguments, from the one contract (key? marks an option)."""
     import textwrap
 
-    from reckoner.core.contract import PRESET_TOOLS, TOOLS
-
-    lines = ["tools and their JSON arguments (key? is optional):"]
-    for tool in TOOLS + PRESET_TOOLS:
+    lines = []
+    for tool in tools:
         served = f"   (preset {tool.preset}: its policy and provider apply)" if tool.preset else ""
         lines.append(f"  {tool.signature()}{served}")
         for argument in tool.arguments:
@@ -68,6 +100,17 @@ def _tools_help() -> str:
             lines.extend(
                 textwrap.wrap(text, 88, initial_indent="      ", subsequent_indent="        ")
             )
+    return lines
+
+
+def _tools_help() -> str:
+    """The tools and their argument keys, from the one contract."""
+    from reckoner.core.contract import SEARCH_TOOL, TOOLS
+
+    lines = [
+        "tools and their JSON arguments (key? is optional):",
+        *_signatures((*TOOLS, SEARCH_TOOL)),
+    ]
     lines.append(
         """example: reckoner call set '{"name": "R1", "value": {"num": 4700, "dim": "ohm"}}'"""
     )
@@ -83,6 +126,15 @@ def _add_lane(parser: argparse.ArgumentParser) -> None:
             "else the lowest lane with an open record nobody holds, else the lowest free lane)"
         ),
     )
+
+
+def _compute_help() -> str:
+    """The compute tool as the contract spells it, for `reckoner compute --help`."""
+    from reckoner.core.contract import COMPUTE_TOOL
+
+    lines = ["the tool these commands call (key? is optional):", *_signatures((COMPUTE_TOOL,))]
+    lines.append("example: reckoner compute run --engine python --expr '2**10'")
+    return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -167,10 +219,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="reckoner",
         help=(
             "reckoner: the six tools and the persona; reckoner-with-search adds the search "
-            "tool (configured by ANTHROPIC_API_KEY or OPENAI_API_KEY) and its rules "
-            "(default: reckoner)"
+            "tool (configured by ANTHROPIC_API_KEY or OPENAI_API_KEY) and its rules; "
+            "reckoner-with-compute adds the compute tool (default: reckoner)"
         ),
     )
+    _add_compute_options(serve)
     _add_home(serve)
     _add_lane(serve)
 
@@ -216,6 +269,39 @@ def build_parser() -> argparse.ArgumentParser:
         "--compile", action="store_true", help="compile the LaTeX article to PDF with XeLaTeX"
     )
     _add_home(article)
+
+    compute = commands.add_parser(
+        "compute",
+        help="probe the engines, run code with a receipt, or re-check a receipt",
+        description=(
+            "The compute tool from the command line: 'probe' lists the engines, 'run' runs "
+            "code, a project file or one expression and archives a receipt under "
+            "<project>/Computation/, 'receipt' re-checks an archived run. Prints the "
+            "response as JSON; exit code 1 when it was refused. A run made while the home "
+            "has an open record is also a row of it."
+        ),
+        epilog=_compute_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    steps = compute.add_subparsers(dest="compute_op", metavar="OP", required=True)
+    compute_probe = steps.add_parser("probe", help="list the engines found on this machine")
+    compute_probe.add_argument("--engine", help="probe this engine only")
+    compute_run = steps.add_parser("run", help="run code and archive a receipt")
+    compute_run.add_argument("--engine", required=True, help="python, r, octave, julia, ...")
+    source = compute_run.add_mutually_exclusive_group(required=True)
+    source.add_argument("--code", help="the script's text ('-' reads stdin)")
+    source.add_argument("--file", help="a file inside the project")
+    source.add_argument("--expr", help="one expression")
+    compute_run.add_argument("--package", action="append", default=[], help="a package it needs")
+    compute_run.add_argument("--capture", action="append", default=[], help="a file to capture")
+    compute_run.add_argument("--timeout-ms", type=int, help="the run's time limit")
+    compute_receipt = steps.add_parser("receipt", help="re-check an archived run")
+    compute_receipt.add_argument("id", help="the runId (or Computation/<runId>)")
+    for step in (compute_probe, compute_run, compute_receipt):
+        step.add_argument(
+            "--project", metavar="DIR", help="the project root (default: the working directory)"
+        )
+        _add_home(step)
 
     panel = commands.add_parser("panel", help="run the local web panel over the home's records")
     panel.add_argument(
@@ -313,7 +399,7 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
     body: dict[str, Any] = content if isinstance(content, dict) else {}
     if tool == "search" and "outcome" in body:
         return _lookup_lines(body)
-    if row.get("ok") is not True:
+    if row.get("ok") is not True and not (tool == "compute" and "runId" in body):
         code = escape(str(body.get("code", "")))
         error = escape(str(body.get("error", "")))
         return f"[dim]{escape(tool)} ✗[/dim]", f"[dim]{code}: {error}[/dim]"
@@ -345,6 +431,8 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
             for name, held in variables.items():
                 lines.append(f"  [dim]@{escape(str(name))} = {escape(format_value(held))}[/dim]")
         return "eval", "\n".join(lines)
+    if tool == "compute" and "runId" in body:
+        return "compute", _compute_row_text(body)
     from reckoner.wire import dumps_text
 
     return escape(tool), escape(dumps_text(body))
@@ -379,6 +467,22 @@ def _lookup_lines(body: dict[str, Any]) -> tuple[str, str]:
     tier = body.get("tier")
     label = f"[{accent}]search[/{accent}]" + (f" [dim]({escape(str(tier))})[/dim]" if tier else "")
     return label, "\n".join(lines)
+
+
+def _compute_row_text(body: dict[str, Any]) -> str:
+    """A compute run in a few lines: engine, exit, duration, receipt, the output's end."""
+    from rich.markup import escape
+
+    exit_text = "timed out" if body.get("timedOut") else f"exit {body.get('exit')}"
+    lines = [
+        f"{escape(str(body.get('engine')))} {escape(str(body.get('version') or ''))}: "
+        f"{exit_text}, {escape(str(body.get('durationMs')))} ms, attempt {body.get('attempt')}",
+        f"  [dim]receipt {escape(str(body.get('receipt')))}[/dim]",
+    ]
+    tail = body.get("stdoutTail")
+    if isinstance(tail, str) and tail:
+        lines.extend(f"  [green]{escape(line)}[/green]" for line in tail.splitlines())
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------
@@ -527,10 +631,71 @@ def cmd_serve(options: argparse.Namespace) -> int:
             port=options.port,
             preset=options.preset,
             lane=options.lane,
+            project=options.project,
+            compute_options=_compute_options(options),
         )
     except ServeError as exc:
         raise CliError(str(exc)) from None
     return 0
+
+
+def _compute_arguments(options: argparse.Namespace) -> dict[str, Any]:
+    if options.compute_op == "probe":
+        return {"op": "probe", "engine": options.engine}
+    if options.compute_op == "receipt":
+        return {"op": "receipt", "file": options.id}
+    mode = "code" if options.code is not None else "file" if options.file is not None else "expr"
+    text = {"code": options.code, "file": options.file, "expr": options.expr}[mode]
+    if mode == "code" and text == "-":
+        text = sys.stdin.read()
+    return {
+        "op": "run",
+        "engine": options.engine,
+        "mode": mode,
+        mode: text,
+        "packages": options.package or None,
+        "captureFiles": options.capture or None,
+        "timeoutMs": options.timeout_ms,
+    }
+
+
+def cmd_compute(options: argparse.Namespace) -> int:
+    from reckoner.compute.mount import mount
+    from reckoner.core.contract import COMPUTE_TOOL
+    from reckoner.storage.home import resolve_home
+    from reckoner.storage.home_lock import HomeLockedError
+    from reckoner.wire import dumps_text
+
+    args = {k: v for k, v in _compute_arguments(options).items() if v is not None}
+    home = resolve_home(options.home)
+    engine = None
+    if args["op"] == "run":
+        try:
+            engine = _open_engine(options.home, None)
+        except HomeLockedError:
+            print(
+                "reckoner: the home is in use by a running server, so this run is not added "
+                "to its open record",
+                file=sys.stderr,
+            )
+    try:
+        row = None
+        if engine is not None:
+            opened = engine
+
+            def row(ok: bool, content: dict[str, Any]) -> None:
+                opened.append_preset_row(COMPUTE_TOOL.name, ok, content)
+
+        def log(message: str) -> None:
+            print(f"reckoner: {message}", file=sys.stderr)
+
+        service = mount(home, project=options.project, row_sink=row, log=log)
+        response = service.call(args)
+    finally:
+        if engine is not None:
+            engine.close()
+    print(dumps_text(response))
+    return 0 if response.get("ok") is True else EXIT_REFUSED
 
 
 def cmd_demo(options: argparse.Namespace) -> int:
@@ -581,6 +746,7 @@ COMMANDS = {
     "serve": cmd_serve,
     "demo": cmd_demo,
     "article": cmd_article,
+    "compute": cmd_compute,
     "panel": cmd_panel,
     "pitfalls": cmd_pitfalls,
 }

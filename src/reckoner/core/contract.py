@@ -12,7 +12,13 @@ from typing import Any
 
 from . import limits, pitfall_terms
 from .dimensions import ALL_NAMES
-from .limits import MAX_FORMULA_LENGTH, MAX_QUESTION_LENGTH, MAX_UNIT_LENGTH
+from .limits import (
+    MAX_COMPUTE_SCRIPT_LENGTH,
+    MAX_FORMULA_LENGTH,
+    MAX_QUESTION_LENGTH,
+    MAX_UNIT_LENGTH,
+    MIN_COMPUTE_TIMEOUT_MS,
+)
 
 JSONSchema = dict[str, Any]
 
@@ -48,7 +54,8 @@ class Tool:
     """One tool: its name, whether it needs an open record, and its arguments in order.
 
     ``preset`` is None for the six tools every preset serves, or the one preset that adds
-    the tool (``search`` belongs to ``reckoner-with-search`` alone).
+    the tool (``search`` belongs to ``reckoner-with-search``, ``compute`` to
+    ``reckoner-with-compute``); the engine itself answers only the six.
     """
 
     name: str
@@ -477,6 +484,140 @@ TOOLS: tuple[Tool, ...] = (
     ),
 )
 
+# -- tools that belong to a preset --------------------------------------------------------
+
+COMPUTE_PRESET = "reckoner-with-compute"
+COMPUTE_ENGINES: tuple[str, ...] = (
+    "python",
+    "r",
+    "octave",
+    "julia",
+    "matlab",
+    "maple",
+    "wolfram",
+    "cli",
+)
+"""The engines compute knows, in its default probe order (one descriptor each)."""
+COMPUTE_OPS: tuple[str, ...] = ("probe", "run", "receipt", "install")
+COMPUTE_MODES: tuple[str, ...] = ("code", "file", "expr")
+
+_STRINGS: JSONSchema = {"type": "array", "items": {"type": "string", "minLength": 1}}
+
+COMPUTE_TOOL = Tool(
+    "compute",
+    False,
+    (
+        Argument(
+            "op",
+            True,
+            Null.REFUSED,
+            {"type": "string", "enum": list(COMPUTE_OPS)},
+            "probe: which engines and packages this machine has; run: run code and archive a "
+            "receipt; receipt: re-check an archived run by its runId; install: plan (dryRun) "
+            "or execute (confirm) a package install.",
+        ),
+        Argument(
+            "engine",
+            False,
+            Null.ABSENT,
+            {"type": "string", "enum": list(COMPUTE_ENGINES)},
+            "The engine to probe, run or install into. cli needs cli.command.",
+        ),
+        Argument(
+            "mode",
+            False,
+            Null.ABSENT,
+            {"type": "string", "enum": list(COMPUTE_MODES)},
+            "code: the tool writes code to the archive and runs it (the default); file: run a "
+            "file inside the project (copied into the archive); expr: one expression through "
+            "the engine's eval form.",
+        ),
+        Argument(
+            "code",
+            False,
+            Null.ABSENT,
+            {"type": "string", "maxLength": MAX_COMPUTE_SCRIPT_LENGTH},
+            "The script for mode code.",
+        ),
+        Argument(
+            "file",
+            False,
+            Null.ABSENT,
+            {"type": "string", "minLength": 1},
+            "For mode file: a path relative to the project root. For op receipt: the runId.",
+        ),
+        Argument(
+            "expr",
+            False,
+            Null.ABSENT,
+            {"type": "string", "maxLength": MAX_COMPUTE_SCRIPT_LENGTH},
+            "The expression for mode expr.",
+        ),
+        Argument(
+            "packages",
+            False,
+            Null.ABSENT,
+            _STRINGS,
+            "Packages the run needs (checked by name before running; a missing one is "
+            "reported, never installed) or that install should install: name, name[extras], "
+            "name<op>version.",
+        ),
+        Argument(
+            "timeoutMs",
+            False,
+            Null.ABSENT,
+            {"type": "integer", "minimum": MIN_COMPUTE_TIMEOUT_MS},
+            "The run's time limit in milliseconds; the whole process group is killed after it.",
+        ),
+        Argument(
+            "captureFiles",
+            False,
+            Null.ABSENT,
+            _STRINGS,
+            "Files inside the project the run writes, copied into the receipt's captured/.",
+        ),
+        Argument(
+            "cli",
+            False,
+            Null.ABSENT,
+            {
+                "type": "object",
+                "properties": {
+                    "command": {"type": "string", "minLength": 1},
+                    "argv": {"type": "array", "items": {"type": "string"}},
+                    "stdin": {"type": "string"},
+                },
+                "required": ["command"],
+                "additionalProperties": False,
+            },
+            "For engine cli: the program, its argv and an optional stdin; the archived "
+            "script's path is appended unless argv already carries a program slot (-c, -e, ...).",
+        ),
+        Argument(
+            "scope",
+            False,
+            Null.ABSENT,
+            {"type": "string", "enum": ["user", "system"]},
+            "For install: user (the default) or system; never remembered.",
+        ),
+        Argument(
+            "dryRun",
+            False,
+            Null.ABSENT,
+            {"type": "boolean"},
+            "For install: true (the default) returns the plan and its planToken only.",
+        ),
+        Argument(
+            "confirm",
+            False,
+            Null.ABSENT,
+            {"type": "string", "minLength": 1},
+            "For install: the planToken of the plan to execute, exactly as returned.",
+        ),
+    ),
+    preset=COMPUTE_PRESET,
+)
+
 TOOL_BY_NAME: dict[str, Tool] = {tool.name: tool for tool in TOOLS}
 TOOL_NAMES: tuple[str, ...] = tuple(TOOL_BY_NAME)
 READ_KEYS: tuple[str, ...] = tuple(a.key for a in READ_OPTIONS)
@@ -505,7 +646,7 @@ SEARCH_TOOL = Tool(
     SEARCH_PRESET,
 )
 
-PRESET_TOOLS: tuple[Tool, ...] = (SEARCH_TOOL,)
+PRESET_TOOLS: tuple[Tool, ...] = (SEARCH_TOOL, COMPUTE_TOOL)
 """Tools that exist only in the preset that names them."""
 
 PRESET_TOOL_BY_NAME: dict[str, Tool] = {tool.name: tool for tool in PRESET_TOOLS}

@@ -57,3 +57,9 @@ MAX_QUESTION_LENGTH = 500
 
 MAX_UNIT_POWER = 20
 """Largest magnitude of one whole power in a unit expression (`m^3`, `s^-2`)."""
+
+MIN_COMPUTE_TIMEOUT_MS = 1000
+"""The shortest time limit a compute run may ask for (issue 12)."""
+
+MAX_COMPUTE_SCRIPT_LENGTH = 1_000_000
+"""Characters in one compute script or expression; a longer one goes in a project file."""

@@ -26,6 +26,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from reckoner.compute.archive import read_receipt_file
 from reckoner.core.dimensions import BASE_SYMBOLS, NAME_TABLE
 from reckoner.panel.articles_api import ArticlesApi, article_routes
 from reckoner.panel.security import GuardMiddleware, HostPolicy, is_loopback
@@ -186,6 +187,29 @@ class PanelApi:
             return self._missing(record_id)
         return WireJSONResponse(typeset_rows(view.rows), headers=headers)
 
+    def compute_receipt(self, request: Request) -> Response:
+        """The receipt a record's compute row names, as text (issue 12's link on the card)."""
+        record_id = str(request.path_params["record_id"])
+        invalid = self._invalid_id(record_id)
+        if invalid is not None:
+            return invalid
+        view = self.archive.read(record_id)
+        if view is None:
+            return self._missing(record_id)
+        seq = request.path_params["seq"]
+        row = next((r for r in view.rows if r.get("seq") == seq), None)
+        content = row.get("content") if row is not None and row.get("tool") == "compute" else None
+        path = content.get("receiptAbs") if isinstance(content, dict) else None
+        found = read_receipt_file(path) if isinstance(path, str) else None
+        if found is None:
+            return _error(
+                404,
+                f"Row {seq} of record {record_id!r} names no readable compute receipt; the "
+                "project's Computation folder may have moved.",
+            )
+        text, media = found
+        return Response(text, media_type=f"{media}; charset=utf-8")
+
     def _invalid_id(self, record_id: str) -> Response | None:
         # Checked before the id comes anywhere near a path.
         if is_valid_record_id(record_id):
@@ -344,6 +368,11 @@ def create_app(
         # than falling through the router.
         Route(f"{API}/records/{{record_id:path}}", api.record, methods=["GET", "DELETE"]),
         Route(f"{API}/record-typeset/{{record_id:path}}", api.record_typeset, methods=["GET"]),
+        Route(
+            f"{API}/compute-receipt/{{record_id}}/{{seq:int}}",
+            api.compute_receipt,
+            methods=["GET"],
+        ),
         Route(
             f"{API}/settings",
             api.settings,

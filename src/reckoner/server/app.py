@@ -65,23 +65,31 @@ def receipt_result(receipt: dict[str, Any]) -> types.CallToolResult:
     )
 
 
-def _tools(preset: str) -> list[types.Tool]:
-    return [
-        types.Tool(
-            name=name,
+class PresetToolCaller(Protocol):
+    """A preset's own tool (compute, search): one call in, one response out, never raising."""
+
+    def call(self, args: Any) -> dict[str, Any]: ...
+
+
+def _tool(name: str, *, open_world: bool) -> types.Tool:
+    return types.Tool(
+        name=name,
+        title=TITLES[name],
+        description=DESCRIPTIONS[name],
+        input_schema=INPUT_SCHEMAS[name],
+        annotations=types.ToolAnnotations(
             title=TITLES[name],
-            description=DESCRIPTIONS[name],
-            input_schema=INPUT_SCHEMAS[name],
-            annotations=types.ToolAnnotations(
-                title=TITLES[name],
-                read_only_hint=False,
-                destructive_hint=name == "record_end",
-                idempotent_hint=False,
-                open_world_hint=name == "search",
-            ),
-        )
-        for name in (tool.name for tool in tools_of(preset))
-    ]
+            read_only_hint=False,
+            destructive_hint=name == "record_end",
+            idempotent_hint=False,
+            open_world_hint=open_world,
+        ),
+    )
+
+
+def _tools(preset: str) -> list[types.Tool]:
+    # A preset's own tool reaches outside the engine (engines, the network): open world.
+    return [_tool(t.name, open_world=t.preset is not None) for t in tools_of(preset)]
 
 
 def _find_skill(*, name: str | None = None, uri: str | None = None) -> Skill | None:
@@ -97,17 +105,29 @@ def build_server(
     preset: str = PURE_PRESET,
     held: HeldArguments | None = None,
     pitfalls: PitfallsMount | None = None,
+    preset_tools: dict[str, PresetToolCaller | None] | None = None,
 ) -> Server[Any]:
     """The MCP server for one engine; every session of every transport shares it.
 
-    The preset decides the tools listed; a preset tool (``search``) works only when the
-    engine has it attached (``reckoner.server.run`` does for its preset). ``held`` gives back
-    the arguments its transport rewriter held aside (lone surrogates). With ``pitfalls``
-    (``serve --pitfalls``) it also lists the four pitfall_* tools, adds the prevention rule to
-    the instructions, and appends a reminder to a failing result when the detector fires.
+    The preset decides the tools listed. A preset tool answered by the engine (``search``)
+    works once the engine has it attached (``reckoner.server.run`` does for its preset);
+    ``preset_tools`` answers the others (``compute``) by name beside the engine, not under its
+    lock, so a long computation never holds up set, get or eval, and a tool mapped to None is
+    switched off and not listed. ``held`` gives back the arguments its transport rewriter held
+    aside (lone surrogates). With ``pitfalls`` (``serve --pitfalls``) it also lists the four
+    pitfall_* tools, adds the prevention rule to the instructions, and appends a reminder to a
+    failing result when the detector fires.
     """
     serial = engine if isinstance(engine, SerialEngine) else SerialEngine(engine)
-    tools = _tools(preset) + (pitfalls.listed if pitfalls is not None else [])
+    served = {tool.name for tool in tools_of(preset)}
+    own = {
+        name: caller
+        for name, caller in (preset_tools or {}).items()
+        if name in served and caller is not None
+    }
+    withheld = {name for name, caller in (preset_tools or {}).items() if caller is None}
+    tools = [t for t in _tools(preset) if t.name not in withheld]
+    tools += pitfalls.listed if pitfalls is not None else []
     instructions = persona(preset)
     if pitfalls is not None:
         instructions += "\n\n" + pitfalls.instructions
@@ -124,6 +144,9 @@ def build_server(
         args: Any = {} if params.arguments is None else params.arguments
         if held is not None:
             args = held.restore(args)
+        caller = own.get(params.name)
+        if caller is not None:
+            return receipt_result(await anyio.to_thread.run_sync(caller.call, args))
         if pitfalls is None:
             return receipt_result(await serial.call(params.name, args))
         if pitfalls.handles(params.name):

@@ -23,7 +23,7 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import ClientDisconnect
 
-from reckoner.core.contract import PRESET_NAMES, PURE_PRESET
+from reckoner.core.contract import SEARCH_TOOL, tools_of
 from reckoner.server.app import SerialEngine, build_server
 from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
 from reckoner.server.held_arguments import HeldArguments, RewrittenLines, rewriting_http_app
@@ -194,6 +194,37 @@ async def serve_http(
     await uvicorn.Server(config).serve(sockets=[sock])
 
 
+def _preset_tools(
+    engine: HomeEngine, preset: str, project: Path | str | None, options: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The callers of the preset's own tools that run beside the engine (compute), built
+    only for a preset that serves them; None marks one switched off."""
+    from reckoner.core.contract import COMPUTE_TOOL
+
+    if COMPUTE_TOOL not in tools_of(preset):
+        return {}
+    from reckoner.compute.mount import mount
+
+    def row(ok: bool, content: dict[str, Any]) -> None:
+        opened = engine.open()
+        if opened is not None:
+            opened.append_preset_row(COMPUTE_TOOL.name, ok, content)
+
+    def log(message: str) -> None:
+        opened = engine.open()
+        if opened is not None:
+            opened.log.warn(message)
+        else:
+            print(f"reckoner: {message}", file=sys.stderr, flush=True)
+
+    service = mount(
+        engine.home, project=project, preset=preset, options=options, row_sink=row, log=log
+    )
+    if service.settings.mode == "off":
+        return {COMPUTE_TOOL.name: None}  # off is a true no-op: the tool is not even listed
+    return {COMPUTE_TOOL.name: service}
+
+
 def serve(
     home: Path | str | None,
     *,
@@ -204,6 +235,8 @@ def serve(
     port: int = DEFAULT_HTTP_PORT,
     preset: str = "reckoner",
     lane: int | str | None = None,
+    project: Path | str | None = None,
+    compute_options: dict[str, Any] | None = None,
 ) -> None:
     """Open the home's engine and serve it until the client (stdio) or a signal (HTTP) ends it.
 
@@ -213,6 +246,8 @@ def serve(
 
     ``pitfalls`` mounts the pitfalls memory; its project library is ``pitfalls_project_dir``
     under the working directory (None: the default, "": the global library only).
+    ``project`` is the compute tool's project root (default: the working directory);
+    ``compute_options`` override ``state.json``'s compute settings for this run.
     """
     _configure_stderr_logging()
     sock = bind_loopback(host, port) if http else None
@@ -225,8 +260,24 @@ def serve(
             flush=True,
         )
 
+    try:
+        preset_tools = _preset_tools(engine, preset, project, compute_options)
+    except BaseException:
+        engine.close()
+        if sock is not None:
+            sock.close()
+        raise
+
+    def stop_preset_tools() -> None:
+        # A computation still running when the server goes would outlive it: stop it.
+        for caller in preset_tools.values():
+            stop = getattr(caller, "close", None)
+            if stop is not None:
+                stop()
+
     # A terminated server still closes its engine (log line, lock, file handle) on the way out.
     def on_sigterm(signum: int, frame: object) -> None:
+        stop_preset_tools()
         if sock is None:
             # Over stdio, leave from the handler itself: an exception raised here would land
             # in whichever task runs and be reported at loop shutdown, and the transport's
@@ -239,7 +290,7 @@ def serve(
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
-        if preset in PRESET_NAMES and preset != PURE_PRESET:
+        if SEARCH_TOOL in tools_of(preset):
             from reckoner.lookup.service import attach_search
 
             engine.when_open(lambda opened: attach_search(opened, preset))
@@ -255,11 +306,18 @@ def serve(
             mount = PitfallsMount(
                 Pitfalls.open(engine.home, project=Path.cwd(), project_dir=project_dir)
             )
-        server = build_server(SerialEngine(engine), preset=preset, held=held, pitfalls=mount)
+        server = build_server(
+            SerialEngine(engine),
+            preset=preset,
+            held=held,
+            pitfalls=mount,
+            preset_tools=preset_tools,
+        )
         if sock is not None:
             anyio.run(serve_http, server, sock, held)
         else:
             anyio.run(serve_stdio, server, held)
     finally:
+        stop_preset_tools()
         engine.close()
         signal.signal(signal.SIGTERM, previous)

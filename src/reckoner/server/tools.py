@@ -1,6 +1,6 @@
 """The tools as a model sees them: names, descriptions and input JSON Schemas.
 
-The six tools every preset serves, and the tools a preset adds (``search``).
+The six tools every preset serves, and the tools a preset adds (``search``, ``compute``).
 
 The schemas document every argument and the tagged value shapes, but nothing here enforces
 them: the engine judges arguments and answers a receipt a model can act on.
@@ -49,6 +49,7 @@ TITLES: dict[str, str] = {
     "record_message": "Explain a step in the record",
     "record_end": "Close the record",
     "search": "Look up one sourced fact",
+    "compute": "Run an engine (Python, R, Octave, ...) and archive a receipt",
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -120,5 +121,18 @@ DESCRIPTIONS: dict[str, str] = {
         "estimate it; SEARCH_BUDGET_EXCEEDED means this record has no lookup left: continue "
         "with what the record holds; SEARCH_UNAVAILABLE means the lookup could not run; "
         "ENGINE_OPEN_RECORD_NOT_FOUND means call record_start first."
+    ),
+    "compute": (
+        "Run a computation that outgrows a formula (a linear system, an ODE, a regression, "
+        "a symbolic step) in a real engine, and leave a reproducible receipt under "
+        "Computation/<runId>/ (script, full stdout/stderr, receipt.json with the engine "
+        "version, argv, cwd, exit code and sha256). op probe lists the engines; op run runs "
+        "code (mode code), a project file (mode file) or one expression (mode expr); op "
+        "receipt re-checks an archived run by its runId; op install plans (dryRun) and, "
+        "with confirm set to the planToken, executes a package install. While a record is "
+        "open every run is also a row of the record. A result you need in the answer must "
+        "still be transcribed into the engine with set and cited with its receipt. "
+        'On failure: {"ok": false, "code": "MATH_...", "error": "<one sentence>", "next": '
+        '{"kind", ...}}; branch on code and next.kind, never on the text.'
     ),
 }

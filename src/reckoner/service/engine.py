@@ -646,6 +646,24 @@ class Engine:
             ErrorCode.UNKNOWN_ERROR, f"the record could not be {action}: {cause}; {fix}; {outcome}"
         )
 
+    def append_preset_row(self, tool: str, ok: bool, content: dict[str, Any]) -> bool:
+        """Append one row of a preset's tool (compute, search) to the open record, if any.
+
+        The row is a fact: recovery replays only set and eval, so it is never rerun. The six
+        engine tools write their own rows; this is for tools the engine does not answer.
+        True when a record was open and the row was handed to the journal.
+        """
+        if tool in TOOLS:
+            raise ValueError(f"{tool} is an engine tool; its rows come from Engine.call")
+        with self._mutex:
+            if self._closed or self._record is None:
+                return False
+            try:
+                self._append(tool, ok, content)
+            except Refusal:
+                return False  # the disk refused the row; _append logged why
+            return True
+
     # -- read side for the panel, the CLI and the article writer ----------------------
 
     @property

@@ -2,8 +2,10 @@
 // grouped, one card per accepted eval, accent cards for the markers. Everything is built
 // as one HTML string in a single pass, so a 10,000-row record renders in one DOM update.
 
+import { API } from "./api.js";
 import { t } from "./i18n.js";
 import { plotSlot, resetPlots } from "./plot.js";
+import { highlight } from "./syntax.js";
 import { esc } from "./util.js";
 import { inlineValue, realSeries, resetLazyTrees, treeValue, unitName } from "./values.js";
 
@@ -85,6 +87,10 @@ export function groupRows(rows) {
     if (isLookup(row)) {
       open = null;
       cards.push({ kind: "search", rows: [row] });
+    } else if (row.tool === "compute" && typeof contentOf(row).runId === "string") {
+      // A run that reached the archive is a card even when it failed: its receipt stands.
+      open = null;
+      cards.push({ kind: "compute", rows: [row] });
     } else if (MARKERS.has(row.tool) && (accepted || row.tool !== "record_message")) {
       open = null;
       cards.push({ kind: "marker", rows: [row] });
@@ -313,6 +319,36 @@ function searchCard(row, anchors) {
   );
 }
 
+// The record whose cards are being built: a compute card links to its receipt through it.
+let currentRecordId = "";
+
+function computeCard(row, anchors) {
+  const c = contentOf(row);
+  anchors.set(row.seq, `row-${row.seq}`);
+  const failed = row.ok !== true;
+  const facts = [
+    [t("engine"), `${c.engine ?? ""} ${c.version ?? ""}`.trim()],
+    [t("exit"), c.timedOut ? t("timedOut") : String(c.exit)],
+    [t("duration"), `${c.durationMs} ms`],
+    [t("attempt"), String(c.attempt)],
+  ];
+  const href = `${API}/compute-receipt/${encodeURIComponent(currentRecordId)}/${encodeURIComponent(row.seq)}`;
+  const script = typeof c.script === "string" ? c.script : "";
+  return (
+    `<section class="card compute${failed ? " failed-run" : ""}" id="row-${esc(row.seq)}">` +
+    `<h3>${esc(t("computeRun"))} ${seqLabel(row)}</h3>` +
+    `<dl class="compute-facts">${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>` +
+    (c.error ? `<p class="error-text">${esc(c.code ?? "")}: ${esc(c.error)}</p>` : "") +
+    `<pre class="script lang-${esc(c.language ?? "")}"><code>${highlight(script, c.language)}</code></pre>` +
+    (c.scriptTruncated ? `<p class="muted">${esc(t("scriptCut"))}</p>` : "") +
+    `<p class="label">${esc(t("stdout"))}</p><pre class="stdout">${esc(c.stdoutTail ?? "")}</pre>` +
+    `<p class="receipt-line"><a class="receipt-link" href="${esc(href)}" target="_blank" rel="noopener">` +
+    `${esc(t("receipt"))}</a> <code>${esc(c.receipt ?? "")}</code> ` +
+    `<span class="hash" title="sha256">${esc(String(c.scriptHash ?? "").slice(0, 12))}</span></p>` +
+    `</section>`
+  );
+}
+
 function otherCard(row, anchors) {
   anchors.set(row.seq, `row-${row.seq}`);
   return (
@@ -335,12 +371,15 @@ function cardHtml(card, history, typeset, anchors) {
       return markerCard(card.rows[0], anchors);
     case "search":
       return searchCard(card.rows[0], anchors);
+    case "compute":
+      return computeCard(card.rows[0], anchors);
     default:
       return otherCard(card.rows[0], anchors);
   }
 }
 
 function plan(record, showAll) {
+  currentRecordId = String(record.id ?? "");
   const rows = Array.isArray(record.rows) ? record.rows : [];
   const visible = showAll ? rows : rows.filter((row) => !isHidden(row));
   return {

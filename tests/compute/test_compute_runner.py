@@ -1,0 +1,106 @@
+"""Issue 12 (safety): the child's environment, the process group, and network isolation."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from compute_helpers import REAL_PATH, Compute
+
+from reckoner.compute import runner
+from reckoner.compute.service import ComputeService
+from reckoner.compute.settings import normalise
+
+
+def test_the_child_never_sees_our_variables_or_provider_keys(
+    compute: Compute, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12: RECKONER_* and every *_API_KEY / *_TOKEN are dropped; the rest passes."""
+    monkeypatch.setenv("RECKONER_HOME", "/somewhere")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-secret")
+    monkeypatch.setenv("anthropic_api_key", "lower-secret")
+    monkeypatch.setenv("KEEP_THIS_ONE", "kept")
+    code = "import os\nprint(sorted(k for k in os.environ if k.upper().startswith(('RECKONER', 'OPENAI', 'GITHUB', 'ANTHROPIC', 'KEEP'))))\n"  # noqa: E501
+    response = compute(op="run", engine="python", code=code)
+    assert response["stdout"].strip() == "['KEEP_THIS_ONE']"
+    assert "secret" not in (compute.project / response["receipt"]).read_text()
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")  # a zombie has been killed; only its parent's reaping is left
+
+
+def test_a_timeout_kills_the_whole_process_group(compute: Compute, tmp_path: Path) -> None:
+    """Issue 12: the engine's own children die with it."""
+    pid_file = tmp_path / "child.pid"
+    code = (
+        "import subprocess, time\n"
+        "child = subprocess.Popen(['sleep', '60'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "print('spawned', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    response = compute(op="run", engine="python", code=code, timeoutMs=1500)
+    assert response["code"] == "MATH_TIMEOUT"
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while not _gone(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(child)
+
+
+@pytest.mark.skipif(runner.network_isolation() is None, reason="no network namespace here")
+def test_network_off_is_enforced_and_says_so(project: Path) -> None:
+    """Issue 12 (beyond the spec): network off runs without network; the receipt says so."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    code = (
+        "import socket\n"
+        "try:\n"
+        f"    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
+        "    print('connected')\n"
+        "except OSError:\n"
+        "    print('no network')\n"
+    )
+    try:
+        isolated = ComputeService(
+            project, normalise({"network": "off"}), search_path=REAL_PATH, isolate_network=True
+        )
+        off = isolated.call({"op": "run", "engine": "python", "code": code})
+        assert off["stdout"].strip() == "no network"
+        assert off["network"] == "enforced"
+        assert off["argv"][:2] == [*runner.network_isolation()[:2]]
+        open_ = ComputeService(project, normalise({}), search_path=REAL_PATH)
+        on = open_.call({"op": "run", "engine": "python", "code": code + "#\n"})
+        assert on["stdout"].strip() == "connected"
+        assert on["network"] == "not-enforced"
+    finally:
+        listener.close()
+
+
+def test_a_host_without_subprocesses_says_so(project: Path) -> None:
+    """Spec 3: a host declaring no subprocess answers MATH_NO_SUBPROCESS with a note."""
+    service = ComputeService(project, normalise({}), has_subprocess=False)
+    for args in ({"op": "probe"}, {"op": "run", "engine": "python", "code": "1"}):
+        response = service.call(args)
+        assert response["code"] == "MATH_NO_SUBPROCESS"
+        assert response["next"]["kind"] == "note"
+
+
+def test_child_environment_is_pure() -> None:
+    """Issue 12: the scrub is a function of the environment it is given."""
+    env = runner.child_environment(
+        {"PATH": "/bin", "RECKONER_LOG_LEVEL": "debug", "X_TOKEN": "t", "HF_API_KEY": "k"}
+    )
+    assert env == {"PATH": "/bin"}
+    assert os.environ.get("PATH")
