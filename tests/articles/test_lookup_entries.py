@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from article_helpers import HAND_ID, OHM, row
+from article_helpers import HAND_ID, OHM, row, write_record
+from test_cli_article import reckoner
 from test_latex import pdf_text
 
 from reckoner.articles.audit import audit
@@ -211,3 +212,18 @@ def test_10_a_real_pdf_of_an_article_with_a_lookup_carries_the_answer(
     assert outcome.ok, outcome.log_tail
     text = pdf_text(tmp_path / "lookup.pdf")
     assert "1.678923e-8" in text and "0.0039303" in text and "April 30, 2025" in text
+
+
+def test_10_reckoner_article_on_a_record_with_lookups_writes_them_and_audits_clean(
+    tmp_path: Path, out: Path
+) -> None:
+    """End to end through the CLI: the record file, the job, the article and its sidecar."""
+    home = tmp_path / "lookup-home"
+    write_record(home, HAND_ID, lookup_rows())
+    done = reckoner("article", HAND_ID, "--home", str(home), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    article = Path(done.stdout.strip()).read_text(encoding="utf-8")
+    assert "1.678923e-8" in article and "Looked up on the open web and not verified." in article
+    assert "unobtainium" not in article
+    sidecar = json.loads((out / "reckoner-17000000.audit.json").read_text(encoding="utf-8"))
+    assert sidecar["unmatched"] == []
