@@ -1,7 +1,8 @@
 """A closed record reduced to the facts an article may use (manual 10). No I/O here.
 
 The title, the conditions (accepted ``set`` rows accumulated per slot; a deletion removes
-the name), the messages and the steps interleaved by ``seq``, and the closing text. Every
+the name), the messages, the steps and the answered lookups interleaved by ``seq``, and the
+closing text. Every
 number is cut before a writer sees it; the record keeps the stored numbers. Refused rows and
 ``get`` rows carry nothing. A row whose content does not have the shape its tool writes is
 skipped like a refused one, so a damaged record still yields what it holds.
@@ -19,6 +20,7 @@ from typing import Any
 
 from reckoner.articles.numbers import cut, digit_runs, exact, shown_numbers
 from reckoner.articles.pause import collector_paused
+from reckoner.lookup.fact import LookupFact, lookup_fact
 
 Dim = tuple[int, int, int, int, int, int, int]
 ZERO_DIM: Dim = (0, 0, 0, 0, 0, 0, 0)
@@ -85,7 +87,9 @@ class Step:
     result: Value
 
 
-Entry = Message | Step
+# A lookup's entry is the lookup's own fact (``reckoner.lookup.fact``): question, answer
+# verbatim, the sources it relied on and whether it came from the open web.
+Entry = Message | Step | LookupFact
 
 
 @dataclass(frozen=True)
@@ -195,6 +199,16 @@ def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     facts.entries.append(Step(seq, formula, target, tuple(reads), result))
 
 
+def _read_search(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
+    found = lookup_fact(seq, content)
+    if found is None:
+        return  # refused, insufficient or failed: nothing was learned
+    facts.entries.append(found)
+    # The answer is quoted as written (never cut), so its numbers, and those of the question
+    # and the source lines an article credits, are facts the audit accepts.
+    facts.texts.extend([found.question, found.answer, *(source.line() for source in found.sources)])
+
+
 def _read_end(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     text = content.get("text")
     # The last accepted end row wins; an empty or blank text counts as absent (manual 7.1).
@@ -202,13 +216,14 @@ def _read_end(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
 
 
 # The place where a row kind adds its facts. ``get`` rows and refused rows carry nothing; a
-# later kind (a lookup's ``search`` row, a compute run) adds its reader here and its entry
-# type beside Message and Step.
+# later kind (a compute run) adds its reader here and its entry type beside Message, Step and
+# LookupFact.
 ROW_READERS: dict[str, RowReader] = {
     "record_start": _read_start,
     "record_message": _read_message,
     "set": _read_set,
     "eval": _read_eval,
+    "search": _read_search,
     "record_end": _read_end,
 }
 

@@ -7,6 +7,8 @@ escaped for the format, never rewritten: the record's words reach the article as
 
 from __future__ import annotations
 
+import re
+
 from reckoner.articles.facts import (
     ArrayValue,
     Cplx,
@@ -19,6 +21,11 @@ from reckoner.articles.facts import (
 from reckoner.articles.mathtex import identifier
 from reckoner.articles.numbers import cut_tex
 from reckoner.core.dimensions import BASE_SYMBOLS, first_name
+from reckoner.lookup.fact import SourceLine
+
+# A URL that can stand as a link target as it is; anything else is shown as escaped text,
+# never rewritten (percent-encoding would change the address the record holds).
+_LINKABLE = re.compile(r"https?://[^\s<>\\]+")
 
 # An array longer than this shows its head and its length; the record keeps every element.
 ARRAY_SHOWN = 12
@@ -102,6 +109,19 @@ class Markup:
 
     def quote(self, prose: str) -> str:
         return "\n".join("> " + line for line in self.paragraph(prose).split("\n"))
+
+    def bullets(self, items: list[str]) -> str:
+        return "\n".join("- " + item for item in items)
+
+    def link(self, url: str) -> str:
+        if _LINKABLE.fullmatch(url):
+            return f"[{self.text(url)}](<{url}>)"
+        return self.text(url)
+
+    def source(self, source: SourceLine) -> str:
+        """One credited source: ``title, date: URL``, the URL as a link where it can be one."""
+        head = ", ".join(self.text(p) for p in (source.title, source.published_at) if p)
+        return f"{head}: {self.link(source.url)}" if head else self.link(source.url)
 
     # -- values -------------------------------------------------------------------------
 
@@ -211,6 +231,14 @@ class TexMarkup(Markup):
 
     def quote(self, prose: str) -> str:
         return "\\begin{quote}\n" + self.paragraph(prose) + "\n\\end{quote}"
+
+    def bullets(self, items: list[str]) -> str:
+        lines = [r"\begin{itemize}", *(r"\item " + item for item in items), r"\end{itemize}"]
+        return "\n".join(lines)
+
+    def link(self, url: str) -> str:
+        # The shell loads neither url nor hyperref, so the address is escaped typewriter text.
+        return r"\texttt{" + self.text(url) + "}"
 
 
 def markup_for(format_name: str, imaginary: str = "i") -> Markup:

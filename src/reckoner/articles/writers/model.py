@@ -28,8 +28,9 @@ from reckoner.articles.latex import BodyRefusal, check_body
 from reckoner.articles.markup import unit_name, unit_tex
 from reckoner.articles.mathtex import formula_latex, identifier
 from reckoner.articles.writers.base import Draft, WriterCancelled, WriterFailure
+from reckoner.lookup.fact import LookupFact
 
-PROMPT_VERSION = "reckoner-article-prompt/1"
+PROMPT_VERSION = "reckoner-article-prompt/2"
 _POLL_S = 0.1
 _FENCE = re.compile(r"^\s*```[A-Za-z-]*\s*\n(?P<body>.*?)\n\s*```\s*$", re.DOTALL)
 
@@ -77,6 +78,11 @@ def system_prompt(language: str, format_name: str) -> str:
             "- Every number you write must be one of the numbers in the facts, exactly as given "
             "or rounded from it. Never invent, recompute, convert or derive a number.",
             "- Show each relation as mathematics (the facts give it in LaTeX), never as code.",
+            "- An entry of kind lookup is a fact looked up from outside sources: state its "
+            "question and quote its answer with each number and unit exactly as written, never "
+            "recomputed or converted, and credit every one of its sources (title, date and URL) "
+            "in the article. When openWebUnverified is true, say that the answer was looked up "
+            "on the open web and is not verified.",
             "- An entry of kind authorNote is guidance from the author: do not copy or quote "
             "it, and never let it change a number.",
             "- Do not mention any calculation engine, tool, harness, record, trace, formula "
@@ -130,6 +136,17 @@ def facts_json(facts: Facts) -> str:
         if isinstance(entry, Message):
             kind = "authorNote" if entry.hidden else "explanation"
             sequence.append({"kind": kind, "text": entry.text})
+            continue
+        if isinstance(entry, LookupFact):
+            sequence.append(
+                {
+                    "kind": "lookup",
+                    "question": entry.question,
+                    "answer": entry.answer,  # verbatim: the four-decimal cut does not apply
+                    "openWebUnverified": entry.open_web,
+                    "sources": [source.line() for source in entry.sources],
+                }
+            )
             continue
         tex = formula_latex(entry.formula)
         relation = f"{identifier(entry.target)} = {tex}" if tex else entry.formula

@@ -2,7 +2,8 @@
 
 Deterministic: the same facts give the same bytes. It shows the title, the conditions as a
 table, the steps in order with the record's own explanations beside them and each formula
-typeset from its syntax tree, the results, and the closing text. Hidden messages are the
+typeset from its syntax tree, each answered lookup (question, answer quoted verbatim, the
+sources it credits), the results, and the closing text. Hidden messages are the
 author's notes and never appear. Every number it writes is a cut fact, so it audits clean.
 No I/O here.
 """
@@ -16,6 +17,7 @@ from reckoner.articles.markup import Markup, markup_for
 from reckoner.articles.mathtex import formula_latex, identifier
 from reckoner.articles.pause import collector_paused
 from reckoner.articles.writers.base import Draft
+from reckoner.lookup.fact import LookupFact
 
 _LABELS: dict[str, dict[str, str]] = {
     "en": {
@@ -30,6 +32,9 @@ _LABELS: dict[str, dict[str, str]] = {
         "gives": "This gives {result}.",
         "and": " and ",
         "comma": ", ",
+        "lookup": "Looked up: {question}",
+        "open_web": "Looked up on the open web and not verified.",
+        "sources": "Sources:",
     },
     "zh-CN": {
         "given": "已知条件",
@@ -43,6 +48,9 @@ _LABELS: dict[str, dict[str, str]] = {
         "gives": "得 {result}。",
         "and": " 和 ",
         "comma": "、",
+        "lookup": "查询：{question}",
+        "open_web": "此答案查自开放网络，未经核实。",
+        "sources": "来源：",
     },
 }
 
@@ -79,6 +87,8 @@ def render(facts: Facts, language: str, format_name: str) -> str:
         for entry in visible:
             if isinstance(entry, Message):
                 blocks.append(markup.paragraph(entry.text))
+            elif isinstance(entry, LookupFact):
+                blocks.extend(_lookup(markup, labels, entry))
             else:
                 blocks.extend(_step(markup, labels, entry))
     results = _results(facts)
@@ -114,6 +124,20 @@ def _step(markup: Markup, labels: dict[str, str], step: Step) -> list[str]:
     else:
         sentence = labels["gives"].format(result=result)
     return [shown, sentence]
+
+
+def _lookup(markup: Markup, labels: dict[str, str], lookup: LookupFact) -> list[str]:
+    """The question, the answer quoted verbatim and uncut, the open-web mark, the sources."""
+    blocks = [
+        markup.paragraph(labels["lookup"].format(question=lookup.question)),
+        markup.quote(lookup.answer),
+    ]
+    if lookup.open_web:
+        blocks.append(markup.paragraph(labels["open_web"]))
+    if lookup.sources:
+        blocks.append(markup.paragraph(labels["sources"]))
+        blocks.append(markup.bullets([markup.source(source) for source in lookup.sources]))
+    return blocks
 
 
 def _results(facts: Facts) -> tuple[tuple[str, Value], ...]:
