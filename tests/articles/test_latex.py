@@ -125,3 +125,27 @@ def test_10_plain_xelatex_is_the_fallback_without_latexmk(
     outcome = compile_pdf(tex, lambda: False)
     assert outcome.ok and outcome.driver == "xelatex", outcome.log_tail
     assert "4712.1235" in pdf_text(tmp_path / "fallback.pdf")
+
+
+def test_10_a_message_whose_lines_start_blank_or_with_a_bracket_still_compiles(
+    tmp_path: Path,
+) -> None:
+    """Manual 10 (the record's words reach the article as written): a line break before a
+    line starting with [ is not read as \\\\'s optional argument, and an empty first line is
+    still a line to end."""
+    from article_helpers import row
+
+    rows = [
+        row(1, "record_start", {"title": "Brackets", "record": HAND_ID}),
+        row(2, "record_message", {"text": "\nfirst line after a blank one\n[1] an index\n*star"}),
+        row(3, "record_end", {"text": "[2] closing\n[3] words", "record": HAND_ID}),
+    ]
+    body = render(collect_facts(HAND_ID, rows, is_open=False), "en", "tex")
+    check_body(body)
+    tex = tmp_path / "brackets.tex"
+    tex.write_text(shell(body, "en"), encoding="utf-8")
+    outcome = compile_pdf(tex, lambda: False)
+    assert outcome.ok, outcome.log_tail
+    text = pdf_text(tmp_path / "brackets.pdf")
+    for piece in ("first line after a blank one", "[1] an index", "*star", "[3] words"):
+        assert piece in text

@@ -210,7 +210,14 @@ class TexMarkup(Markup):
         return prose.translate(_TEX_TABLE)
 
     def paragraph(self, prose: str) -> str:
-        return "\\\\\n".join(self.text(line) for line in prose.splitlines() or [""])
+        lines = [self.text(line) for line in prose.splitlines() or [""]]
+        if len(lines) == 1:
+            return lines[0]
+        # Each line of a several-line paragraph starts with an empty box, so an empty first
+        # line is still a line for \\ to end and a line starting with [ or * is never read
+        # as the optional argument of the \\ before it.
+        return "\\\\\n".join(r"\mbox{}" + line for line in lines)
+
 
     def heading(self, prose: str, level: int) -> str:
         command = {1: "section", 2: "subsection"}.get(level, "subsubsection")
