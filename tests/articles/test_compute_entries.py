@@ -14,12 +14,11 @@ from typing import Any
 import pytest
 from article_helpers import HAND_ID, OHM, row
 from test_cli_article import reckoner
-from test_latex import pdf_text
+from test_latex import article_pdf_text, pdf_text
 
 from reckoner.articles.audit import audit
-from reckoner.articles.compiler import compile_pdf
 from reckoner.articles.facts import Facts, Message, collect_facts
-from reckoner.articles.latex import check_body, shell
+from reckoner.articles.latex import check_body
 from reckoner.articles.writers.model import facts_json, system_prompt
 from reckoner.articles.writers.template import render
 from reckoner.compute.fact import ComputeFact, Ending
@@ -253,11 +252,7 @@ def test_12_the_model_receives_each_run_and_the_rule_to_cite_and_never_recompute
 def test_12_a_real_pdf_of_an_article_with_runs_cites_the_receipts_and_the_output(
     tmp_path: Path, language: str
 ) -> None:
-    tex = tmp_path / "runs.tex"
-    tex.write_text(shell(render(compute_facts(), language, "tex"), language), encoding="utf-8")
-    outcome = compile_pdf(tex, lambda: False)
-    assert outcome.ok, outcome.log_tail
-    text = pdf_text(tmp_path / "runs.pdf")
+    text = article_pdf_text(compute_facts(), language, tmp_path)
     flat = re.sub(r"\s+", "", text)
     for shown in (
         "[1] 0.1234567 0.6",

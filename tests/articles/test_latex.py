@@ -9,7 +9,7 @@ import pytest
 from article_helpers import HAND_ID, hand_rows
 
 from reckoner.articles.compiler import capability, compile_pdf
-from reckoner.articles.facts import collect_facts
+from reckoner.articles.facts import Facts, collect_facts
 from reckoner.articles.latex import BodyRefusal, check_body, shell
 from reckoner.articles.writers.template import render
 
@@ -69,6 +69,15 @@ def pdf_text(pdf: Path) -> str:
     done = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def article_pdf_text(facts: Facts, language: str, folder: Path, stem: str = "article") -> str:
+    """The template's LaTeX article of ``facts`` in its shell, compiled for real; its text."""
+    tex = folder / f"{stem}.tex"
+    tex.write_text(shell(render(facts, language, "tex"), language), encoding="utf-8")
+    outcome = compile_pdf(tex, lambda: False)
+    assert outcome.ok, outcome.log_tail
+    return pdf_text(folder / f"{stem}.pdf")
 
 
 def test_10_capability_finds_the_toolchain_and_both_shells() -> None:
@@ -140,12 +149,8 @@ def test_10_a_message_whose_lines_start_blank_or_with_a_bracket_still_compiles(
         row(2, "record_message", {"text": "\nfirst line after a blank one\n[1] an index\n*star"}),
         row(3, "record_end", {"text": "[2] closing\n[3] words", "record": HAND_ID}),
     ]
-    body = render(collect_facts(HAND_ID, rows, is_open=False), "en", "tex")
-    check_body(body)
-    tex = tmp_path / "brackets.tex"
-    tex.write_text(shell(body, "en"), encoding="utf-8")
-    outcome = compile_pdf(tex, lambda: False)
-    assert outcome.ok, outcome.log_tail
-    text = pdf_text(tmp_path / "brackets.pdf")
+    facts = collect_facts(HAND_ID, rows, is_open=False)
+    check_body(render(facts, "en", "tex"))
+    text = article_pdf_text(facts, "en", tmp_path)
     for piece in ("first line after a blank one", "[1] an index", "*star", "[3] words"):
         assert piece in text
