@@ -93,7 +93,11 @@ def _signatures(tools: Any) -> list[str]:
 
     lines = []
     for tool in tools:
-        served = f"   (preset {tool.preset}: its policy and provider apply)" if tool.preset else ""
+        served = (
+            f"   (presets {', '.join(tool.presets)}: its policy and provider apply)"
+            if tool.presets
+            else ""
+        )
         lines.append(f"  {tool.signature()}{served}")
         for argument in tool.arguments:
             text = f"{argument.key}: {argument.description}"
@@ -115,6 +119,23 @@ def _tools_help() -> str:
         """example: reckoner call set '{"name": "R1", "value": {"num": 4700, "dim": "ohm"}}'"""
     )
     return "\n".join(lines)
+
+
+def _presets_help() -> str:
+    """What each preset serves, from the one contract: ``reckoner-with-search adds search``."""
+    from reckoner.core.contract import PURE_PRESET, SEARCH_TOOL, added_tools
+    from reckoner.server.texts import PRESETS
+
+    parts = [f"{PURE_PRESET}: the six tools and the persona"]
+    for preset in PRESETS:
+        added = [tool.name for tool in added_tools(preset)]
+        if added:
+            parts.append(f"{preset} adds {' and '.join(added)}")
+    return (
+        "; ".join(parts) + f" (each added tool brings its rules into the persona; "
+        f"{SEARCH_TOOL.name} is configured by ANTHROPIC_API_KEY or OPENAI_API_KEY; "
+        f"default: {PURE_PRESET})"
+    )
 
 
 def _add_lane(parser: argparse.ArgumentParser) -> None:
@@ -141,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The whole command line; `reckoner --help` lists every command."""
     import argparse
 
-    from reckoner.core.contract import ANY_TOOL_BY_NAME
+    from reckoner.core.contract import ANY_TOOL_BY_NAME, PURE_PRESET
     from reckoner.server.defaults import DEFAULT_HTTP_PORT
     from reckoner.server.texts import PRESETS
 
@@ -216,12 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--preset",
         choices=PRESETS,
-        default="reckoner",
-        help=(
-            "reckoner: the six tools and the persona; reckoner-with-search adds the search "
-            "tool (configured by ANTHROPIC_API_KEY or OPENAI_API_KEY) and its rules; "
-            "reckoner-with-compute adds the compute tool (default: reckoner)"
-        ),
+        default=PURE_PRESET,
+        help=_presets_help(),
     )
     _add_compute_options(serve)
     _add_home(serve)
@@ -516,16 +533,15 @@ def _open_engine(home: str | None, lane: str | None) -> Any:
 
 
 def cmd_call(options: argparse.Namespace) -> int:
-    from reckoner.core.contract import PRESET_TOOL_BY_NAME
+    from reckoner.core.contract import SEARCH_TOOL
     from reckoner.wire import dumps_text
 
     args = _read_json_argument(options.args)
     with _open_engine(options.home, options.lane) as engine:
-        preset_tool = PRESET_TOOL_BY_NAME.get(options.tool)
-        if preset_tool is not None and preset_tool.preset is not None:
+        if options.tool == SEARCH_TOOL.name:
             from reckoner.lookup.service import attach_search
 
-            attach_search(engine, preset_tool.preset)
+            attach_search(engine)
         receipt: dict[str, Any] = engine.call(options.tool, args)
     print(dumps_text(receipt))
     return 0 if receipt.get("ok") is True else EXIT_REFUSED

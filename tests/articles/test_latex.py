@@ -9,7 +9,7 @@ import pytest
 from article_helpers import HAND_ID, hand_rows
 
 from reckoner.articles.compiler import capability, compile_pdf
-from reckoner.articles.facts import collect_facts
+from reckoner.articles.facts import Facts, collect_facts
 from reckoner.articles.latex import BodyRefusal, check_body, shell
 from reckoner.articles.writers.template import render
 
@@ -71,6 +71,15 @@ def pdf_text(pdf: Path) -> str:
     return done.stdout
 
 
+def article_pdf_text(facts: Facts, language: str, folder: Path, stem: str = "article") -> str:
+    """The template's LaTeX article of ``facts`` in its shell, compiled for real; its text."""
+    tex = folder / f"{stem}.tex"
+    tex.write_text(shell(render(facts, language, "tex"), language), encoding="utf-8")
+    outcome = compile_pdf(tex, lambda: False)
+    assert outcome.ok, outcome.log_tail
+    return pdf_text(folder / f"{stem}.pdf")
+
+
 def test_10_capability_finds_the_toolchain_and_both_shells() -> None:
     """.ci/run installs latexmk, XeLaTeX and ctex; the probe must see them."""
     found = capability()
@@ -125,3 +134,23 @@ def test_10_plain_xelatex_is_the_fallback_without_latexmk(
     outcome = compile_pdf(tex, lambda: False)
     assert outcome.ok and outcome.driver == "xelatex", outcome.log_tail
     assert "4712.1235" in pdf_text(tmp_path / "fallback.pdf")
+
+
+def test_10_a_message_whose_lines_start_blank_or_with_a_bracket_still_compiles(
+    tmp_path: Path,
+) -> None:
+    """Manual 10 (the record's words reach the article as written): a line break before a
+    line starting with [ is not read as \\\\'s optional argument, and an empty first line is
+    still a line to end."""
+    from article_helpers import row
+
+    rows = [
+        row(1, "record_start", {"title": "Brackets", "record": HAND_ID}),
+        row(2, "record_message", {"text": "\nfirst line after a blank one\n[1] an index\n*star"}),
+        row(3, "record_end", {"text": "[2] closing\n[3] words", "record": HAND_ID}),
+    ]
+    facts = collect_facts(HAND_ID, rows, is_open=False)
+    check_body(render(facts, "en", "tex"))
+    text = article_pdf_text(facts, "en", tmp_path)
+    for piece in ("first line after a blank one", "[1] an index", "*star", "[3] words"):
+        assert piece in text

@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 from article_helpers import HAND_ID, OHM, row, write_record
 from test_cli_article import reckoner
-from test_latex import pdf_text
+from test_latex import article_pdf_text
 
 from reckoner.articles.audit import audit
-from reckoner.articles.compiler import compile_pdf
 from reckoner.articles.facts import Facts, collect_facts
-from reckoner.articles.latex import check_body, shell
+from reckoner.articles.latex import check_body
 from reckoner.articles.writers.model import facts_json, system_prompt
 from reckoner.articles.writers.template import render
 from reckoner.lookup.fact import LookupFact
@@ -206,11 +205,7 @@ def test_10_the_model_receives_the_lookup_verbatim_with_its_sources_and_rules() 
 def test_10_a_real_pdf_of_an_article_with_a_lookup_carries_the_answer(
     tmp_path: Path, language: str
 ) -> None:
-    tex = tmp_path / "lookup.tex"
-    tex.write_text(shell(render(lookup_facts(), language, "tex"), language), encoding="utf-8")
-    outcome = compile_pdf(tex, lambda: False)
-    assert outcome.ok, outcome.log_tail
-    text = pdf_text(tmp_path / "lookup.pdf")
+    text = article_pdf_text(lookup_facts(), language, tmp_path)
     assert "1.678923e-8" in text and "0.0039303" in text and "April 30, 2025" in text
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from fakes import FakeAnthropic, FakeOpenAI
+from mcp.client.stdio import StdioServerParameters
 
 from reckoner import Engine
 from reckoner.lookup.service import SearchTool, build_provider
@@ -79,6 +81,18 @@ class Lookups:
 
     def log_text(self) -> str:
         return "".join(p.read_text("utf-8") for p in sorted((self.home / "logs").glob("*.log")))
+
+
+def serve_params(
+    home: Path, preset: str, fake: FakeAnthropic, *extra: str
+) -> StdioServerParameters:
+    """``reckoner serve --preset PRESET`` over stdio, its SDK pointed at the fake provider by
+    the provider's own variables (the rest of the environment is the SDK's default)."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "reckoner", "serve", "--home", str(home), "--preset", preset, *extra],
+        env={"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": fake.root},
+    )
 
 
 def record_rows(home: Path) -> list[dict[str, Any]]:

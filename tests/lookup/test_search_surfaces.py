@@ -15,9 +15,8 @@ import anyio
 import jsonschema
 import pytest
 from fakes import FakeAnthropic, Source, reply_json
-from lookup_helpers import ANTHROPIC_KEY, record_rows
+from lookup_helpers import ANTHROPIC_KEY, record_rows, serve_params
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from reckoner.core.contract import PRESET_TOOL_BY_NAME, TOOLS, tools_of
 from reckoner.core.preset_errors import PRESET_CODES
@@ -30,14 +29,6 @@ ANSWER = "Copper's density is 8.96 g/cm3 near room temperature."
 WIKI = "https://en.wikipedia.org/wiki/Copper"
 
 
-def _params(home: Path, preset: str, fake: FakeAnthropic) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "reckoner", "serve", "--home", str(home), "--preset", preset],
-        env={"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": fake.root},
-    )
-
-
 def test_12_search_over_stdio_through_a_real_mcp_client(
     tmp_path: Path, fakes: None, anthropic_fake: FakeAnthropic
 ) -> None:
@@ -46,7 +37,7 @@ def test_12_search_over_stdio_through_a_real_mcp_client(
     home = tmp_path / "home"
 
     async def main() -> tuple[list[Any], Any, Any, str | None]:
-        async with Client(_params(home, "reckoner-with-search", anthropic_fake)) as client:
+        async with Client(serve_params(home, "reckoner-with-search", anthropic_fake)) as client:
             listed = await client.list_tools()
             refused = await client.call_tool("search", {"question": "What is g?"})
             await client.call_tool("record_start", {"title": "Copper bar mass"})
@@ -78,7 +69,7 @@ def test_12_the_pure_preset_has_no_search_tool(
     tmp_path: Path, fakes: None, anthropic_fake: FakeAnthropic
 ) -> None:
     async def main() -> tuple[list[str], Any]:
-        async with Client(_params(tmp_path / "home", "reckoner", anthropic_fake)) as client:
+        async with Client(serve_params(tmp_path / "home", "reckoner", anthropic_fake)) as client:
             names = [t.name for t in (await client.list_tools()).tools]
             await client.call_tool("record_start", {"title": "pure"})
             return names, await client.call_tool("search", {"question": "What is g?"})

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from reckoner.core.contract import TOOL_BY_NAME
+from reckoner.core.contract import PRESET_NAMES, TOOL_BY_NAME
 from reckoner.core.dimensions import NAME_TABLE
 from reckoner.core.errors import ErrorCode
 from reckoner.core.notation import NOTATIONS
@@ -207,5 +207,5 @@ def test_persona_states_the_pure_preset_rules() -> None:
     assert "delta_degC" in text
     assert "Never compute in prose" in text
     assert "A missing quantity means stop" in text
-    with pytest.raises(ValueError, match="presets are: reckoner, reckoner-with-search"):
+    with pytest.raises(ValueError, match="presets are: " + ", ".join(PRESET_NAMES)):
         persona("reckoner-with-nothing")

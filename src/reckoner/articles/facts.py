@@ -1,11 +1,12 @@
 """A closed record reduced to the facts an article may use (manual 10). No I/O here.
 
 The title, the conditions (accepted ``set`` rows accumulated per slot; a deletion removes
-the name), the messages, the steps and the answered lookups interleaved by ``seq``, and the
-closing text. Every
-number is cut before a writer sees it; the record keeps the stored numbers. Refused rows and
-``get`` rows carry nothing. A row whose content does not have the shape its tool writes is
-skipped like a refused one, so a damaged record still yields what it holds.
+the name), the messages, the steps, the answered lookups and the archived compute runs
+interleaved by ``seq``, and the closing text. Every number is cut before a writer sees it;
+the record keeps the stored numbers. Refused rows and ``get`` rows carry nothing, except a
+compute run that failed after it was archived: its receipt says it failed, and an article
+says so too. A row whose content does not have the shape its tool writes is skipped like a
+refused one, so a damaged record still yields what it holds.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from reckoner.articles.numbers import cut, digit_runs, exact, shown_numbers
 from reckoner.articles.pause import collector_paused
+from reckoner.compute.fact import ComputeFact, compute_fact
 from reckoner.lookup.fact import LookupFact, lookup_fact
 
 Dim = tuple[int, int, int, int, int, int, int]
@@ -88,8 +90,9 @@ class Step:
 
 
 # A lookup's entry is the lookup's own fact (``reckoner.lookup.fact``): question, answer
-# verbatim, the sources it relied on and whether it came from the open web.
-Entry = Message | Step | LookupFact
+# verbatim, the sources it relied on and whether it came from the open web. A compute run's
+# is the run's own fact (``reckoner.compute.fact``): engine, run, ending, receipt, output.
+Entry = Message | Step | LookupFact | ComputeFact
 
 
 @dataclass(frozen=True)
@@ -209,23 +212,47 @@ def _read_search(facts: _Collector, seq: int, content: Mapping[str, Any]) -> Non
     facts.texts.extend([found.question, found.answer, *(source.line() for source in found.sources)])
 
 
+def _read_compute(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
+    _add_run(facts, compute_fact(seq, content, ok=True))
+
+
+def _read_failed_compute(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
+    _add_run(facts, compute_fact(seq, content, ok=False))
+
+
+def _add_run(facts: _Collector, run: ComputeFact | None) -> None:
+    if run is None:
+        return  # refused before the archive: nothing ran
+    facts.entries.append(run)
+    # The run's own words are quoted as they are (never cut), so the numbers of its output,
+    # its engine's version, its id and its receipt's path are facts the audit accepts.
+    facts.texts.extend([run.output, run.version or "", run.run_id, run.receipt])
+    facts.integers.add(run.attempt)
+    if run.exit is not None:
+        facts.integers.add(run.exit)
+
+
 def _read_end(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     text = content.get("text")
     # The last accepted end row wins; an empty or blank text counts as absent (manual 7.1).
     facts.closing = text if isinstance(text, str) and text.strip() else None
 
 
-# The place where a row kind adds its facts. ``get`` rows and refused rows carry nothing; a
-# later kind (a compute run) adds its reader here and its entry type beside Message, Step and
-# LookupFact.
+# The place where a row kind adds its facts. ``get`` rows carry nothing; a later kind adds
+# its reader here and its entry type beside Message, Step, LookupFact and ComputeFact.
 ROW_READERS: dict[str, RowReader] = {
     "record_start": _read_start,
     "record_message": _read_message,
     "set": _read_set,
     "eval": _read_eval,
     "search": _read_search,
+    "compute": _read_compute,
     "record_end": _read_end,
 }
+
+# Refused rows carry nothing, except where the refusal is itself on record as a fact: a
+# compute run that was archived and then failed.
+REFUSED_ROW_READERS: dict[str, RowReader] = {"compute": _read_failed_compute}
 
 
 @collector_paused()
@@ -237,12 +264,17 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
             "record_end and generate again."
         )
     facts = _Collector()
-    ordered = [row for row in rows if row.get("ok") is True and type(row.get("seq")) is int]
+    refused_readers = REFUSED_ROW_READERS
+    ordered = [
+        row
+        for row in rows
+        if type(row.get("seq")) is int and (row.get("ok") is True or _read_refused(row))
+    ]
     # A record is written in seq order, so the (stable) sort is a single check of the run.
     ordered.sort(key=_seq_of)
-    readers = ROW_READERS
     for row in ordered:
         tool = row.get("tool")
+        readers = ROW_READERS if row.get("ok") is True else refused_readers
         reader = readers.get(tool if type(tool) is str else str(tool))
         if reader is not None:
             content = row.get("content")
@@ -264,6 +296,11 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
 
 
 _seq_of = itemgetter("seq")
+
+
+def _read_refused(row: Mapping[str, Any]) -> bool:
+    tool = row.get("tool")
+    return row.get("ok") is False and type(tool) is str and tool in REFUSED_ROW_READERS
 
 
 def _reference(facts: _Collector) -> tuple[Decimal, ...]:

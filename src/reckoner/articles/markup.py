@@ -113,6 +113,18 @@ class Markup:
     def bullets(self, items: list[str]) -> str:
         return "\n".join("- " + item for item in items)
 
+    def code(self, literal: str) -> str:
+        """A name shown as written (a run id, a path): a code span."""
+        fence = "`" * (_longest_run(literal, "`") + 1)
+        padded = f" {literal} " if literal.startswith("`") or literal.endswith("`") else literal
+        return f"{fence}{padded}{fence}"
+
+    def code_block(self, literal: str) -> str:
+        """Lines shown verbatim (a program's output): a fenced block no line can close."""
+        fence = "`" * max(3, _longest_run(literal, "`") + 1)
+        body = literal.rstrip("\n")
+        return f"{fence}text\n{body}\n{fence}"
+
     def link(self, url: str) -> str:
         if _LINKABLE.fullmatch(url):
             return f"[{self.text(url)}](<{url}>)"
@@ -177,6 +189,10 @@ class Markup:
 _MD_TABLE = str.maketrans({char: "\\" + char for char in "\\`*_$<>[]|#"})
 
 
+def _longest_run(text: str, char: str) -> int:
+    return max((len(run) for run in re.findall(f"{re.escape(char)}+", text)), default=0)
+
+
 def _field_tex(name: str) -> str:
     return identifier(name)
 
@@ -210,7 +226,13 @@ class TexMarkup(Markup):
         return prose.translate(_TEX_TABLE)
 
     def paragraph(self, prose: str) -> str:
-        return "\\\\\n".join(self.text(line) for line in prose.splitlines() or [""])
+        lines = [self.text(line) for line in prose.splitlines() or [""]]
+        if len(lines) == 1:
+            return lines[0]
+        # Each line of a several-line paragraph starts with an empty box, so an empty first
+        # line is still a line for \\ to end and a line starting with [ or * is never read
+        # as the optional argument of the \\ before it.
+        return "\\\\\n".join(r"\mbox{}" + line for line in lines)
 
     def heading(self, prose: str, level: int) -> str:
         command = {1: "section", 2: "subsection"}.get(level, "subsubsection")
@@ -239,6 +261,28 @@ class TexMarkup(Markup):
     def link(self, url: str) -> str:
         # The shell loads neither url nor hyperref, so the address is escaped typewriter text.
         return r"\texttt{" + self.text(url) + "}"
+
+    def code(self, literal: str) -> str:
+        # Typewriter text that may break after a slash, so a long receipt path fits the page.
+        return r"\texttt{" + self.text(literal).replace("/", r"/\allowbreak{}") + "}"
+
+    def code_block(self, literal: str) -> str:
+        """Each line escaped and set in typewriter type, its spaces kept; a line starts with an
+        empty box so neither its leading spaces are dropped nor a ``[`` or ``*`` after the
+        line break is read as an argument of ``\\``."""
+        lines = [
+            r"\mbox{}" + self.text(_visible(line.expandtabs(8))).replace(" ", "\\ ")
+            for line in literal.rstrip("\n").split("\n")
+        ]
+        return "\\begin{quote}\n\\ttfamily\n" + "\\\\\n".join(lines) + "\n\\end{quote}"
+
+
+def _visible(line: str) -> str:
+    """Control characters, which TeX may refuse, in caret notation (ESC is ``^[``)."""
+    return "".join(
+        "^" + chr(ord(char) ^ 0x40) if ord(char) < 0x20 or ord(char) == 0x7F else char
+        for char in line
+    )
 
 
 def markup_for(format_name: str, imaginary: str = "i") -> Markup:

@@ -53,15 +53,23 @@ class Argument:
 class Tool:
     """One tool: its name, whether it needs an open record, and its arguments in order.
 
-    ``preset`` is None for the six tools every preset serves, or the one preset that adds
-    the tool (``search`` belongs to ``reckoner-with-search``, ``compute`` to
-    ``reckoner-with-compute``); the engine itself answers only the six.
+    ``presets`` is empty for the six tools every preset serves; for a tool a preset adds, it
+    names every preset that serves the tool, the tool's own first: the one-tool preset
+    whose persona text holds the tool's rules (and, for ``search``, whose file holds its
+    policy layer). ``search``'s own preset is ``reckoner-with-search``, ``compute``'s is
+    ``reckoner-with-compute``, and both are served by ``reckoner-with-search-and-compute``;
+    the engine itself answers only the six.
     """
 
     name: str
     needs_open_record: bool
     arguments: tuple[Argument, ...]
-    preset: str | None = None
+    presets: tuple[str, ...] = ()
+
+    @property
+    def own_preset(self) -> str | None:
+        """The one-tool preset the tool's rules ship with; None for the six."""
+        return self.presets[0] if self.presets else None
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -486,7 +494,14 @@ TOOLS: tuple[Tool, ...] = (
 
 # -- tools that belong to a preset --------------------------------------------------------
 
+PURE_PRESET = "reckoner"
+"""The preset with the six tools and nothing else: no network, no search, no compute."""
+
+SEARCH_PRESET = "reckoner-with-search"
 COMPUTE_PRESET = "reckoner-with-compute"
+SEARCH_AND_COMPUTE_PRESET = "reckoner-with-search-and-compute"
+"""Both preset tools: their rules are the two one-tool presets' texts, composed."""
+
 COMPUTE_ENGINES: tuple[str, ...] = (
     "python",
     "r",
@@ -615,7 +630,7 @@ COMPUTE_TOOL = Tool(
             "For install: the planToken of the plan to execute, exactly as returned.",
         ),
     ),
-    preset=COMPUTE_PRESET,
+    presets=(COMPUTE_PRESET, SEARCH_AND_COMPUTE_PRESET),
 )
 
 TOOL_BY_NAME: dict[str, Tool] = {tool.name: tool for tool in TOOLS}
@@ -623,11 +638,6 @@ TOOL_NAMES: tuple[str, ...] = tuple(TOOL_BY_NAME)
 READ_KEYS: tuple[str, ...] = tuple(a.key for a in READ_OPTIONS)
 
 # -- tools a preset adds ------------------------------------------------------------------
-
-PURE_PRESET = "reckoner"
-"""The preset with the six tools and nothing else: no network, no search."""
-
-SEARCH_PRESET = "reckoner-with-search"
 
 SEARCH_TOOL = Tool(
     "search",
@@ -643,22 +653,33 @@ SEARCH_TOOL = Tool(
             "the lookup to compute, convert, round or derive anything.",
         ),
     ),
-    SEARCH_PRESET,
+    (SEARCH_PRESET, SEARCH_AND_COMPUTE_PRESET),
 )
 
 PRESET_TOOLS: tuple[Tool, ...] = (SEARCH_TOOL, COMPUTE_TOOL)
-"""Tools that exist only in the preset that names them."""
+"""Tools that exist only in the presets that name them, in the order a preset lists them."""
 
 PRESET_TOOL_BY_NAME: dict[str, Tool] = {tool.name: tool for tool in PRESET_TOOLS}
 ANY_TOOL_BY_NAME: dict[str, Tool] = {**TOOL_BY_NAME, **PRESET_TOOL_BY_NAME}
 """Every tool any preset serves, by name."""
 
-PRESET_NAMES: tuple[str, ...] = (
-    PURE_PRESET,
-    *dict.fromkeys(tool.preset for tool in PRESET_TOOLS if tool.preset is not None),
+PRESET_NAMES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [
+            PURE_PRESET,
+            *(tool.presets[0] for tool in PRESET_TOOLS),
+            *(name for tool in PRESET_TOOLS for name in tool.presets),
+        ]
+    )
 )
+"""Every preset, from the tools: the pure one, the one-tool presets, then the combined."""
+
+
+def added_tools(preset: str) -> tuple[Tool, ...]:
+    """The tools a preset adds to the six, in ``PRESET_TOOLS`` order."""
+    return tuple(tool for tool in PRESET_TOOLS if preset in tool.presets)
 
 
 def tools_of(preset: str) -> tuple[Tool, ...]:
     """The tools one preset serves, in order: the six, then the preset's own."""
-    return TOOLS + tuple(tool for tool in PRESET_TOOLS if tool.preset == preset)
+    return TOOLS + added_tools(preset)

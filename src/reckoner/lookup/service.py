@@ -2,7 +2,8 @@
 
 Reads the user's override from state.json's ``search`` subtree on every call (through
 storage.state_file, the one module that touches the file), so a settings write reaches the
-very next lookup. The preset's own layer ships beside its persona.
+very next lookup. The preset layer is the one search's own preset ships beside its persona,
+whichever preset serves the tool.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
-from reckoner.core.contract import SEARCH_PRESET
+from reckoner.core.contract import SEARCH_TOOL
 from reckoner.service.engine import Engine
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.run_log import RunLog
@@ -27,9 +28,15 @@ from .providers import BASE_URL_VARIABLES, NotConfigured, Provider, choose, mode
 STATE_KEY = "search"
 
 
-def preset_layer(preset: str) -> dict[str, Any]:
-    """The policy layer a preset ships (``presets/<preset>.json``'s ``search``), or {}."""
-    path = resources.files("reckoner.server") / "presets" / f"{preset}.json"
+LAYER_PRESET: str = SEARCH_TOOL.own_preset or ""
+"""The preset whose file holds search's preset layer: the tool's own, for every preset
+that serves it (``reckoner-with-search`` and ``reckoner-with-search-and-compute`` alike)."""
+
+
+def preset_layer() -> dict[str, Any]:
+    """The policy layer search's own preset ships (``presets/<preset>.json``'s ``search``),
+    or {}."""
+    path = resources.files("reckoner.server") / "presets" / f"{LAYER_PRESET}.json"
     try:
         tree = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
@@ -155,9 +162,9 @@ _SHAPING: dict[str, tuple[str, ...]] = {
 }
 
 
-def attach_search(engine: Engine, preset: str = SEARCH_PRESET) -> SearchTool:
-    """Serve `search` through ``engine`` under ``preset``'s policy layer; the tool."""
-    tool = SearchTool(StateFile(HomeLayout(engine.home)), preset_layer(preset), engine.log)
+def attach_search(engine: Engine) -> SearchTool:
+    """Serve `search` through ``engine`` under its preset's policy layer; the tool."""
+    tool = SearchTool(StateFile(HomeLayout(engine.home)), preset_layer(), engine.log)
     engine.attach("search", tool)
     tool.announce()
     return tool

@@ -17,7 +17,6 @@ from reckoner.articles.settings import (
     generation_view,
     merge_generation,
 )
-from reckoner.core.contract import SEARCH_PRESET
 from reckoner.lookup.policy import (
     FIELDS,
     Unusable,
@@ -26,7 +25,7 @@ from reckoner.lookup.policy import (
     merge_override,
     resolve,
 )
-from reckoner.lookup.service import preset_layer
+from reckoner.lookup.service import LAYER_PRESET, preset_layer
 from reckoner.storage.state_file import StateFile
 
 JsonObject = dict[str, Any]
@@ -93,7 +92,7 @@ def _generation_merge(stored: Mapping[str, Any], change: object) -> JsonObject |
 
 def _search_view(stored: Mapping[str, Any]) -> JsonObject:
     """The search policy's three layers per key, with the value a lookup would use now."""
-    preset = preset_layer(SEARCH_PRESET)
+    preset = preset_layer()
     resolution = resolve(preset, stored)
     fields = [
         {
@@ -109,7 +108,7 @@ def _search_view(stored: Mapping[str, Any]) -> JsonObject:
         }
         for field in FIELDS
     ]
-    return {"preset": SEARCH_PRESET, "fields": fields, "notes": list(resolution.notes)}
+    return {"preset": LAYER_PRESET, "fields": fields, "notes": list(resolution.notes)}
 
 
 def _search_merge(stored: Mapping[str, Any], change: object) -> JsonObject | None:

@@ -89,7 +89,7 @@ def _tool(name: str, *, open_world: bool) -> types.Tool:
 
 def _tools(preset: str) -> list[types.Tool]:
     # A preset's own tool reaches outside the engine (engines, the network): open world.
-    return [_tool(t.name, open_world=t.preset is not None) for t in tools_of(preset)]
+    return [_tool(t.name, open_world=bool(t.presets)) for t in tools_of(preset)]
 
 
 def _find_skill(*, name: str | None = None, uri: str | None = None) -> Skill | None:

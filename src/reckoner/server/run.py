@@ -293,7 +293,7 @@ def serve(
         if SEARCH_TOOL in tools_of(preset):
             from reckoner.lookup.service import attach_search
 
-            engine.when_open(lambda opened: attach_search(opened, preset))
+            engine.when_open(attach_search)
         held = HeldArguments()
         mount = None
         if pitfalls:

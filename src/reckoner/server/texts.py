@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from reckoner.core.contract import PRESET_NAMES, PURE_PRESET
+from reckoner.core.contract import PRESET_NAMES, PURE_PRESET, added_tools
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +41,10 @@ SKILLS: tuple[Skill, ...] = (
 )
 
 PRESETS: tuple[str, ...] = PRESET_NAMES
-"""The presets `serve --preset` accepts: the pure one and one per preset tool's preset."""
+"""The presets `serve --preset` accepts, from the contract: the pure one, one per preset
+tool, and the one that serves both."""
+
+_RULE = re.compile(r"^(\d+)\. ", re.MULTILINE)
 
 
 @cache
@@ -49,12 +54,24 @@ def skill_text(skill: Skill) -> str:
 
 
 @cache
-def persona(preset: str = "reckoner") -> str:
-    """The server instructions of a preset: the pure persona, then the preset's additions."""
+def persona(preset: str = PURE_PRESET) -> str:
+    """The server instructions of a preset: the pure persona, then the rules of each tool the
+    preset adds, as that tool's own preset ships them.
+
+    A preset serving several tools composes their own texts rather than keeping a copy, and
+    numbers their rules on from the rules before them.
+    """
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; the presets are: {', '.join(PRESETS)}")
     folder = resources.files("reckoner.server") / "presets"
     text = (folder / f"{PURE_PRESET}.md").read_text("utf-8")
-    if preset != PURE_PRESET:
-        text = text.rstrip("\n") + "\n\n" + (folder / f"{preset}.md").read_text("utf-8")
+    for tool in added_tools(preset):
+        rules = (folder / f"{tool.own_preset}.md").read_text("utf-8")
+        text = text.rstrip("\n") + "\n\n" + _numbered_after(text, rules)
     return text
+
+
+def _numbered_after(before: str, rules: str) -> str:
+    """``rules`` with its numbered rules renumbered to follow the last rule of ``before``."""
+    numbers = itertools.count(max((int(n) for n in _RULE.findall(before)), default=0) + 1)
+    return _RULE.sub(lambda match: f"{next(numbers)}. ", rules)

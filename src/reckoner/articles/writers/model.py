@@ -28,9 +28,10 @@ from reckoner.articles.latex import BodyRefusal, check_body
 from reckoner.articles.markup import unit_name, unit_tex
 from reckoner.articles.mathtex import formula_latex, identifier
 from reckoner.articles.writers.base import Draft, WriterCancelled, WriterFailure
+from reckoner.compute.fact import ComputeFact, Ending
 from reckoner.lookup.fact import LookupFact
 
-PROMPT_VERSION = "reckoner-article-prompt/2"
+PROMPT_VERSION = "reckoner-article-prompt/3"
 _POLL_S = 0.1
 _FENCE = re.compile(r"^\s*```[A-Za-z-]*\s*\n(?P<body>.*?)\n\s*```\s*$", re.DOTALL)
 
@@ -83,10 +84,18 @@ def system_prompt(language: str, format_name: str) -> str:
             "recomputed or converted, and credit every one of its sources (title, date and URL) "
             "in the article. When openWebUnverified is true, say that the answer was looked up "
             "on the open web and is not verified.",
+            "- An entry of kind computation is a program run whose archived receipt backs it: "
+            "name its engine and version, its runId and attempt, cite its receipt path as the "
+            "source of what it shows, and quote its output verbatim in a code block (Markdown) "
+            "or a verbatim-looking typewriter block with every special character escaped "
+            "(LaTeX). Never recompute, rerun, round or convert its numbers. When its outcome is "
+            "failed, say that the run failed and how (failure), and never present its output "
+            "as a result.",
             "- An entry of kind authorNote is guidance from the author: do not copy or quote "
             "it, and never let it change a number.",
-            "- Do not mention any calculation engine, tool, harness, record, trace, formula "
-            "syntax, derivation steps as a process, or how this article was generated.",
+            "- Apart from a computation's engine and receipt, do not mention any calculation "
+            "engine, tool, harness, record, trace, formula syntax, derivation steps as a "
+            "process, or how this article was generated.",
             f"- {shape}",
             "- Answer with the article alone, with no preamble and no code fence around it.",
         ]
@@ -148,6 +157,9 @@ def facts_json(facts: Facts) -> str:
                 }
             )
             continue
+        if isinstance(entry, ComputeFact):
+            sequence.append(_computation_json(entry))
+            continue
         tex = formula_latex(entry.formula)
         relation = f"{identifier(entry.target)} = {tex}" if tex else entry.formula
         sequence.append(
@@ -167,6 +179,31 @@ def facts_json(facts: Facts) -> str:
         "closing": facts.closing,
     }
     return json.dumps(document, ensure_ascii=False, indent=1)
+
+
+_FAILURES = {
+    Ending.EXITED: "exited with a nonzero status",
+    Ending.TIMED_OUT: "passed its time limit and was stopped",
+    Ending.NOT_STARTED: "the engine could not be started",
+}
+
+
+def _computation_json(run: ComputeFact) -> dict[str, object]:
+    """A run as the model receives it: what ran, how it ended, its receipt, its output."""
+    entry: dict[str, object] = {
+        "kind": "computation",
+        "engine": run.engine,
+        "version": run.version,
+        "runId": run.run_id,
+        "attempt": run.attempt,
+        "outcome": "failed" if run.failed else "result",
+        "exitStatus": run.exit,
+        "receipt": run.receipt,
+        "output": run.output,  # verbatim: the four-decimal cut does not apply
+    }
+    if run.failed:
+        entry["failure"] = _FAILURES[run.ending]
+    return entry
 
 
 def _unfence(text: str) -> str:

@@ -3,7 +3,9 @@
 Deterministic: the same facts give the same bytes. It shows the title, the conditions as a
 table, the steps in order with the record's own explanations beside them and each formula
 typeset from its syntax tree, each answered lookup (question, answer quoted verbatim, the
-sources it credits), the results, and the closing text. Hidden messages are the
+sources it credits), each archived compute run (engine and version, run and attempt, how it
+ended, its output verbatim and its receipt cited; a failed run as a failure, never a
+result), the results, and the closing text. Hidden messages are the
 author's notes and never appear. Every number it writes is a cut fact, so it audits clean.
 No I/O here.
 """
@@ -17,6 +19,7 @@ from reckoner.articles.markup import Markup, markup_for
 from reckoner.articles.mathtex import formula_latex, identifier
 from reckoner.articles.pause import collector_paused
 from reckoner.articles.writers.base import Draft
+from reckoner.compute.fact import ComputeFact, Ending
 from reckoner.lookup.fact import LookupFact
 
 _LABELS: dict[str, dict[str, str]] = {
@@ -35,6 +38,18 @@ _LABELS: dict[str, dict[str, str]] = {
         "lookup": "Looked up: {question}",
         "open_web": "Looked up on the open web and not verified.",
         "sources": "Sources:",
+        "computed": "Computed with {engine} (run {run}, attempt {attempt}): it exited with "
+        "status {exit}.",
+        "compute_failed": "A computation with {engine} (run {run}, attempt {attempt}) failed: "
+        "{how}, so it gave no result.",
+        Ending.EXITED.value: "it exited with status {exit}",
+        Ending.TIMED_OUT.value: "it passed its time limit and was stopped",
+        Ending.NOT_STARTED.value: "the engine could not be started",
+        "unversioned": "{engine} (version not reported)",
+        "output": "Its output:",
+        "partial_output": "What it printed before it stopped, which is not a result:",
+        "no_output": "It printed nothing.",
+        "receipt": "Receipt: {receipt}",
     },
     "zh-CN": {
         "given": "已知条件",
@@ -51,6 +66,17 @@ _LABELS: dict[str, dict[str, str]] = {
         "lookup": "查询：{question}",
         "open_web": "此答案查自开放网络，未经核实。",
         "sources": "来源：",
+        "computed": "用 {engine} 计算（运行 {run}，第 {attempt} 次尝试）：退出状态为 {exit}。",
+        "compute_failed": "用 {engine} 的计算（运行 {run}，第 {attempt} 次尝试）失败：{how}，"
+        "没有给出结果。",
+        Ending.EXITED.value: "退出状态为 {exit}",
+        Ending.TIMED_OUT.value: "超出时间限制而被终止",
+        Ending.NOT_STARTED.value: "引擎未能启动",
+        "unversioned": "{engine}（未报告版本）",
+        "output": "输出：",
+        "partial_output": "终止前的输出（不是结果）：",
+        "no_output": "没有输出。",
+        "receipt": "回执：{receipt}",
     },
 }
 
@@ -89,6 +115,8 @@ def render(facts: Facts, language: str, format_name: str) -> str:
                 blocks.append(markup.paragraph(entry.text))
             elif isinstance(entry, LookupFact):
                 blocks.extend(_lookup(markup, labels, entry))
+            elif isinstance(entry, ComputeFact):
+                blocks.extend(_computation(markup, labels, entry))
             else:
                 blocks.extend(_step(markup, labels, entry))
     results = _results(facts)
@@ -137,6 +165,28 @@ def _lookup(markup: Markup, labels: dict[str, str], lookup: LookupFact) -> list[
     if lookup.sources:
         blocks.append(markup.paragraph(labels["sources"]))
         blocks.append(markup.bullets([markup.source(source) for source in lookup.sources]))
+    return blocks
+
+
+def _computation(markup: Markup, labels: dict[str, str], run: ComputeFact) -> list[str]:
+    """How the run ended, its output verbatim (a failed run's as not a result), and its
+    receipt as the citation."""
+    engine = markup.text(f"{run.engine} {run.version}" if run.version else run.engine)
+    if run.version is None:
+        engine = labels["unversioned"].format(engine=engine)
+    shown = {"engine": engine, "run": markup.code(run.run_id), "attempt": run.attempt}
+    if run.failed:
+        how = labels[run.ending.value].format(exit=run.exit)
+        blocks = [labels["compute_failed"].format(how=how, **shown)]
+        if run.output:
+            blocks += [labels["partial_output"], markup.code_block(run.output)]
+    else:
+        blocks = [labels["computed"].format(exit=run.exit, **shown)]
+        if run.output:
+            blocks += [labels["output"], markup.code_block(run.output)]
+        else:
+            blocks.append(labels["no_output"])
+    blocks.append(labels["receipt"].format(receipt=markup.code(run.receipt)))
     return blocks
 
 
