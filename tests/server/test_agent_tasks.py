@@ -3,12 +3,13 @@ through a real MCP client both ways, and `unit`/`read` never cost a call."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from agent_tasks import TASKS, table
+from agent_tasks import TASKS, Task, table
 
 
 def test_issue_14_scripted_questions_reach_known_answers_in_fewer_calls(tmp_path: Path) -> None:
@@ -19,9 +20,30 @@ def test_issue_14_scripted_questions_reach_known_answers_in_fewer_calls(tmp_path
     assert len(TASKS) >= 12 and {"electrical", "mechanics", "thermal", "fluids"} <= areas
     assert any(task.stops for task in TASKS) and any("sweep" in task.area for task in TASKS)
     rows = table(tmp_path)
+    assert {"minutes", "mm", "m^3/s^2", "kWh"} <= {u for t in TASKS for u in _units_asked(t)}
     for task, with_calls, without_calls, shown in rows:
         assert with_calls <= without_calls, task.question
         assert shown, task.question
     total_with = sum(row[1] for row in rows)
     total_without = sum(row[2] for row in rows)
     assert total_with <= 0.7 * total_without, (total_with, total_without)
+
+
+def _units_asked(task: Task) -> set[str]:
+    """Every unit a question's calls name, given or read (minutes spelled out)."""
+    units: set[str] = set()
+    for tool, args in task.with_units:
+        options = args["value"] if tool == "set" else args.get("read", args)
+        if isinstance(options, dict) and isinstance(options.get("unit"), str):
+            units.add(options["unit"])
+    return {"minutes" if u == "min" else u for u in units}
+
+
+def test_issue_14_scripts_follow_the_persona_rule_3_message_before_every_eval() -> None:
+    """Persona rule 3: each step is one eval preceded by a record_message saying what it does;
+    both variants of every question are written that way, so neither is favoured."""
+    for task in TASKS:
+        for calls in (task.with_units, task.without):
+            for before, (tool, _) in itertools.pairwise(calls):
+                if tool == "eval":
+                    assert before[0] == "record_message", (task.question, before)
