@@ -15,10 +15,11 @@ import anyio
 import jsonschema
 import pytest
 from fakes import FakeAnthropic, Source, reply_json
-from lookup_helpers import ANTHROPIC_KEY, record_rows
+from lookup_helpers import ANTHROPIC_KEY
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from home_rows import record_rows
 from reckoner.core.contract import PRESET_TOOL_BY_NAME, TOOLS, tools_of
 from reckoner.core.preset_errors import PRESET_CODES
 from reckoner.server.texts import persona
