@@ -25,21 +25,13 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "panel"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from panel_records import OHM, VOLT, WATT, RowBuilder, write_closed
 
+from chromium import CHROMIUM, launch
 from reckoner.panel.background import BackgroundPanel
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 AT0 = 1_700_000_000_000
 REPEATS = 5
 
@@ -148,7 +140,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="bench-panel-") as tmp, sync_playwright() as pw:
         root = Path(tmp)
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = launch(pw)
         page = browser.new_page(viewport={"width": 1200, "height": 900})
 
         # (a) one record of many rows

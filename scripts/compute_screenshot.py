@@ -5,15 +5,18 @@ Run: ``uv run python scripts/compute_screenshot.py`` (needs Rscript and Debian's
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from chromium import launch
 from reckoner import Engine  # type: ignore[attr-defined]
 from reckoner.compute.service import ComputeService
 from reckoner.compute.settings import normalise
 from reckoner.panel.background import BackgroundPanel
 
-CHROMIUM = "/usr/bin/chromium"
 OUT = Path(__file__).resolve().parent.parent / "docs" / "screenshots" / "compute-card.png"
 SCRIPT = (
     "# 4x + y = 1, 2x + 3y = 2\nA <- matrix(c(4, 2, 1, 3), 2)\nb <- c(1, 2)\nprint(solve(A, b))\n"
@@ -42,9 +45,7 @@ def main() -> None:
             engine.call("set", {"name": "x", "value": {"num": 0.1}})
             record_id = engine.open_record_id
         with BackgroundPanel(home) as panel, sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=CHROMIUM, args=["--headless", "--no-sandbox"]
-            )
+            browser = launch(playwright)
             page = browser.new_page(viewport={"width": 900, "height": 700})
             page.goto(f"{panel.url}#/records/{record_id}")
             page.wait_for_selector(".card.compute")

@@ -12,19 +12,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from chromium import CHROMIUM, launch
 from reckoner import Engine  # type: ignore[attr-defined]
 from reckoner.panel.background import BackgroundPanel
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 OUT = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 # 14 March 2026, 09:30 UTC, and 1.7 s between calls: stable, plausible times.
 START_MS = 1_773_480_600_000
@@ -93,7 +86,7 @@ def shoot(url: str, path: Path, scheme: str, width: int, height: int, ready: str
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = launch(playwright)
         page = browser.new_page(
             viewport={"width": width, "height": height},
             color_scheme=scheme,  # type: ignore[arg-type]

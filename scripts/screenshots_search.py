@@ -13,13 +13,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "lookup"))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from fakes import FakeAnthropic, Source, reply_json  # noqa: E402
 from lookup_helpers import Lookups  # noqa: E402
 
+from chromium import launch  # noqa: E402
 from reckoner.panel.background import BackgroundPanel  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
 OUT = ROOT / "docs" / "screenshots"
 ANSWER = "The density of copper near room temperature is 8.96 g/cm3."
 
@@ -52,9 +53,7 @@ def main() -> None:
         assert lookups.engine is not None
         record_id = lookups.engine.open_record_id
         with BackgroundPanel(lookups.home) as panel, sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
-            )
+            browser = launch(playwright)
             page = browser.new_page(viewport={"width": 1000, "height": 900}, locale="en-US")
             page.goto(f"{panel.url}#/records/{record_id}")
             page.wait_for_selector(".card.search")

@@ -11,21 +11,10 @@ import pytest
 from article_helpers import HAND_ID, row, write_record
 from fake_providers import FakeProvider, Reply
 
+from chromium import open_panel, page_of
 from reckoner.panel.background import BackgroundPanel
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
 WAIT_MS = 60_000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture
@@ -42,18 +31,12 @@ def panel(home: Path) -> Iterator[BackgroundPanel]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(locale="en-US", viewport={"width": 1200, "height": 1000})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
-    assert errors == [], f"the page raised: {errors}"
+    with page_of(browser, size=(1200, 1000)) as opened:
+        yield opened
 
 
 def open_record(page: Any, panel: BackgroundPanel, record_id: str = HAND_ID) -> None:
-    page.goto(f"{panel.url}#/records/{record_id}")
-    page.wait_for_selector("body[data-ready]")
+    open_panel(page, f"{panel.url}#/records/{record_id}")
     page.wait_for_selector("#generate-markdown")
 
 

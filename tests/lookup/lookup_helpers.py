@@ -10,10 +10,10 @@ from typing import Any
 from fakes import FakeAnthropic, FakeOpenAI
 from mcp.client.stdio import StdioServerParameters
 
+from home_rows import record_rows
 from reckoner import Engine
 from reckoner.lookup.service import SearchTool, build_provider
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
 from reckoner.storage.state_file import StateFile
 
 ANTHROPIC_KEY = "sk-ant-test-SECRET-4f2a9c"
@@ -93,16 +93,6 @@ def serve_params(
         args=["-m", "reckoner", "serve", "--home", str(home), "--preset", preset, *extra],
         env={"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": fake.root},
     )
-
-
-def record_rows(home: Path) -> list[dict[str, Any]]:
-    """The rows of the home's open record, or of its newest closed one."""
-    archive = RecordArchive(HomeLayout(home))
-    listing = archive.index()
-    record_id = listing.open.id if listing.open else listing.closed[0].id
-    view = archive.read(record_id)
-    assert view is not None
-    return view.rows
 
 
 def _quick_provider(name: str, env: Mapping[str, str]) -> Any:

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 from fakes import Source, reply_json
-from lookup_helpers import ANTHROPIC_KEY, OPENAI_KEY, Lookups, record_rows
+from lookup_helpers import ANTHROPIC_KEY, OPENAI_KEY, Lookups
 
+from home_rows import record_rows
 from reckoner.lookup.extraction import PROMPT_VERSION
 from reckoner.lookup.policy import DEFAULT_ALLOWED_HOSTS
 

@@ -14,9 +14,10 @@ from typing import Any
 import anyio
 import pytest
 from fakes import FakeAnthropic, Source, reply_json
-from lookup_helpers import record_rows, serve_params
+from lookup_helpers import serve_params
 from mcp import Client
 
+from home_rows import record_rows
 from reckoner.core.contract import (
     PRESET_NAMES,
     PRESET_TOOLS,

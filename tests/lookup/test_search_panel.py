@@ -6,7 +6,6 @@ wrote through the fake provider."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,6 @@ from reckoner.panel.background import BackgroundPanel
 
 BASE = "http://127.0.0.1:8765"
 API = "/api/reckoner"
-CHROMIUM = "/usr/bin/chromium"
 WIKI = "https://en.wikipedia.org/wiki/Copper"
 ANSWER = "Copper's density is 8.96 g/cm3 near room temperature."
 
@@ -102,31 +100,6 @@ def test_11_2_an_unusable_value_is_refused_with_one_sentence_and_nothing_saved(
 # ---------------------------------------------------------------------------------------
 # In the browser
 
-browser_only = pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="no Chromium")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(locale="en-US", viewport={"width": 1100, "height": 900})
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    yield opened
-    context.close()
-    assert errors == [], errors
-
 
 def _solve_with_lookups(lookups: Lookups) -> str:
     """A record with an answered, an insufficient and a refused lookup, written by the engine."""
@@ -145,7 +118,6 @@ def _solve_with_lookups(lookups: Lookups) -> str:
     return lookups.engine.open_record_id
 
 
-@browser_only
 def test_11_1_the_lookup_card_shows_question_answer_and_collapsible_sources(
     lookups: Lookups, page: Any
 ) -> None:
@@ -182,7 +154,6 @@ def test_11_1_the_lookup_card_shows_question_answer_and_collapsible_sources(
         assert colour != plain  # the warning accent
 
 
-@browser_only
 def test_11_2_the_search_policy_block_edits_the_override_layer(lookups: Lookups, page: Any) -> None:
     state = lookups.home / "state.json"
     lookups.override({"maxResults": 5})
@@ -222,7 +193,6 @@ def test_11_2_the_search_policy_block_edits_the_override_layer(lookups: Lookups,
         assert lookups.search_rows()[-1]["content"]["policy"]["maxResults"] == 1
 
 
-@browser_only
 def test_11_2_the_restart_line_shows_while_restart_is_required(lookups: Lookups, page: Any) -> None:
     from reckoner.storage.home import HomeLayout
     from reckoner.storage.state_file import StateFile

@@ -15,9 +15,10 @@ import anyio
 import jsonschema
 import pytest
 from fakes import FakeAnthropic, Source, reply_json
-from lookup_helpers import ANTHROPIC_KEY, record_rows, serve_params
+from lookup_helpers import ANTHROPIC_KEY, serve_params
 from mcp import Client
 
+from home_rows import record_rows
 from reckoner.core.contract import PRESET_TOOL_BY_NAME, TOOLS, tools_of
 from reckoner.core.preset_errors import PRESET_CODES
 from reckoner.server.texts import persona

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from test_browser import WAIT_MS, _open, browser, home, page, panel  # noqa: F401
+from test_browser import WAIT_MS
 
+from chromium import open_panel
 from reckoner.compute.service import ComputeService
 from reckoner.compute.settings import normalise
 from reckoner.panel.background import BackgroundPanel
@@ -39,9 +40,9 @@ def _project(tmp_path: Path) -> Path:
 
 
 def test_compute_card_shows_the_run_and_links_its_receipt(
-    home: Path,  # noqa: F811
-    panel: BackgroundPanel,  # noqa: F811
-    page: Any,  # noqa: F811
+    home: Path,
+    panel: BackgroundPanel,
+    page: Any,
     tmp_path: Path,
 ) -> None:
     """Issue 12: engine, version, exit, duration, highlighted script, stdout, receipt link."""
@@ -60,7 +61,7 @@ def test_compute_card_shows_the_run_and_links_its_receipt(
         assert run["ok"] is True
         failed = service.call({"op": "run", "engine": "python", "code": "raise SystemExit(2)"})
         assert failed["code"] == "MATH_NONZERO_EXIT"
-        _open(page, f"{panel.url}#/records/{engine.open_record_id}")
+        open_panel(page, f"{panel.url}#/records/{engine.open_record_id}")
         page.wait_for_selector(".card.compute", timeout=FIRST_CARD_MS)
 
         card = page.locator(".card.compute").first
@@ -100,8 +101,8 @@ def test_compute_card_shows_the_run_and_links_its_receipt(
 
 
 def test_the_receipt_link_reads_only_receipts(
-    home: Path,  # noqa: F811
-    panel: BackgroundPanel,  # noqa: F811
+    home: Path,
+    panel: BackgroundPanel,
     tmp_path: Path,
 ) -> None:
     """Issue 12 (hostile request): a hand-edited row cannot make the panel read another file."""
@@ -127,9 +128,9 @@ def test_the_receipt_link_reads_only_receipts(
 
 
 def test_a_run_over_mcp_appears_in_the_panel(
-    home: Path,  # noqa: F811
-    panel: BackgroundPanel,  # noqa: F811
-    page: Any,  # noqa: F811
+    home: Path,
+    panel: BackgroundPanel,
+    page: Any,
     tmp_path: Path,
 ) -> None:
     """Issue 12 (tests): a real MCP client runs compute with a record open; the panel shows it."""
@@ -169,7 +170,7 @@ def test_a_run_over_mcp_appears_in_the_panel(
 
     with ThreadPoolExecutor(1) as pool:
         run = pool.submit(anyio.run, main).result(timeout=120)
-    _open(page, panel.url)
+    open_panel(page, panel.url)
     page.locator(".open-record .record-link").click()
     page.wait_for_selector(".card.compute", timeout=FIRST_CARD_MS)
     card = page.locator(".card.compute")

@@ -7,7 +7,6 @@ its test client; nothing about the archive or state.json is faked.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +20,6 @@ HOST = "127.0.0.1"
 PORT = 8765
 BASE = f"http://{HOST}:{PORT}"
 API = "/api/reckoner"
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    root = tmp_path / "home"
-    (root / "records").mkdir(parents=True)
-    return root
-
-
-@pytest.fixture
-def client(home: Path) -> Iterator[TestClient]:
-    app = create_app(home, bound_host=HOST, bound_port=PORT)
-    with TestClient(app, base_url=BASE) as test_client:
-        yield test_client
 
 
 def _closed(home: Path, record_id: str, title: str, at: int) -> None:

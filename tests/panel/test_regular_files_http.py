@@ -8,34 +8,17 @@ answered 404, quickly (the timeout guards against the hang).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from panel_records import RowBuilder, encode, write_closed
 from starlette.testclient import TestClient
 
-from reckoner.panel.app import create_app
-
 HOST = "127.0.0.1"
 PORT = 8765
 API = "/api/reckoner"
 
 pytestmark = pytest.mark.timeout(20)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    root = tmp_path / "home"
-    (root / "records").mkdir(parents=True)
-    return root
-
-
-@pytest.fixture
-def client(home: Path) -> Iterator[TestClient]:
-    app = create_app(home, bound_host=HOST, bound_port=PORT)
-    with TestClient(app, base_url=f"http://{HOST}:{PORT}") as test_client:
-        yield test_client
 
 
 @pytest.mark.parametrize("kind", ["symlink", "fifo"])

@@ -62,13 +62,6 @@ class RunningPanel:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    root = tmp_path / "home"
-    (root / "records").mkdir(parents=True)
-    return root
-
-
-@pytest.fixture
 def panel(home: Path) -> Iterator[RunningPanel]:
     process = subprocess.Popen(
         [sys.executable, "-m", "reckoner", "panel", "--home", str(home), "--port", "0"],

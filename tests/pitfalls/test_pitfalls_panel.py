@@ -4,7 +4,6 @@ in Debian's Chromium driven by Playwright, in English and in Chinese."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from chromium import open_panel, page_of
 from reckoner.panel.app import create_app
 from reckoner.pitfalls.model import clean_fields
 from reckoner.pitfalls.tiers import Pitfalls
@@ -19,7 +19,6 @@ from reckoner.pitfalls.tiers import Pitfalls
 HOST, PORT = "127.0.0.1", 8765
 BASE = f"http://{HOST}:{PORT}"
 API = "/api/reckoner/pitfalls"
-CHROMIUM = "/usr/bin/chromium"
 
 
 def _record(home: Path, project: Path | None, **fields: Any) -> str:
@@ -110,7 +109,6 @@ def test_the_same_guard_host_origin_and_json(client: TestClient, dirs: tuple[Pat
 # -- the tab in a real browser ------------------------------------------------------------
 
 
-@pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="Debian's Chromium is not installed")
 @pytest.mark.parametrize(
     ("locale", "words"),
     [
@@ -119,9 +117,9 @@ def test_the_same_guard_host_origin_and_json(client: TestClient, dirs: tuple[Pat
     ],
 )
 def test_the_pitfalls_tab_searches_reads_and_edits_in_a_browser(
-    locale: str, words: dict[str, str], dirs: tuple[Path, Path]
+    locale: str, words: dict[str, str], dirs: tuple[Path, Path], browser: Any
 ) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from reckoner.panel.background import BackgroundPanel
 
@@ -135,38 +133,27 @@ def test_the_pitfalls_tab_searches_reads_and_edits_in_a_browser(
         tags=["npm"],
     )
     _record(home, None, title="docker layer cache misses", tags=["docker"])
-    errors: list[str] = []
-    with BackgroundPanel(home) as panel, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            page = browser.new_context(locale=locale).new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(panel.url)
-            page.wait_for_selector("body[data-ready]")
-            page.click("#tab-pitfalls")
-            assert page.inner_text("#tab-pitfalls") == words["tab"]
-            page.wait_for_selector(".pitfall-link")
-            assert page.locator(".pitfall-link").count() == 2
-            page.fill("#pitfall-query", "npm EACCES")
-            page.click("#pitfall-search button[type=submit]")
-            expect(page.locator(".pitfall-link")).to_have_count(1)
-            page.click(f"[data-pitfall='{lesson_id}']")
-            page.wait_for_selector("#pitfall-title")
-            assert "use --prefix ~/.local" in page.inner_text(".pitfall-card")
-            assert "npm ERR! code EACCES" in page.inner_text(".pitfall-card pre")
-            page.select_option("#pitfall-status", "workaround")
-            page.fill("#pitfall-note", "seen again on CI")
-            page.click("#pitfall-save")
-            expect(page.locator("#pitfall-save-line")).to_have_text(words["saved"])
-            assert "seen again on CI" in page.inner_text(".pitfall-notes")
-            page.click("#pitfall-back")
-            page.wait_for_selector(".pitfall-link")
-            assert words["status"] in page.inner_text(f"[data-pitfall='{lesson_id}']")
-        finally:
-            browser.close()
-    assert errors == []
+    with BackgroundPanel(home) as panel, page_of(browser, locale=locale) as page:
+        open_panel(page, panel.url)
+        page.click("#tab-pitfalls")
+        assert page.inner_text("#tab-pitfalls") == words["tab"]
+        page.wait_for_selector(".pitfall-link")
+        assert page.locator(".pitfall-link").count() == 2
+        page.fill("#pitfall-query", "npm EACCES")
+        page.click("#pitfall-search button[type=submit]")
+        expect(page.locator(".pitfall-link")).to_have_count(1)
+        page.click(f"[data-pitfall='{lesson_id}']")
+        page.wait_for_selector("#pitfall-title")
+        assert "use --prefix ~/.local" in page.inner_text(".pitfall-card")
+        assert "npm ERR! code EACCES" in page.inner_text(".pitfall-card pre")
+        page.select_option("#pitfall-status", "workaround")
+        page.fill("#pitfall-note", "seen again on CI")
+        page.click("#pitfall-save")
+        expect(page.locator("#pitfall-save-line")).to_have_text(words["saved"])
+        assert "seen again on CI" in page.inner_text(".pitfall-notes")
+        page.click("#pitfall-back")
+        page.wait_for_selector(".pitfall-link")
+        assert words["status"] in page.inner_text(f"[data-pitfall='{lesson_id}']")
     found = Pitfalls.open(home).find(lesson_id)
     assert found is not None
     assert found[0]["status"] == "workaround"

@@ -18,8 +18,6 @@ from typing import IO, Any
 from mcp.client.stdio import StdioServerParameters
 
 from reckoner.core.errors import ErrorCode
-from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
 
 HANDSHAKE_VERSION = "2025-06-18"
 
@@ -44,16 +42,6 @@ def receipt_of(result: Any) -> dict[str, Any]:
     assert result.content[0].text == dumps_text(receipt)
     assert result.is_error is (receipt.get("ok") is not True)
     return receipt
-
-
-def record_rows(home: Path) -> list[dict[str, Any]]:
-    """The rows of the home's newest record, open or closed."""
-    archive = RecordArchive(HomeLayout(home))
-    listing = archive.index()
-    record_id = listing.open.id if listing.open else listing.closed[0].id
-    view = archive.read(record_id)
-    assert view is not None
-    return view.rows
 
 
 class RawStdioServer:

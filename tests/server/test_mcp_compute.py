@@ -14,8 +14,9 @@ from typing import Any
 import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp_helpers import receipt_of, record_rows, serve_command
+from mcp_helpers import receipt_of, serve_command
 
+from home_rows import record_rows
 from reckoner.server.tools import INPUT_SCHEMAS, TOOL_NAMES
 
 PRESET = "reckoner-with-compute"

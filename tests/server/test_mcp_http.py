@@ -8,8 +8,9 @@ from typing import Any
 import anyio
 import httpx
 from mcp import Client
-from mcp_helpers import WRONG_ARGUMENTS, http_server, receipt_of, record_rows
+from mcp_helpers import WRONG_ARGUMENTS, http_server, receipt_of
 
+from home_rows import record_rows
 from reckoner.core.errors import ErrorCode
 
 SESSION_CALLS = 40

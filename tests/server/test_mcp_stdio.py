@@ -18,12 +18,12 @@ from mcp_helpers import (
     RawStdioServer,
     assert_only_protocol,
     receipt_of,
-    record_rows,
     serve_command,
     stdio_params,
 )
 from mcp_types import TextContent
 
+from home_rows import record_rows
 from reckoner.core.errors import ErrorCode
 from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.server.tools import TOOL_NAMES

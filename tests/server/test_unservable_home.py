@@ -15,8 +15,9 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.client.stdio import stdio_client
-from mcp_helpers import RawStdioServer, http_server, receipt_of, record_rows, stdio_params
+from mcp_helpers import RawStdioServer, http_server, receipt_of, stdio_params
 
+from home_rows import record_rows
 from reckoner.core.errors import ErrorCode
 from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.server.tools import TOOL_NAMES

@@ -34,14 +34,3 @@ def recording(engine: Engine) -> Engine:
     assert engine.call("set", {"name": "V", "value": {"num": 12, "dim": "volt"}})["ok"]
     assert engine.call("set", {"name": "R", "value": {"num": 4.7e3, "dim": "ohm"}})["ok"]
     return engine
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip this directory's `slow` tests unless a -m expression names them."""
-    if "slow" in (config.getoption("markexpr") or ""):
-        return
-    here = Path(__file__).parent
-    skip = pytest.mark.skip(reason="slow: run with -m slow")
-    for item in items:
-        if "slow" in item.keywords and here in item.path.parents:
-            item.add_marker(skip)
