@@ -12,11 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_helpers import receipt_of, serve_command
 
 from home_rows import record_rows
+from reckoner.core.contract import SEARCH_AND_COMPUTE_PRESET, tools_of
+from reckoner.server.texts import persona
 from reckoner.server.tools import INPUT_SCHEMAS, TOOL_NAMES
 
 PRESET = "reckoner-with-compute"
@@ -95,15 +98,23 @@ def test_the_pure_preset_has_no_compute(tmp_path: Path) -> None:
     assert called["ok"] is False and "unknown tool" in called["error"]
 
 
-def test_compute_mode_off_is_not_listed(tmp_path: Path) -> None:
-    """Spec 2 (off is a true no-op): with mode off the preset does not even list compute."""
+@pytest.mark.parametrize("preset", [PRESET, SEARCH_AND_COMPUTE_PRESET])
+def test_compute_mode_off_is_not_listed_nor_in_the_instructions(
+    tmp_path: Path, preset: str
+) -> None:
+    """Spec 2 (off is a true no-op): with mode off the preset does not even list compute, and
+    its instructions carry no compute rules for a tool the model cannot call."""
 
-    async def main() -> list[str]:
-        params = _params(tmp_path / "home", "--preset", PRESET, "--compute-mode", "off")
+    async def main() -> tuple[list[str], str]:
+        params = _params(tmp_path / "home", "--preset", preset, "--compute-mode", "off")
         async with Client(params) as client:
-            return [t.name for t in (await client.list_tools()).tools]
+            names = [t.name for t in (await client.list_tools()).tools]
+            return names, client.instructions or ""
 
-    assert anyio.run(main) == list(TOOL_NAMES)
+    names, instructions = anyio.run(main)
+    assert names == [tool.name for tool in tools_of(preset) if tool.name != "compute"]
+    assert "`compute`" not in instructions
+    assert instructions == persona(preset, frozenset({"compute"}))
 
 
 def test_the_compute_persona_is_the_pure_one_plus_the_compute_rules() -> None:

@@ -128,7 +128,7 @@ def build_server(
     withheld = {name for name, caller in (preset_tools or {}).items() if caller is None}
     tools = [t for t in _tools(preset) if t.name not in withheld]
     tools += pitfalls.listed if pitfalls is not None else []
-    instructions = persona(preset)
+    instructions = persona(preset, frozenset(withheld))
     if pitfalls is not None:
         instructions += "\n\n" + pitfalls.instructions
 

@@ -54,18 +54,21 @@ def skill_text(skill: Skill) -> str:
 
 
 @cache
-def persona(preset: str = PURE_PRESET) -> str:
+def persona(preset: str = PURE_PRESET, switched_off: frozenset[str] = frozenset()) -> str:
     """The server instructions of a preset: the pure persona, then the rules of each tool the
     preset adds, as that tool's own preset ships them.
 
     A preset serving several tools composes their own texts rather than keeping a copy, and
-    numbers their rules on from the rules before them.
+    numbers their rules on from the rules before them. A tool in ``switched_off`` (compute
+    with mode off) is not listed, so its rules are left out too.
     """
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; the presets are: {', '.join(PRESETS)}")
     folder = resources.files("reckoner.server") / "presets"
     text = (folder / f"{PURE_PRESET}.md").read_text("utf-8")
     for tool in added_tools(preset):
+        if tool.name in switched_off:
+            continue
         rules = (folder / f"{tool.own_preset}.md").read_text("utf-8")
         text = text.rstrip("\n") + "\n\n" + _numbered_after(text, rules)
     return text
