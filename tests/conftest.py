@@ -1,4 +1,4 @@
-"""What every test folder shares: one Chromium for the run and a page on it, and the rule
+"""What every test folder shares: one Chromium per test module and a page on it, and the rule
 that `slow` tests (long crash, fuzz and property runs) run only when `-m` names them.
 
 A test that asks for ``browser`` or ``page`` is skipped, with the reason, on a machine
@@ -28,7 +28,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(no_browser)
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: while Playwright's sync API runs, its event loop occupies the
+# thread, and a later test's asyncio.run would refuse to start.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
