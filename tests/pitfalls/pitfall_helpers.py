@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from reckoner.pitfalls.model import FORMAT_VERSION, TEXT_FIELDS
-from reckoner.pitfalls.search import prepare
 
 
 def lesson(entry_id: str = "p-20261201-070000-0001", **fields: Any) -> dict[str, Any]:
@@ -21,10 +20,6 @@ def lesson(entry_id: str = "p-20261201-070000-0001", **fields: Any) -> dict[str,
     entry["updated"] = fields.pop("updated", entry["created"])
     assert not fields, fields
     return entry
-
-
-def prepared(*entries: dict[str, Any]) -> list[Any]:
-    return [prepare(e) for e in entries]
 
 
 def jsonl_lines(root: Path) -> list[str]:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from . import render
 from .model import entry_id_for, new_entry, normalise_entry
-from .search import SearchIndex, prepare
+from .search import SearchIndex
 
 TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ class Library:
         """Every lesson ready for search; rebuilt only when the file changed."""
         self._load()
         if self._index is None:
-            self._index = SearchIndex(prepare(e) for e in self._entries.values())
+            self._index = SearchIndex.build(self._entries.values())
         return self._index
 
     def get(self, entry_id: str) -> dict[str, Any] | None:
