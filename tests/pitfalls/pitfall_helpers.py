@@ -22,5 +22,5 @@ def lesson(entry_id: str = "p-20261201-070000-0001", **fields: Any) -> dict[str,
     return entry
 
 
-def jsonl_lines(root: Path) -> list[str]:
-    return (root / "entries.jsonl").read_text(encoding="utf-8").splitlines()
+def jsonl_lines(root: Path | str) -> list[str]:
+    return (Path(root) / "entries.jsonl").read_text(encoding="utf-8").splitlines()
