@@ -154,7 +154,7 @@ class _Folded:
         return cls(ids, SearchIndex(_Decoded(blobs), parts))
 
 
-_NOTHING = _Folded([], SearchIndex([], (b"", b"", [], {})))  # build would load array
+_NOTHING = _Folded([], SearchIndex([], (b"", b"", [], b"\n", b"\0\0\0\0", b"")))  # no array
 
 
 class Library:

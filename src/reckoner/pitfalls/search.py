@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
         def __len__(self) -> int: ...
 
-    IndexParts = tuple[bytes, bytes, list[str], dict[str, bytes]]
-    """``SearchIndex.parts``: text, field ends, updated stamps and postings."""
+    IndexParts = tuple[bytes, bytes, list[str], bytes, bytes, bytes]
+    """``SearchIndex.parts``: text, field ends, updated stamps, and the postings' words,
+    where each word's postings start, and the postings."""
 
 FIELD_WEIGHTS: tuple[tuple[str, int], ...] = (
     ("tags", 6),
@@ -220,8 +221,10 @@ class SearchIndex:
     give the same answers as the lowercased strings: a token's UTF-8 only ever matches
     whole characters, and no byte of a non-ASCII character is an identifier byte.
 
-    The layout is plain bytes and strings (``parts``), so the library can cache it and a
-    cold process (the hook) searches a large library without rebuilding anything.
+    The layout is a few flat byte strings and a list (``parts``), so the library can cache
+    it and a cold process (the hook) loads it in one step whatever the library's size: the
+    words are one newline-separated string, found with ``find``, and a word's number (the
+    newlines before it) says where its postings start and end.
     """
 
     __slots__ = (
@@ -229,22 +232,30 @@ class SearchIndex:
         "_ends",
         "_parts",
         "_postings",
+        "_starts",
         "_tags",
         "_text",
         "_updated",
+        "_words",
         "entries",
     )
 
     def __init__(self, entries: Entries, parts: IndexParts) -> None:
-        text, ends, updated, postings = parts
-        if len(ends) != 4 * _FIELDS * len(entries) or len(updated) != len(entries):
+        text, ends, updated, words, starts, postings = parts
+        if (
+            len(ends) != 4 * _FIELDS * len(entries)
+            or len(updated) != len(entries)
+            or len(starts) != 4 * words.count(b"\n")
+        ):
             raise ValueError("the index parts do not describe these entries")
         self.entries = entries
         self._parts = parts
         self._text = text
         self._ends = memoryview(ends).cast("I")
         self._updated = updated
-        self._postings = postings
+        self._words = words
+        self._starts = memoryview(starts).cast("I")
+        self._postings = memoryview(postings)
         self._decoded: dict[str, dict[int, int]] = {}
         self._tags: list[frozenset[str]] | None = None
 
@@ -283,27 +294,34 @@ class SearchIndex:
                     else:
                         codes.append(code)
                 start = end + 1
-        postings = {
-            word.decode("ascii"): array("I", codes).tobytes() for word, codes in holding.items()
-        }
+        # Each word between newlines; its postings run from its start to the next word's.
+        vocabulary = b"\n" + b"".join(word + b"\n" for word in holding)
+        starts, postings = array("I"), array("I")
+        for codes in holding.values():
+            starts.append(4 * len(postings))
+            postings.extend(codes)
+        starts.append(4 * len(postings))
         updated = [_updated(entry) for entry in listed]
-        return cls(listed, (text, ends.tobytes(), updated, postings))
+        parts = (text, ends.tobytes(), updated, vocabulary, starts.tobytes(), postings.tobytes())
+        return cls(listed, parts)
 
     @property
     def parts(self) -> IndexParts:
-        """Everything but the entries, as bytes, strings, lists and dicts."""
+        """Everything but the entries, as byte strings and a list of strings."""
         return self._parts
 
     def _word_weights(self, token: str) -> dict[int, int]:
         found = self._decoded.get(token)
         if found is None:
-            packed = self._postings.get(token)
-            if packed is None:
+            at = self._words.find(b"\n" + token.encode("ascii") + b"\n")
+            if at == -1:
                 return {}
+            number = self._words.count(b"\n", 0, at)
+            start, end = self._starts[number], self._starts[number + 1]
             mask = (1 << _RANK_BITS) - 1
             found = {
                 code >> _RANK_BITS: _WEIGHT_OF_RANK[code & mask]
-                for code in memoryview(packed).cast("I")
+                for code in self._postings[start:end].cast("I")
             }
             self._decoded[token] = found  # bounded by the vocabulary
         return found
