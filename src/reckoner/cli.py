@@ -778,7 +778,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         code = hook_main(arguments[2:])
         if argv is None:  # the console script: its output is flushed and its files closed,
-            os._exit(code)  # so skip tearing down the interpreter, a tenth of its run
+            os._exit(code)  # so skip tearing the interpreter down, a seventh of a firing run
         raise SystemExit(code)
     parser = build_parser()
     options = parser.parse_args(arguments)
