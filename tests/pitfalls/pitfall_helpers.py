@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from reckoner.pitfalls.model import FORMAT_VERSION, TEXT_FIELDS
-from reckoner.pitfalls.search import prepare
 
 
 def lesson(entry_id: str = "p-20261201-070000-0001", **fields: Any) -> dict[str, Any]:
@@ -23,9 +22,5 @@ def lesson(entry_id: str = "p-20261201-070000-0001", **fields: Any) -> dict[str,
     return entry
 
 
-def prepared(*entries: dict[str, Any]) -> list[Any]:
-    return [prepare(e) for e in entries]
-
-
-def jsonl_lines(root: Path) -> list[str]:
-    return (root / "entries.jsonl").read_text(encoding="utf-8").splitlines()
+def jsonl_lines(root: Path | str) -> list[str]:
+    return (Path(root) / "entries.jsonl").read_text(encoding="utf-8").splitlines()

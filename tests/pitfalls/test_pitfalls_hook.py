@@ -54,7 +54,9 @@ def event(name: str, project: Path) -> dict[str, Any]:
     return loaded
 
 
-def run_hook(payload: bytes | dict[str, Any], home: Path) -> subprocess.CompletedProcess[str]:
+def run_hook(
+    payload: bytes | dict[str, Any], home: Path, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the snippet's command through a shell, as Claude Code does, on one event."""
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     name = payload.get("hook_event_name", "") if isinstance(payload, dict) else ""
@@ -64,6 +66,7 @@ def run_hook(payload: bytes | dict[str, Any], home: Path) -> subprocess.Complete
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "RECKONER_HOME": str(home),
+        **(extra_env or {}),
     }
     completed = subprocess.run(
         ["/bin/sh", "-c", command], input=data, capture_output=True, env=env, timeout=60
@@ -139,6 +142,55 @@ def test_a_second_failure_in_a_row_prints_the_reminder_as_additional_context(
     # Firing reset the streak, and the cooldown keeps the next run quiet.
     assert run_hook(payload, home).stdout == ""
     assert run_hook(payload, home).stdout == ""
+
+
+HEAVY_MODULES = {"json", "re", "pathlib", "typing", "enum", "collections", "orjson", "numpy"}
+
+
+def _loaded_modules(completed: subprocess.CompletedProcess[str]) -> set[str]:
+    """The modules a run imported, from PYTHONPROFILEIMPORTTIME's report on stderr."""
+    return {
+        line.rsplit("|", 1)[-1].strip()
+        for line in completed.stderr.splitlines()
+        if line.startswith("import time:") and not line.endswith("imported package")
+    }
+
+
+def test_the_hook_starts_fast_it_never_loads_json_re_pathlib_or_typing(
+    home: Path, project: Path
+) -> None:
+    """Issue 13: the hook "starts fast (lazy imports)". json (with the re it loads), pathlib
+    and typing together cost more than a bare interpreter's start; neither the common path
+    nor a firing reminder, which reads and searches both libraries, loads any of them."""
+    _record(home, project, **LESSONS["bash_failure"])
+    profiled = {"PYTHONPROFILEIMPORTTIME": "1"}
+    quiet = run_hook(event("bash_success", project), home, profiled)
+    payload = event("bash_failure", project)
+    run_hook(payload, home)
+    fired = run_hook(payload, home, profiled)
+    assert (
+        LESSONS["bash_failure"]["title"]
+        in json.loads(fired.stdout)["hookSpecificOutput"]["additionalContext"]
+    )
+    assert "reckoner.pitfalls.hook" in _loaded_modules(quiet)
+    assert "reckoner.pitfalls.search" not in _loaded_modules(quiet)
+    assert {"reckoner.pitfalls.search", "reckoner.pitfalls.tiers"} <= _loaded_modules(fired)
+    for completed in (quiet, fired):
+        assert not _loaded_modules(completed) & HEAVY_MODULES
+
+
+def test_the_reminder_is_ascii_json_whatever_the_output_encoding(home: Path, project: Path) -> None:
+    """The hook output reaches Claude Code intact under any locale: non-ASCII text travels
+    as JSON escapes."""
+    lesson_id = _record(
+        home, project, title="npm 安装 fails with EACCES", solution="换到用户目录：~/.local"
+    )
+    payload = event("bash_failure", project)
+    run_hook(payload, home)
+    fired = run_hook(payload, home, {"PYTHONIOENCODING": "ascii", "LC_ALL": "C"})
+    assert fired.returncode == 0 and fired.stdout.isascii()
+    context = json.loads(fired.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "npm 安装 fails with EACCES: 换到用户目录：~/.local" in context and lesson_id in context
 
 
 def test_no_matching_lesson_prints_nothing(home: Path, project: Path) -> None:
@@ -300,9 +352,9 @@ def test_any_input_exits_0_and_prints_at_most_one_hook_output(payload: bytes, ho
 
     from reckoner.pitfalls.hook import main
 
-    out = io.StringIO()
+    out = io.BytesIO()
     assert main(["--home", str(home)], stdin=io.BytesIO(payload), stdout=out) == 0
-    text = out.getvalue()
+    text = out.getvalue().decode("ascii")
     if text:
         assert set(json.loads(text)) == {"hookSpecificOutput"}
     # Nothing outside the sessions folder is ever written, whatever the session id says.

@@ -180,15 +180,15 @@ def test_a_failed_write_raises_a_clear_error(tmp_path: Path) -> None:
 def test_project_library_defaults_to_dot_reckoner_pitfalls(home: Path, project: Path) -> None:
     pitfalls = Pitfalls.open(home, project=project)
     assert pitfalls.project_library is not None
-    assert pitfalls.project_library.root == (project / ".reckoner" / "pitfalls").resolve()
-    assert pitfalls.global_library.root == (home / "pitfalls").absolute()
+    assert pitfalls.project_library.root == str((project / ".reckoner" / "pitfalls").resolve())
+    assert pitfalls.global_library.root == str((home / "pitfalls").absolute())
 
 
 def test_project_library_is_configurable_relative_or_absolute(
     home: Path, project: Path, tmp_path: Path
 ) -> None:
-    assert project_library_root(project, "lessons", home / "pitfalls") == project / "lessons"
-    assert project_library_root(project, str(tmp_path / "x"), home) == tmp_path / "x"
+    assert project_library_root(project, "lessons", home / "pitfalls") == str(project / "lessons")
+    assert project_library_root(project, str(tmp_path / "x"), home) == str(tmp_path / "x")
 
 
 def test_project_library_is_off_when_disabled_without_project_or_when_it_is_global(

@@ -2,8 +2,9 @@
 offered back when the same tool fails again.
 
 ``model`` (pure: fields, limits, normalising), ``search`` (pure: tokens, matching, scores),
-``detector`` (pure: when a reminder fires), ``library`` (the one owner of a library's
-files), ``tiers`` (project and global libraries), ``render`` (cards, index, results),
+``detector`` (pure: when a reminder fires), ``lean_json`` (JSON text without the ``json``
+package, for a fast start), ``library`` (the one owner of a library's files and its search
+cache), ``tiers`` (project and global libraries), ``render`` (cards, index, results),
 ``tools`` (the four tools), ``mcp`` (the tools and reminders over MCP), ``hook`` (the
 Claude Code hook command) and ``cli``.
 """

@@ -4,8 +4,10 @@ Reads one hook event as JSON on stdin. ``PostToolUseFailure`` and ``PostToolUse`
 detector, ``SessionEnd`` forgets the session. When a reminder fires and lessons match, it
 prints the hook output that adds the reminder as additional context; otherwise it prints
 nothing. It never blocks a tool and never fails the agent's turn: on any bad input or fault
-it exits 0 in silence. It starts fast: the library and the search load only when a
-reminder fires.
+it exits 0 in silence. It starts fast: it reads and writes JSON through ``lean_json`` (the
+standard library's C scanner without the ``json`` package and its ``re``), paths are
+strings (no ``pathlib``), the library and the search load only when a reminder fires, and
+they then read the library's search cache instead of every line of ``entries.jsonl``.
 
 The detector's state is one small JSON file per session under ``<home>/pitfalls/sessions``,
 read and written under an exclusive ``flock``, so two hooks of one session running at once
@@ -15,13 +17,14 @@ take turns instead of losing a count.
 from __future__ import annotations
 
 import fcntl
-import json
+import gc
 import os
 import sys
 import time
 import zlib
 
 from .detector import SessionState, build_clue, observe_failure, observe_success
+from .lean_json import dumps, loads
 
 TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
 if TYPE_CHECKING:
@@ -62,7 +65,7 @@ def _error_text(event: dict[str, Any]) -> str:
     response = event.get("tool_response")
     if response is None:
         return ""
-    return json.dumps(response, ensure_ascii=False, default=str)[:300]
+    return dumps(response)[:300]
 
 
 def _lock(fd: int) -> None:
@@ -86,15 +89,15 @@ def _observe(path: str, tool: str, failed: bool, now: float) -> bool:
         _lock(fd)
         raw = os.read(fd, 65536)
         try:
-            state = SessionState.from_json(json.loads(raw) if raw else None)
-        except ValueError:
+            state = SessionState.from_json(loads(raw) if raw else None)
+        except (ValueError, RecursionError):
             state = SessionState()  # a torn or hand-broken state starts afresh
         if failed:
             fired = observe_failure(state, tool, now)
         else:
             observe_success(state, tool)
             fired = False
-        data = json.dumps(state.to_json()).encode()
+        data = dumps(state.to_json(), ascii_only=True).encode()
         os.lseek(fd, 0, os.SEEK_SET)
         os.ftruncate(fd, 0)
         os.write(fd, data)
@@ -104,14 +107,12 @@ def _observe(path: str, tool: str, failed: bool, now: float) -> bool:
 
 
 def _reminder(event: dict[str, Any], home: str, project_dir: str | None) -> str | None:
-    from pathlib import Path
-
     from .render import reminder
     from .tiers import DEFAULT_PROJECT_DIR, Pitfalls
 
     cwd = event.get("cwd")
     pitfalls = Pitfalls.open(
-        Path(home),
+        home,
         project=cwd if isinstance(cwd, str) and cwd else None,
         project_dir=DEFAULT_PROJECT_DIR if project_dir is None else project_dir,
     )
@@ -162,19 +163,27 @@ def _options(argv: Sequence[str]) -> tuple[str | None, str | None]:
 
 
 def main(
-    argv: Sequence[str] = (), stdin: IO[bytes] | None = None, stdout: IO[str] | None = None
+    argv: Sequence[str] = (), stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None
 ) -> int:
     """The command: always exit code 0, output only when a reminder fires."""
+    # The run makes no reference cycles worth finding, and reference counting frees the
+    # rest; cycle collections over everything the imports made only cost it time.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         home_option, project_dir = _options(argv)
         from reckoner.storage.home_path import home_directory
 
-        event = json.loads((stdin or sys.stdin.buffer).read())
+        event = loads((stdin or sys.stdin.buffer).read())
         output = handle(event, home_directory(home_option), project_dir=project_dir)
         if output is not None:
-            out = stdout or sys.stdout
-            out.write(json.dumps(output, ensure_ascii=False) + "\n")
+            # ASCII JSON reads the same whatever the terminal's or the locale's encoding.
+            out = stdout or sys.stdout.buffer
+            out.write(dumps(output, ascii_only=True).encode() + b"\n")
             out.flush()
     except Exception:  # never fail the agent's turn; the hook is advice, not a gate
         pass
+    finally:
+        if collecting:
+            gc.enable()
     return 0

@@ -1,34 +1,52 @@
-"""One pitfalls library on disk: the only module that touches ``entries.jsonl``, ``cards/``
-and ``INDEX.md``.
+"""One pitfalls library on disk: the only module that touches ``entries.jsonl``, ``cards/``,
+``INDEX.md`` and the search cache.
 
 ``entries.jsonl`` is the source of truth: append-only, one full snapshot per line (``v: 1``).
 Reading skips broken lines (a write cut short leaves at most its own line broken), folds by
-id with the last snapshot winning, and is cached by the file's mtime and size so hand edits
-are seen. An append is one ``write`` of one whole line under an exclusive lock; cards and
-the index are rewritten whole through a temporary file and a rename. Every failed write
-raises ``LibraryError`` with one sentence: a lesson is never lost silently.
+id with the last snapshot winning, and is cached by the file's identity, size and times so
+hand edits are seen. An append is one ``write`` of one whole line under an exclusive lock;
+cards and the index are rewritten whole through a temporary file and a rename. Every failed
+write raises ``LibraryError`` with one sentence: a lesson is never lost silently.
+
+``.search-cache`` is derived from ``entries.jsonl`` and never edited: the folded lessons and
+their search index, so a process that starts cold (the hook, when a reminder fires) searches
+a library of any size without reading and folding every line. Its header names the entries
+file's inode, size, modification and change times as they were when it was read; any write
+to the file, a hand edit included, changes them, and a header that differs, a checksum that
+fails or a cache from another Python makes the next reader rebuild it from ``entries.jsonl``
+and rewrite it whole. Failing to write it is not an error: it only costs the next reader
+that rebuild.
 """
 
 from __future__ import annotations
 
-import fcntl
-import json
+import marshal
 import os
+import sys
 import time
-from pathlib import Path
+import zlib
 
 from . import render
+from .lean_json import dumps, loads
 from .model import entry_id_for, new_entry, normalise_entry
-from .search import SearchIndex, prepare
+from .search import SearchIndex
 
 TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
 if TYPE_CHECKING:
     from typing import Any
 
+    AnyPath = str | os.PathLike[str]
+    """Paths are strings here: pathlib costs the hook's start more than its whole search."""
+    Stamp = tuple[int, int, int, int]
+    """The entries file's inode, size, modification and change times."""
+
 ENTRIES = "entries.jsonl"
 CARDS = "cards"
 INDEX = "INDEX.md"
+CACHE = ".search-cache"
+CACHE_FORMAT = 1
 _LOCK = ".lock"
+_CHECKSUM_BYTES = 4
 
 
 class LibraryError(OSError):
@@ -41,67 +59,196 @@ def now_stamp() -> tuple[str, str]:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", now), time.strftime("%Y%m%d-%H%M%S", now)
 
 
+def absolute_path(base: AnyPath, relative: str = "") -> str:
+    """``relative`` under ``base`` (``~`` expanded), absolute and normalised, symbolic links
+    kept: one key per library directory."""
+    return os.path.abspath(os.path.join(os.path.expanduser(os.fspath(base)), relative))
+
+
+def real_path(base: AnyPath, relative: str = ".") -> str:
+    """Where ``relative`` (``~`` expanded; an absolute one stands alone) under ``base``
+    really is, symbolic links resolved."""
+    joined = os.path.join(os.path.expanduser(os.fspath(base)), os.path.expanduser(relative))
+    return os.path.realpath(joined)
+
+
+def _stamp(stat: os.stat_result) -> Stamp:
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def _cache_header(stamp: Stamp) -> bytes:
+    # marshal's format and native byte order vary between Pythons and machines.
+    python = f"{sys.implementation.cache_tag} {sys.byteorder} marshal {marshal.version}"
+    source = " ".join(str(part) for part in stamp)
+    return f"reckoner pitfalls search cache {CACHE_FORMAT} {python} {ENTRIES} {source}\n".encode()
+
+
+def _fold(data: bytes) -> list[dict[str, Any]]:
+    folded: dict[str, dict[str, Any]] = {}
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            raw = loads(line)
+        except (ValueError, RecursionError):
+            continue  # a line cut short by a killed writer, or a bad hand edit
+        entry = normalise_entry(raw) if isinstance(raw, dict) else None
+        if entry is not None:
+            folded.pop(entry["id"], None)  # keep insertion order = last snapshot order
+            folded[entry["id"]] = entry
+    return list(folded.values())
+
+
+class _Decoded:
+    """Cached lessons, each decoded from its own marshal bytes when first asked for."""
+
+    __slots__ = ("_blobs", "_entries")
+
+    def __init__(self, blobs: list[bytes]) -> None:
+        self._blobs = blobs
+        self._entries: list[dict[str, Any] | None] = [None] * len(blobs)
+
+    def __len__(self) -> int:
+        return len(self._blobs)
+
+    def __getitem__(self, position: int) -> dict[str, Any]:
+        entry = self._entries[position]
+        if entry is None:
+            entry = self._entries[position] = marshal.loads(self._blobs[position])
+        return entry
+
+
+class _Folded:
+    """One version of ``entries.jsonl``: its lessons in the order of their last snapshot,
+    their ids and their search index."""
+
+    __slots__ = ("_positions", "ids", "index")
+
+    def __init__(self, ids: list[str], index: SearchIndex) -> None:
+        self.ids = ids
+        self.index = index
+        self._positions: dict[str, int] | None = None
+
+    @classmethod
+    def of(cls, entries: list[dict[str, Any]]) -> _Folded:
+        return cls([entry["id"] for entry in entries], SearchIndex.build(entries))
+
+    def get(self, entry_id: str) -> dict[str, Any] | None:
+        if self._positions is None:
+            self._positions = {entry_id: i for i, entry_id in enumerate(self.ids)}
+        position = self._positions.get(entry_id)
+        return None if position is None else self.index.entries[position]
+
+    def entries(self) -> list[dict[str, Any]]:
+        return [self.index.entries[i] for i in range(len(self.ids))]
+
+    def cache_payload(self) -> bytes:
+        blobs = [marshal.dumps(entry) for entry in self.entries()]
+        return marshal.dumps((self.ids, blobs, self.index.parts))
+
+    @classmethod
+    def from_cache_payload(cls, payload: memoryview) -> _Folded:
+        ids, blobs, parts = marshal.loads(payload)
+        if not (isinstance(ids, list) and isinstance(blobs, list) and len(ids) == len(blobs)):
+            raise ValueError("not a pitfalls search cache")
+        return cls(ids, SearchIndex(_Decoded(blobs), parts))
+
+
+_NOTHING = _Folded([], SearchIndex([], (b"", b"", [], b"\n", b"\0\0\0\0", b"")))  # no array
+
+
 class Library:
     """One directory of lessons."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._seen: tuple[int, int] | None = None
-        self._entries: dict[str, dict[str, Any]] = {}
-        self._index: SearchIndex | None = None
+    def __init__(self, root: AnyPath) -> None:
+        self.root = absolute_path(root)
+        self._seen: Stamp | None = None
+        self._folded = _NOTHING
 
     def __repr__(self) -> str:
-        return f"Library({str(self.root)!r})"
+        return f"Library({self.root!r})"
 
     @property
-    def entries_file(self) -> Path:
-        return self.root / ENTRIES
+    def entries_file(self) -> str:
+        return os.path.join(self.root, ENTRIES)
 
-    def card_path(self, entry_id: str) -> Path:
-        return self.root / CARDS / f"{entry_id}.md"
+    def card_path(self, entry_id: str) -> str:
+        return os.path.join(self.root, CARDS, f"{entry_id}.md")
 
     # -- reading -----------------------------------------------------------------------
 
-    def _load(self) -> dict[str, dict[str, Any]]:
+    def _load(self) -> _Folded:
         try:
-            stat = self.entries_file.stat()
+            stamp = _stamp(os.stat(self.entries_file))
         except FileNotFoundError:
-            self._seen, self._entries, self._index = None, {}, None
-            return self._entries
+            self._seen, self._folded = None, _NOTHING
+            return _NOTHING
         except OSError as error:
             raise self._error("read", error) from None
-        seen = (stat.st_mtime_ns, stat.st_size)
-        if seen == self._seen:
-            return self._entries
-        try:
-            data = self.entries_file.read_bytes()
-        except OSError as error:
-            raise self._error("read", error) from None
-        folded: dict[str, dict[str, Any]] = {}
-        for line in data.split(b"\n"):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except ValueError:
-                continue  # a line cut short by a killed writer, or a bad hand edit
-            entry = normalise_entry(raw) if isinstance(raw, dict) else None
-            if entry is not None:
-                folded.pop(entry["id"], None)  # keep insertion order = last snapshot order
-                folded[entry["id"]] = entry
-        self._seen, self._entries, self._index = seen, folded, None
+        if stamp == self._seen:
+            return self._folded
+        folded = self._cached(stamp)
+        if folded is None:
+            stamp, data = self._read_entries()
+            folded = _Folded.of(_fold(data))
+            self._write_cache(stamp, folded)
+        self._seen, self._folded = stamp, folded
         return folded
+
+    def _read_entries(self) -> tuple[Stamp, bytes]:
+        # The stamp is taken before the bytes are read: a write racing the read can only
+        # make the stamp older than the text, and an older stamp is merely read again.
+        try:
+            fd = os.open(self.entries_file, os.O_RDONLY)
+        except OSError as error:
+            raise self._error("read", error) from None
+        try:
+            stat = os.fstat(fd)
+            chunks = []
+            while chunk := os.read(fd, max(stat.st_size, 1 << 16)):
+                chunks.append(chunk)
+            return _stamp(stat), b"".join(chunks)
+        except OSError as error:
+            raise self._error("read", error) from None
+        finally:
+            os.close(fd)
+
+    def _cached(self, stamp: Stamp) -> _Folded | None:
+        """The cache when it was built from this version of the entries file, else None."""
+        try:
+            with open(os.path.join(self.root, CACHE), "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return None
+        header = _cache_header(stamp)
+        body = len(header) + _CHECKSUM_BYTES
+        if not data.startswith(header):
+            return None  # stale, from another Python, or not a cache at all
+        payload = memoryview(data)[body:]
+        if zlib.crc32(payload) != int.from_bytes(data[len(header) : body], "big"):
+            return None  # torn or damaged
+        try:
+            return _Folded.from_cache_payload(payload)
+        except (ValueError, TypeError, EOFError):
+            return None
+
+    def _write_cache(self, stamp: Stamp, folded: _Folded) -> None:
+        payload = folded.cache_payload()
+        checksum = zlib.crc32(payload).to_bytes(_CHECKSUM_BYTES, "big")
+        try:  # noqa: SIM105 - contextlib would cost the hook its import
+            self._write_atomically(
+                os.path.join(self.root, CACHE), _cache_header(stamp) + checksum + payload
+            )
+        except OSError:
+            pass  # a read-only library still reads; the next reader rebuilds the cache
 
     def entries(self) -> list[dict[str, Any]]:
         """Every lesson, in the order of its last snapshot."""
-        return list(self._load().values())
+        return self._load().entries()
 
     def index(self) -> SearchIndex:
         """Every lesson ready for search; rebuilt only when the file changed."""
-        self._load()
-        if self._index is None:
-            self._index = SearchIndex(prepare(e) for e in self._entries.values())
-        return self._index
+        return self._load().index
 
     def get(self, entry_id: str) -> dict[str, Any] | None:
         return self._load().get(entry_id)
@@ -111,30 +258,35 @@ class Library:
     def record(self, fields: dict[str, Any]) -> dict[str, Any]:
         """A new lesson from cleaned fields, with a fresh id; written before it is returned."""
         now_iso, stamp = now_stamp()
-        known = self._load_quietly()
         while True:
             entry_id = entry_id_for(stamp, os.urandom(2).hex())
-            if entry_id not in known:
+            if self._get_quietly(entry_id) is None:
                 break
         entry = new_entry(entry_id, now_iso, fields)
         self.save(entry)
         return entry
 
     def save(self, entry: dict[str, Any]) -> None:
-        """Append ``entry`` as its newest snapshot, then rewrite its card and the index."""
-        # Stdlib json, not orjson: loading orjson would double the hook's start (issue 13).
-        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        """Append ``entry`` as its newest snapshot, then rewrite its card, the index and the
+        search cache."""
+        import fcntl
+
+        line = dumps(entry).encode() + b"\n"
         try:
-            (self.root / CARDS).mkdir(parents=True, exist_ok=True)
+            os.makedirs(os.path.join(self.root, CARDS), exist_ok=True)
             # Two processes saving at once take turns, so a broken-tail check and the append
             # that follows it, and the index rebuilt from the file, see each other's lines.
-            lock = os.open(self.root / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+            lock = os.open(os.path.join(self.root, _LOCK), os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 self._append(line)
-                self._write_atomically(self.card_path(entry["id"]), render.card(entry))
+                self._write_atomically(
+                    self.card_path(entry["id"]), render.card(entry).encode("utf-8")
+                )
                 self._seen = None
-                self._write_atomically(self.root / INDEX, render.index(self.entries()))
+                self._write_atomically(
+                    os.path.join(self.root, INDEX), render.index(self.entries()).encode("utf-8")
+                )
             finally:
                 os.close(lock)
         except LibraryError:
@@ -142,11 +294,11 @@ class Library:
         except OSError as error:
             raise self._error("write", error) from None
 
-    def _load_quietly(self) -> dict[str, dict[str, Any]]:
+    def _get_quietly(self, entry_id: str) -> dict[str, Any] | None:
         try:
-            return self._load()
+            return self.get(entry_id)
         except LibraryError:
-            return {}
+            return None
 
     def _append(self, line: bytes) -> None:
         fd = os.open(self.entries_file, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
@@ -162,15 +314,16 @@ class Library:
             os.close(fd)
 
     @staticmethod
-    def _write_atomically(path: Path, text: str) -> None:
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(3).hex()}.tmp")
+    def _write_atomically(path: str, data: bytes) -> None:
+        directory, name = os.path.split(path)
+        temporary = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(3).hex()}.tmp")
         try:
-            with open(temporary, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            with open(temporary, "wb") as handle:
+                handle.write(data)
             os.replace(temporary, path)
         except BaseException:
             try:  # noqa: SIM105 - contextlib would cost the firing hook its import
-                temporary.unlink()
+                os.unlink(temporary)
             except OSError:
                 pass
             raise

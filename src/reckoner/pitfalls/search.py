@@ -1,19 +1,29 @@
 """Lexical search over lessons (pure): how text is cut into tokens, how a token matches a
 field, how an entry scores, and which entries a query returns.
 
-No model, no embeddings: a lesson worded differently is not found, on purpose.
+No model, no embeddings: a lesson worded differently is not found, on purpose. No regular
+expressions either: importing ``re`` costs more than half a bare interpreter's start, which
+the hook would pay on every reminder (issue 13), and a hand scan of a 300-character clue
+takes microseconds.
 """
 
 from __future__ import annotations
 
-import heapq
-import re
-from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
-
 TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any, Protocol
+
+    class Entries(Protocol):
+        """The lessons an index answers with: a list, or one that decodes them on demand."""
+
+        def __getitem__(self, position: int, /) -> dict[str, Any]: ...
+
+        def __len__(self) -> int: ...
+
+    IndexParts = tuple[bytes, bytes, list[str], bytes, bytes, bytes]
+    """``SearchIndex.parts``: text, field ends, updated stamps, and the postings' words,
+    where each word's postings start, and the postings."""
 
 FIELD_WEIGHTS: tuple[tuple[str, int], ...] = (
     ("tags", 6),
@@ -25,13 +35,23 @@ FIELD_WEIGHTS: tuple[tuple[str, int], ...] = (
     ("evidence", 1),
 )
 """Highest first, so a token's best field is the first that matches it."""
+_FIELD_KEYS = tuple(key for key, _ in FIELD_WEIGHTS)
+_WEIGHT_OF_RANK = tuple(weight for _, weight in FIELD_WEIGHTS)
+_FIELDS = len(FIELD_WEIGHTS)
+_RANK_BITS = 3  # a posting is (entry << 3) | the rank of its best field
+assert _FIELDS <= 1 << _RANK_BITS
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-# A word: identifier characters, optionally joined by . or - (node-gyp, 3.11, package.json).
-_TOKEN = re.compile(rf"[a-z0-9_]+(?:[.\-][a-z0-9_]+)*|[{_CJK}]+")
-_CJK_RUN = re.compile(rf"^[{_CJK}]+$")
-WORD_TOKEN = re.compile(r"^[a-z0-9_]+$")
-"""A token of identifier characters only: matched on word boundaries, never as a substring."""
+IDENTIFIER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+"""A word's characters (after lowercasing); a token of these only matches on word
+boundaries, never as a substring."""
+_IDENTIFIER = frozenset(IDENTIFIER_CHARS)
+JOINERS = ".-"
+"""One of these between identifier characters keeps a word whole: node-gyp, 3.11,
+package.json."""
+_WORDS_ONLY = bytes(c if chr(c) in _IDENTIFIER else 0x20 for c in range(256))
+"""A byte table that blanks everything but identifier bytes; every byte of a non-ASCII
+character is blanked, as the character is no identifier character."""
+
 MIN_TOKEN = 2
 CJK_BIGRAMS_ABOVE = 4
 
@@ -46,6 +66,46 @@ _ZH_STOPWORDS = """的 了 和 是 在 我 你 他 她 它 们 这 那 有 也 �
 STOPWORDS = frozenset(_EN_STOPWORDS.split()) | frozenset(_ZH_STOPWORDS.split())
 
 
+def is_cjk(char: str) -> bool:
+    """Kana, CJK ideographs (with extension A and compatibility forms) and Hangul."""
+    return (
+        "\u3040" <= char <= "\u30ff"
+        or "\u3400" <= char <= "\u4dbf"
+        or "\u4e00" <= char <= "\u9fff"
+        or "\uf900" <= char <= "\ufaff"
+        or "\uac00" <= char <= "\ud7af"
+    )
+
+
+def _pieces(text: str) -> list[str]:
+    """Each maximal word (identifier characters, joined by single joiners) and each maximal
+    run of CJK characters, left to right; everything else separates."""
+    pieces: list[str] = []
+    identifier = _IDENTIFIER
+    size = len(text)
+    start = 0
+    while start < size:
+        char = text[start]
+        end = start + 1
+        if char in identifier:
+            while True:
+                while end < size and text[end] in identifier:
+                    end += 1
+                if end + 1 < size and text[end] in JOINERS and text[end + 1] in identifier:
+                    end += 2
+                else:
+                    break
+        elif is_cjk(char):
+            while end < size and is_cjk(text[end]):
+                end += 1
+        else:
+            start = end
+            continue
+        pieces.append(text[start:end])
+        start = end
+    return pieces
+
+
 def tokenize(text: str) -> list[str]:
     """Informative tokens, in order, each once.
 
@@ -54,12 +114,11 @@ def tokenize(text: str) -> list[str]:
     (so 上传失败 still finds 文件上传失败).
     """
     tokens: dict[str, None] = {}
-    for match in _TOKEN.finditer(text.lower()):
-        piece = match.group()
+    for piece in _pieces(text.lower()):
         if len(piece) < MIN_TOKEN or piece in STOPWORDS:
             continue
         tokens[piece] = None
-        if len(piece) > CJK_BIGRAMS_ABOVE and _CJK_RUN.match(piece):
+        if len(piece) > CJK_BIGRAMS_ABOVE and is_cjk(piece[0]):
             for i in range(len(piece) - 1):
                 gram = piece[i : i + 2]
                 if gram not in STOPWORDS:
@@ -67,9 +126,9 @@ def tokenize(text: str) -> list[str]:
     return list(tokens)
 
 
-@lru_cache(maxsize=4096)
-def _word_pattern(token: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![a-z0-9_]){re.escape(token)}(?![a-z0-9_])")
+def is_word_token(token: str) -> bool:
+    """Whether a token is identifier characters only (``WORD_TOKEN`` in the spec)."""
+    return bool(token) and not token.strip(IDENTIFIER_CHARS)
 
 
 def matches_token(token: str, text: str) -> bool:
@@ -79,48 +138,54 @@ def matches_token(token: str, text: str) -> bool:
     ``node``: a false hit would hand the model another lesson's fix); anything else (CJK,
     ``node-gyp``, ``3.11``) matches as a substring.
     """
-    if token not in text:
+    at = text.find(token)
+    if at == -1:
         return False
-    if WORD_TOKEN.match(token) is None:
+    if not is_word_token(token):
         return True
-    return _word_pattern(token).search(text) is not None
+    identifier = _IDENTIFIER
+    size, end_of_text = len(token), len(text)
+    while at != -1:
+        after = at + size
+        if (at == 0 or text[at - 1] not in identifier) and (
+            after == end_of_text or text[after] not in identifier
+        ):
+            return True
+        at = text.find(token, at + 1)
+    return False
+
+
+def _field_text(entry: dict[str, Any], key: str) -> str:
+    value = entry.get(key)
+    return ("\n".join(value) if isinstance(value, list) else str(value or "")).lower()
 
 
 class Prepared:
-    """One entry with its fields lowercased once, for repeated scoring."""
+    """One entry with its fields lowercased once, for ``score_entry``."""
 
-    __slots__ = ("entry", "everything", "fields", "tags")
+    __slots__ = ("entry", "everything", "fields")
 
     def __init__(
         self,
         entry: dict[str, Any],
         fields: tuple[tuple[str, int], ...],  # (lowercased text, weight), highest first
         everything: str,
-        tags: frozenset[str],
     ) -> None:
         self.entry = entry
         self.fields = fields
         self.everything = everything
-        self.tags = tags
 
 
 def prepare(entry: dict[str, Any]) -> Prepared:
-    fields: list[tuple[str, int]] = []
-    for key, weight in FIELD_WEIGHTS:
-        value = entry.get(key)
-        text = "\n".join(value) if isinstance(value, list) else str(value or "")
-        fields.append((text.lower(), weight))
-    tags = entry.get("tags")
-    return Prepared(
-        entry,
-        tuple(fields),
-        "\n".join(text for text, _ in fields),
-        frozenset(t.lower() for t in tags) if isinstance(tags, list) else frozenset(),
-    )
+    fields = tuple((_field_text(entry, key), weight) for key, weight in FIELD_WEIGHTS)
+    return Prepared(entry, fields, "\n".join(text for text, _ in fields))
 
 
 def score_entry(tokens: Sequence[str], prepared: Prepared) -> float:
-    """Σ (each token's best field weight) × (1 + covered tokens / all tokens); 0 if none."""
+    """Σ (each token's best field weight) × (1 + covered tokens / all tokens); 0 if none.
+
+    The spec's formula for one entry; ``SearchIndex`` computes the same for many at once.
+    """
     if not tokens:
         return 0.0
     total = 0
@@ -138,56 +203,150 @@ def score_entry(tokens: Sequence[str], prepared: Prepared) -> float:
     return total * (1 + covered / len(tokens))
 
 
-def _updated(prepared: Prepared) -> str:
-    return str(prepared.entry.get("updated") or prepared.entry.get("created") or "")
-
-
-_IDENTIFIER_RUN = re.compile(r"[a-z0-9_]+")
+def _encoded(text: str) -> bytes:
+    # A lone surrogate (legal in JSON text) must not make a lesson unsearchable.
+    return text.encode("utf-8", "surrogatepass")
 
 
 class SearchIndex:
-    """Entries with an inverted index of their identifier words, for fast repeated search.
+    """Many entries laid out so that a query touches only what can match it.
 
-    An identifier-only token matches a field on word boundaries exactly when it is one of
-    the field's maximal runs of identifier characters, so from the second search on those
-    tokens are looked up in the index (the best field weight per entry, built once)
-    instead of scanning every entry; other tokens (CJK, ``node-gyp``) always scan with
-    ``matches_token``.
+    The text is one UTF-8 byte string: each entry's fields lowercased, highest weight first,
+    each followed by a newline, with the end of every field kept in ``ends``. A token that
+    is not identifier-only (CJK, ``node-gyp``) matches as a substring, so one ``find`` over
+    the whole text finds the entries holding it, and the first hit in an entry lies in its
+    best field. An identifier-only token matches on word boundaries exactly when it is one
+    of a field's maximal runs of identifier characters, so it is looked up in the postings:
+    for each word, the entries holding it with their best field, 4 bytes an entry. Bytes
+    give the same answers as the lowercased strings: a token's UTF-8 only ever matches
+    whole characters, and no byte of a non-ASCII character is an identifier byte.
+
+    The layout is a few flat byte strings and a list (``parts``), so the library can cache
+    it and a cold process (the hook) loads it in one step whatever the library's size: the
+    words are one newline-separated string, found with ``find``, and a word's number (the
+    newlines before it) says where its postings start and end.
     """
 
-    def __init__(self, entries: Iterable[Prepared]) -> None:
-        self.entries = list(entries)
-        self._postings: dict[str, dict[int, int]] | None = None
-        self._searches = 0
+    __slots__ = (
+        "_decoded",
+        "_ends",
+        "_parts",
+        "_postings",
+        "_starts",
+        "_tags",
+        "_text",
+        "_updated",
+        "_words",
+        "entries",
+    )
 
-    def _built_postings(self) -> dict[str, dict[int, int]]:
-        if self._postings is None:
-            postings: dict[str, dict[int, int]] = {}
-            for position, prepared in enumerate(self.entries):
-                for text, weight in prepared.fields:  # highest weight first: the first wins
-                    for word in set(_IDENTIFIER_RUN.findall(text)):
-                        postings.setdefault(word, {}).setdefault(position, weight)
-            self._postings = postings
-        return self._postings
+    def __init__(self, entries: Entries, parts: IndexParts) -> None:
+        text, ends, updated, words, starts, postings = parts
+        if (
+            len(ends) != 4 * _FIELDS * len(entries)
+            or len(updated) != len(entries)
+            or len(starts) != 4 * words.count(b"\n")
+        ):
+            raise ValueError("the index parts do not describe these entries")
+        self.entries = entries
+        self._parts = parts
+        self._text = text
+        self._ends = memoryview(ends).cast("I")
+        self._updated = updated
+        self._words = words
+        self._starts = memoryview(starts).cast("I")
+        self._postings = memoryview(postings)
+        self._decoded: dict[str, dict[int, int]] = {}
+        self._tags: list[frozenset[str]] | None = None
 
-    def _weights(self, token: str, allowed: set[int] | None) -> dict[int, int]:
-        # The index pays off from the second search on; a one-shot search (the hook) scans.
-        if self._searches > 1 and WORD_TOKEN.match(token) is not None:
-            found = self._built_postings().get(token, {})
-            if allowed is None:
-                return found
-            return {i: w for i, w in found.items() if i in allowed}
-        weights: dict[int, int] = {}
-        for position, prepared in enumerate(self.entries):
-            if (allowed is not None and position not in allowed) or (
-                token not in prepared.everything
-            ):
-                continue
-            for text, weight in prepared.fields:
-                if matches_token(token, text):
-                    weights[position] = weight
-                    break
-        return weights
+    @classmethod
+    def build(cls, entries: Iterable[dict[str, Any]]) -> SearchIndex:
+        # Imported here: only a writer or a reader of a changed library builds.
+        from array import array
+
+        listed = list(entries)
+        chunks: list[bytes] = []
+        ends = array("I")
+        offset = 0
+        for entry in listed:
+            for key in _FIELD_KEYS:
+                chunk = _encoded(_field_text(entry, key))
+                chunks.append(chunk)
+                offset += len(chunk)
+                ends.append(offset)
+                offset += 1
+        text = b"\n".join(chunks) + b"\n" if chunks else b""
+        words_only = text.translate(_WORDS_ONLY)
+        holding: dict[bytes, list[int]] = {}
+        start = 0
+        for position in range(len(listed)):
+            seen: set[bytes] = set()
+            for rank in range(_FIELDS):
+                end = ends[position * _FIELDS + rank]
+                words = set(words_only[start:end].split())
+                words -= seen  # a higher field of this entry holds them already
+                seen |= words
+                code = position << _RANK_BITS | rank
+                for word in words:
+                    codes = holding.get(word)
+                    if codes is None:
+                        holding[word] = [code]
+                    else:
+                        codes.append(code)
+                start = end + 1
+        # Each word between newlines; its postings run from its start to the next word's.
+        vocabulary = b"\n" + b"".join(word + b"\n" for word in holding)
+        starts, postings = array("I"), array("I")
+        for codes in holding.values():
+            starts.append(4 * len(postings))
+            postings.extend(codes)
+        starts.append(4 * len(postings))
+        updated = [_updated(entry) for entry in listed]
+        parts = (text, ends.tobytes(), updated, vocabulary, starts.tobytes(), postings.tobytes())
+        return cls(listed, parts)
+
+    @property
+    def parts(self) -> IndexParts:
+        """Everything but the entries, as byte strings and a list of strings."""
+        return self._parts
+
+    def _word_weights(self, token: str) -> dict[int, int]:
+        found = self._decoded.get(token)
+        if found is None:
+            at = self._words.find(b"\n" + token.encode("ascii") + b"\n")
+            if at == -1:
+                return {}
+            number = self._words.count(b"\n", 0, at)
+            start, end = self._starts[number], self._starts[number + 1]
+            mask = (1 << _RANK_BITS) - 1
+            found = {
+                code >> _RANK_BITS: _WEIGHT_OF_RANK[code & mask]
+                for code in self._postings[start:end].cast("I")
+            }
+            self._decoded[token] = found  # bounded by the vocabulary
+        return found
+
+    def _scan(self, token: str) -> dict[int, int]:
+        from bisect import bisect_right
+
+        needle = _encoded(token)
+        text, ends = self._text, self._ends
+        found: dict[int, int] = {}
+        at = text.find(needle)
+        while at != -1:
+            entry, rank = divmod(bisect_right(ends, at), _FIELDS)
+            found[entry] = _WEIGHT_OF_RANK[rank]
+            at = text.find(needle, ends[entry * _FIELDS + _FIELDS - 1])
+        return found
+
+    def _tag_sets(self) -> list[frozenset[str]]:
+        if self._tags is None:
+            self._tags = []
+            for position in range(len(self.entries)):
+                tags = self.entries[position].get("tags")
+                lowered = [t.lower() for t in tags] if isinstance(tags, list) else []
+                self._tags.append(frozenset(lowered))
+        return self._tags
 
     def search(
         self,
@@ -203,25 +362,31 @@ class SearchIndex:
         lists the most recent (score 0); a query with no informative token returns
         nothing, never everything; a score of 0 is dropped.
         """
+        from heapq import nlargest  # here: the hook's start should not pay for it
+
         allowed: set[int] | None = None
         if (tag is not None and tag.strip()) or keep is not None:
             wanted = " ".join(tag.split()).lower() if tag is not None and tag.strip() else None
+            tag_sets = self._tag_sets() if wanted is not None else []
             allowed = {
                 i
-                for i, p in enumerate(self.entries)
-                if (wanted is None or wanted in p.tags) and (keep is None or keep(p.entry))
+                for i in range(len(self.entries))
+                if (wanted is None or wanted in tag_sets[i])
+                and (keep is None or keep(self.entries[i]))
             }
         if not query.strip():
-            pool = self.entries if allowed is None else [self.entries[i] for i in sorted(allowed)]
-            recent = heapq.nlargest(limit, pool, key=_updated)
-            return [(p.entry, 0.0) for p in recent]
+            pool = range(len(self.entries)) if allowed is None else sorted(allowed)
+            recent = nlargest(limit, pool, key=self._updated.__getitem__)
+            return [(self.entries[i], 0.0) for i in recent]
         tokens = tokenize(query)
         if not tokens:
             return []
-        self._searches += 1
         totals: dict[int, list[int]] = {}
         for token in tokens:
-            for position, weight in self._weights(token, allowed).items():
+            weights = self._word_weights(token) if is_word_token(token) else self._scan(token)
+            for position, weight in weights.items():
+                if allowed is not None and position not in allowed:
+                    continue
                 seen = totals.get(position)
                 if seen is None:
                     totals[position] = [weight, 1]
@@ -230,15 +395,19 @@ class SearchIndex:
                     seen[1] += 1
         count = len(tokens)
         scored = [
-            (total * (1 + covered / count), _updated(self.entries[i]), i)
+            (total * (1 + covered / count), self._updated[i], i)
             for i, (total, covered) in totals.items()
         ]
-        best = heapq.nlargest(limit, scored)
-        return [(self.entries[i].entry, score) for score, _, i in best]
+        best = nlargest(limit, scored)
+        return [(self.entries[i], score) for score, _, i in best]
+
+
+def _updated(entry: dict[str, Any]) -> str:
+    return str(entry.get("updated") or entry.get("created") or "")
 
 
 def search(
-    entries: Iterable[Prepared], query: str, *, tag: str | None = None, limit: int = 5
+    entries: Iterable[dict[str, Any]], query: str, *, tag: str | None = None, limit: int = 5
 ) -> list[tuple[dict[str, Any], float]]:
-    """``SearchIndex(entries).search(...)``, for a one-off search."""
-    return SearchIndex(entries).search(query, tag=tag, limit=limit)
+    """``SearchIndex.build(entries).search(...)``, for a one-off search."""
+    return SearchIndex.build(entries).search(query, tag=tag, limit=limit)

@@ -10,14 +10,14 @@ in place, never moved into the project.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from .library import Library, LibraryError
+from .library import Library, LibraryError, absolute_path, real_path
 from .model import Cleaned, applied, is_entry_id
 
 TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
 if TYPE_CHECKING:
     from typing import Any
+
+    from .library import AnyPath
 
 DEFAULT_PROJECT_DIR = ".reckoner/pitfalls"
 GLOBAL_DIR = "pitfalls"
@@ -57,25 +57,24 @@ class Hit:
 
 
 def project_library_root(
-    project: Path | str | None, project_dir: str | None, global_root: Path
-) -> Path | None:
+    project: AnyPath | None, project_dir: str | None, global_root: AnyPath
+) -> str | None:
     """The project library's directory, or None: switched off (``project_dir`` None or
     empty), no project directory, or the same directory as the global library."""
     if project is None or project_dir is None or not project_dir.strip():
         return None
-    configured = Path(project_dir).expanduser()
-    root = (configured if configured.is_absolute() else Path(project) / configured).resolve()
-    if root == global_root.expanduser().resolve():
+    root = real_path(project, project_dir)
+    if root == real_path(global_root):
         return None
     return root
 
 
-_LIBRARIES: dict[Path, Library] = {}
+_LIBRARIES: dict[str, Library] = {}
 
 
-def _library(root: Path) -> Library:
+def _library(root: AnyPath) -> Library:
     # One Library per absolute path, so its mtime cache is shared by every caller.
-    key = root.expanduser().absolute()
+    key = absolute_path(root)
     if key not in _LIBRARIES:
         _LIBRARIES[key] = Library(key)
     return _LIBRARIES[key]
@@ -84,19 +83,19 @@ def _library(root: Path) -> Library:
 class Pitfalls:
     """The memory as callers see it: both tiers behind one door."""
 
-    def __init__(self, global_root: Path, project_root: Path | None = None) -> None:
+    def __init__(self, global_root: AnyPath, project_root: AnyPath | None = None) -> None:
         self.global_library = _library(global_root)
         self.project_library = _library(project_root) if project_root is not None else None
 
     @classmethod
     def open(
         cls,
-        home: Path,
+        home: AnyPath,
         *,
-        project: Path | str | None = None,
+        project: AnyPath | None = None,
         project_dir: str | None = DEFAULT_PROJECT_DIR,
     ) -> Pitfalls:
-        global_root = home / GLOBAL_DIR
+        global_root = absolute_path(home, GLOBAL_DIR)
         return cls(global_root, project_library_root(project, project_dir, global_root))
 
     @property
