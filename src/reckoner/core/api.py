@@ -26,6 +26,7 @@ from .tagged import (
     describe_json,
     parse_tagged,
     render,
+    row_form,
     stored_form,
 )
 from .values import (
@@ -57,7 +58,7 @@ if sys.getrecursionlimit() < _FRAMES_NEEDED:
     sys.setrecursionlimit(_FRAMES_NEEDED)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Evaluated:
     """A formula's value and the slots it read, in first-use order."""
 
@@ -224,6 +225,12 @@ def render_value(value: Value, form: JSON, digits: JSON, dim: JSON) -> JSON | Fa
 def stored(value: Value) -> JSON:
     """The stored form: what `set` echoes and a row keeps (`dim` as 7 integers)."""
     return stored_form(value)
+
+
+def stored_for_row(value: Value) -> JSON:
+    """The stored form with each float64 array left a numpy array, for ``reckoner.wire`` to
+    spell straight from numpy: the same text as the stored form's."""
+    return row_form(value)
 
 
 @lru_cache(maxsize=4096)

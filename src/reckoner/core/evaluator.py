@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -55,15 +55,19 @@ from .values import (
 )
 
 
-@dataclass(slots=True)
 class Run:
     """The state of one evaluation: the slots it may read and what it has read."""
 
-    slots: Mapping[str, Value]
-    reads: dict[str, Value] = field(default_factory=dict)
-    frame: list[Quantity | None] = field(default_factory=list)
-    steps: int = 1  # the product of the ranges of the bounded forms being run
-    work: int = 0  # units of MAX_CALL_WORK spent so far
+    # A plain class: one is built per evaluation, and a dataclass's generated __init__ with
+    # default factories costs more than the arithmetic of a short formula.
+    __slots__ = ("frame", "reads", "slots", "steps", "work")
+
+    def __init__(self, slots: Mapping[str, Value], frame: list[Quantity | None]) -> None:
+        self.slots = slots
+        self.reads: dict[str, Value] = {}  # every slot read, in first-use order
+        self.frame = frame
+        self.steps = 1  # the product of the ranges of the bounded forms being run
+        self.work = 0  # units of MAX_CALL_WORK spent so far
 
 
 class WorkExceeded(EngineError):
@@ -141,9 +145,13 @@ class Program:
     frame_size: int
 
     def run(self, slots: Mapping[str, Value]) -> tuple[Value, dict[str, Value]]:
-        state = Run(slots, {}, [None] * self.frame_size)
+        state = Run(slots, [None] * self.frame_size if self.frame_size else _NO_FRAME)
         value = self.body(state)
         return value, state.reads
+
+
+# The frame of a formula that binds no variable: never written, so one list serves all.
+_NO_FRAME: list[Quantity | None] = []
 
 
 def compile_tree(tree: Node) -> Program:
@@ -176,7 +184,7 @@ class _Compiler:
             # `2*$pi*@f` or `$sqrt(3)*@V` costs one operation per call. A subtree that fails
             # keeps its closure, so the failure is still raised in evaluation order.
             try:
-                value = compiled(Run({}, {}, []))
+                value = compiled(Run({}, []))
             except EngineError:
                 return compiled
             return lambda run: value

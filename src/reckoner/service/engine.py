@@ -39,7 +39,7 @@ from reckoner.storage.run_log import open_run_log
 from reckoner.storage.state_file import StateFile
 from reckoner.units import resolve_unit
 
-from .slots import SlotReader, SlotTable, StoredValueError
+from .slots import SlotTable, StoredValueError
 
 Receipt = dict[str, Any]
 FSYNC_ENV = "RECKONER_FSYNC"
@@ -141,7 +141,6 @@ class Engine:
             "record_message": self._op_record_message,
             "record_end": self._op_record_end,
         }
-        self._reader = SlotReader(self._slots)  # the formulas' read-only view, made once
         self._record: _OpenRecord | None = None
         self._fact_tools: dict[str, FactTool] = {}
         # The open record's rows of each preset tool (their contents) and the calls running.
@@ -231,11 +230,10 @@ class Engine:
         # dictionary updates); a slot whose value does not parse is replayed again with every
         # row of it checked, so its unusable rows are dropped like torn lines.
         for name in slots.names():
-            slot = slots.get(name)
-            if slot is None:
+            if slots.get(name) is None:
                 continue
             try:
-                slot.materialize()
+                slots.materialize(name)
             except StoredValueError:
                 unusable += self._replay_checked(name, recovered.rows)
         if unusable:
@@ -391,8 +389,9 @@ class Engine:
                 "value": None,
             }
         form = stored(value)
-        rev = self._slots.write(name, form, value)
-        content = {"name": name, "value": form}
+        slot = self._slots.write(name, form, value)
+        rev = slot.rev
+        content = {"name": name, "value": slot.row_form()}
         unit = raw.get("unit")
         if type(unit) is str:
             content["unit"] = unit  # the row keeps the unit as the model transcribed it
@@ -416,7 +415,7 @@ class Engine:
                 f"gives it, or eval it first if it is a result, and otherwise stop and name it "
                 f"as missing",
             )
-        value = _materialize(slot, name)
+        value = self._materialize(name)
         rendered = _settled(guarded(lambda: render(value, options)))
         return {"ok": True, "name": name, "value": rendered}, {"name": name, "value": rendered}
 
@@ -440,7 +439,7 @@ class Engine:
         read = args.get("read")
         options = None if read is None else _read_options(_read_arg(read), "eval's read")
         try:
-            outcome = run_program(program, self._reader)
+            outcome = run_program(program, self._slots.formula_view())
         except StoredValueError as error:
             raise _refuse(ErrorCode.UNKNOWN_ERROR, f"internal error: {error}") from None
         if isinstance(outcome, Failure):
@@ -450,8 +449,9 @@ class Engine:
         if options is not None:
             value = outcome.value
             shown = _settled(guarded(lambda: render(value, options)))
-        result = stored(outcome.value)
-        rev = self._slots.write(target, result, outcome.value)
+        written = self._slots.write(target, None, outcome.value)
+        rev = written.rev
+        result = written.row_form()
         slots = self._slots
         reads = {}
         for name, value in outcome.reads.items():
@@ -556,6 +556,15 @@ class Engine:
         self._fact_rows.clear()
         self._record = None
         return {"ok": True}, None
+
+    def _materialize(self, name: str) -> Any:
+        try:
+            return self._slots.materialize(name)
+        except StoredValueError as error:
+            raise _refuse(
+                ErrorCode.UNKNOWN_ERROR,
+                f"internal error: the stored value of {name} is unreadable: {error}",
+            ) from None
 
     # -- preset tools (search) -------------------------------------------------------------
 
@@ -855,16 +864,6 @@ def _no_extra(args: dict[str, Any], tool: str) -> None:
             f"{tool} has no argument {str(extra[0])[:40]!r}; its arguments are "
             f"{', '.join(allowed)}",
         )
-
-
-def _materialize(slot: Any, name: str) -> Any:
-    try:
-        return slot.materialize()
-    except StoredValueError as error:
-        raise _refuse(
-            ErrorCode.UNKNOWN_ERROR,
-            f"internal error: the stored value of {name} is unreadable: {error}",
-        ) from None
 
 
 def _storage_cause(error: BaseException, home: Path) -> tuple[str, str]:

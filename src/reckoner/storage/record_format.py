@@ -33,7 +33,7 @@ def header_line() -> bytes:
 
 def encode_row(row: Mapping[str, Any]) -> bytes:
     """One trace row as one compact, newline-terminated line."""
-    return wire.dumps(row) + b"\n"
+    return wire.dumps_line(row)
 
 
 def is_valid_record_id(record_id: object) -> bool:
