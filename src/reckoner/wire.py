@@ -113,7 +113,10 @@ def dumps_line(value: Any) -> bytes:
         text = orjson.dumps(value, option=_LINE)
     except orjson.JSONEncodeError as error:
         return _dumps_refused(value, error, _LINE)
-    if not _shows_whole_float(text):
+    if len(text) < _LONG_TEXT:  # a trace row's usual size: the check without another call
+        if _WHOLE_FLOAT_TEXT.search(text) is None:
+            return text
+    elif not _shows_whole_float(text):
         return text
     return orjson.dumps(_plain(value), option=_LINE)
 

@@ -145,13 +145,13 @@ class Program:
     frame_size: int
 
     def run(self, slots: Mapping[str, Value]) -> tuple[Value, dict[str, Value]]:
-        state = Run(slots, [None] * self.frame_size if self.frame_size else _NO_FRAME)
+        state = Run(slots, [None] * self.frame_size if self.frame_size else NO_FRAME)
         value = self.body(state)
         return value, state.reads
 
 
 # The frame of a formula that binds no variable: never written, so one list serves all.
-_NO_FRAME: list[Quantity | None] = []
+NO_FRAME: list[Quantity | None] = []
 
 
 def compile_tree(tree: Node) -> Program:

@@ -529,6 +529,13 @@ def stored_number(x: float) -> float | int:
 
 def stored_form(value: Value) -> dict[str, JSON]:
     """The value as `set` echoes it and a row stores it: `dim` as 7 integers."""
+    if type(value) is Quantity:
+        x = value.payload
+        if type(x) is float:  # the commonest value, built here without another call
+            return {
+                "num": stored_number(x) if x.is_integer() else x,
+                "dim": list(dims.integer_tuple(value.vector)),
+            }
     return _stored_form(value, _bare)
 
 

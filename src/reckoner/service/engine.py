@@ -48,6 +48,7 @@ FSYNC_ENV = "RECKONER_FSYNC"
 TOOLS: dict[str, tuple[str, ...]] = {tool.name: tool.keys for tool in CONTRACT}
 NEEDS_OPEN_RECORD = frozenset(tool.name for tool in CONTRACT if tool.needs_open_record)
 _ALLOWED_KEYS = {tool: frozenset(keys) for tool, keys in TOOLS.items()}
+_EVAL_KEYS = _ALLOWED_KEYS["eval"]
 
 
 class Refusal(Exception):
@@ -119,6 +120,7 @@ class Engine:
         layout = self._home_lock.layout
         self.lane: int = layout.lane
         self._clock = clock or _epoch_ms
+        self._given_clock = clock  # None: rows read time.time_ns inline, without two calls
         self._mutex = threading.RLock()
         self._closed = False
         if fsync is None:
@@ -311,13 +313,15 @@ class Engine:
                 ErrorCode.INVALID_ARGS,
                 "this engine has been closed; open a new Engine on the home to continue",
             ).receipt()
-        if type(tool) is not str or tool not in TOOLS:
+        operation = self._operations.get(tool) if type(tool) is str else None
+        if operation is None:
             shown = repr(tool)[:60]
             return Failure(
                 ErrorCode.INVALID_ARGS,
                 f"unknown tool {shown}; the tools are {', '.join([*TOOLS, *self._fact_tools])}",
             ).receipt()
-        if tool in NEEDS_OPEN_RECORD and self._record is None:
+        assert type(tool) is str
+        if self._record is None and tool in NEEDS_OPEN_RECORD:
             # The gate comes first, and with no record open nothing is written anywhere.
             return Failure(
                 ErrorCode.OPEN_RECORD_NOT_FOUND,
@@ -332,12 +336,14 @@ class Engine:
                     f"the arguments of {tool} must be a JSON object with the keys "
                     f"{', '.join(TOOLS[tool])}, but they are {describe_json(args)}",
                 )
-            touched = args.get(_WRITTEN_SLOT_KEY.get(tool, ""))  # None for the markers and get
-            if type(touched) is not str:
-                touched = None
+            written_key = _WRITTEN_SLOT_KEY.get(tool)  # None for the markers and get
+            if written_key is not None:
+                touched = args.get(written_key)
+                if type(touched) is not str:
+                    touched = None
             before = self._slots.get(touched) if touched is not None else None
             try:
-                receipt, content = self._operations[tool](args)
+                receipt, content = operation(args)
                 if content is not None:
                     self._append(tool, True, content)
             except wire.UnstorableText as error:
@@ -431,15 +437,16 @@ class Engine:
                 'eval needs target: the bare name of the slot to write, such as "P"',
             )
         target = args["target"]
-        if type(target) is not str or target not in self._slots:
+        slots = self._slots
+        if type(target) is not str or target not in slots:
             # A name already in the table is known to be valid; any other is checked.
             target = _name_arg(args, "target", "eval's target")
-        if not args.keys() <= _ALLOWED_KEYS["eval"]:
+        if not args.keys() <= _EVAL_KEYS:
             _no_extra(args, "eval")
         read = args.get("read")
         options = None if read is None else _read_options(_read_arg(read), "eval's read")
         try:
-            outcome = run_program(program, self._slots.formula_view())
+            outcome = run_program(program, slots.formula_view())
         except StoredValueError as error:
             raise _refuse(ErrorCode.UNKNOWN_ERROR, f"internal error: {error}") from None
         if isinstance(outcome, Failure):
@@ -449,17 +456,18 @@ class Engine:
         if options is not None:
             value = outcome.value
             shown = _settled(guarded(lambda: render(value, options)))
-        written = self._slots.write(target, None, outcome.value)
+        written = slots.write(target, None, outcome.value)
         rev = written.rev
         result = written.row_form()
-        slots = self._slots
         reads = {}
+        slot_of = slots.get
         for name, value in outcome.reads.items():
-            # A formula may read the slot it overwrites: the row keeps the value it read.
-            slot = slots.get(name)
-            reads[name] = (
-                slot.row_form() if slot is not None and slot.value is value else stored(value)
-            )
+            slot = slot_of(name)
+            if slot is None or slot.value is not value:
+                # A formula may read the slot it overwrites: the row keeps the value it read.
+                reads[name] = stored(value)
+            else:
+                reads[name] = slot.row if slot.row is not None else slot.row_form()
         content = {
             "formula": formula,
             "target": target,
@@ -632,7 +640,9 @@ class Engine:
         record = self._record
         assert record is not None
         seq = record.seq + 1
-        row = {"seq": seq, "at": self._clock(), "tool": tool, "ok": ok, "content": content}
+        clock = self._given_clock
+        at = time.time_ns() // 1_000_000 if clock is None else clock()
+        row = {"seq": seq, "at": at, "tool": tool, "ok": ok, "content": content}
         try:
             self._journal.append(row)
         except wire.UnstorableText:

@@ -20,15 +20,18 @@ class StoredValueError(Exception):
 
 
 class Slot:
-    """One slot: its revision, and its stored form or its value (at least one of the two)."""
+    """One slot: its revision, and its stored form or its value (at least one of the two).
 
-    __slots__ = ("_form", "encoded", "rev", "value")
+    ``row`` is the slot as a trace row embeds it, once built by ``row_form``.
+    """
+
+    __slots__ = ("_form", "rev", "row", "value")
 
     def __init__(self, rev: int, form: dict[str, Any] | None, value: Value | None) -> None:
         self.rev = rev
         self._form = form
         self.value = value
-        self.encoded: wire.Encoded | None = None  # the stored form's JSON, once an array's
+        self.row: Any = None
 
     @property
     def stored(self) -> dict[str, Any]:
@@ -43,23 +46,21 @@ class Slot:
         """The stored form as a trace row embeds it. An array is spelled once per revision
         and reused by every row that carries it; a scalar is cheaper inline, and an object
         stays inline so a row too deep for orjson can still be written by the fallback."""
-        encoded = self.encoded
-        if encoded is not None:
-            return encoded
+        row = self.row
+        if row is not None:
+            return row
         form = self._form
         if form is None:
             value = self.value
             assert value is not None
             if type(value) is not Quantity or not value.is_array:
-                form = self._form = stored(value)
-                return form
+                row = self.row = self._form = stored(value)
+                return row
             # An eval's array: its float64 numbers are spelled straight from numpy.
-            encoded = self.encoded = wire.preencoded(stored_for_row(value))
-            return encoded
-        if "array" not in form:
-            return form
-        encoded = self.encoded = wire.preencoded(form)
-        return encoded
+            row = self.row = wire.preencoded(stored_for_row(value))
+            return row
+        row = self.row = form if "array" not in form else wire.preencoded(form)
+        return row
 
     def materialize(self) -> Value:
         if self.value is None:
@@ -70,13 +71,17 @@ class Slot:
         return self.value
 
 
-class SlotTable:
-    """Name -> slot. Revisions start at 1 and count every write since creation."""
+class SlotTable(dict[str, Slot]):
+    """Name -> slot. Revisions start at 1 and count every write since creation.
 
-    __slots__ = ("_reader", "_slots", "_values")
+    A dict itself, so the lookups on every call's path (``get``, ``in``) cost no Python
+    call; it is written only through the methods below, which keep the values in step.
+    """
+
+    __slots__ = ("_reader", "_values")
 
     def __init__(self) -> None:
-        self._slots: dict[str, Slot] = {}
+        super().__init__()
         # Every slot's value once built: what a formula reads, a plain dict on its hot path.
         self._values: dict[str, Value] = {}
         self._reader = SlotReader(self)
@@ -86,8 +91,9 @@ class SlotTable:
 
         ``stored`` may be None when ``value`` is given: it is built when first asked for.
         """
-        previous = self._slots.get(name)
-        slot = self._slots[name] = Slot(1 if previous is None else previous.rev + 1, stored, value)
+        previous = self.get(name)
+        slot = Slot(1 if previous is None else previous.rev + 1, stored, value)
+        self[name] = slot
         if value is not None:
             self._values[name] = value
         elif previous is not None:
@@ -96,15 +102,12 @@ class SlotTable:
 
     def delete(self, name: str) -> None:
         """Idempotent: a deleted slot is recreated at revision 1 by its next write."""
-        self._slots.pop(name, None)
+        self.pop(name, None)
         self._values.pop(name, None)
-
-    def get(self, name: str) -> Slot | None:
-        return self._slots.get(name)
 
     def materialize(self, name: str) -> Value:
         """The value of an existing slot, parsed from its stored form on first need."""
-        value = self._slots[name].materialize()
+        value = self[name].materialize()
         self._values[name] = value
         return value
 
@@ -113,56 +116,49 @@ class SlotTable:
         if slot is None:
             self.delete(name)
             return
-        self._slots[name] = slot
+        self[name] = slot
         if slot.value is not None:
             self._values[name] = slot.value
         else:
             self._values.pop(name, None)
 
     def clear(self) -> None:
-        self._slots.clear()
+        super().clear()
         self._values.clear()
 
     def formula_view(self) -> Mapping[str, Value]:
         """What a formula reads: the values themselves once every one is built, else a view
         that builds each on first read (after a replay)."""
         values = self._values
-        return values if len(values) == len(self._slots) else self._reader
+        return values if len(values) == len(self) else self._reader
 
     def names(self) -> list[str]:
-        return list(self._slots)
+        return list(self)
 
     def snapshot(self) -> dict[str, tuple[int, dict[str, Any]]]:
         """Every slot's revision and stored form, for inspection and tests."""
-        return {name: (slot.rev, slot.stored) for name, slot in self._slots.items()}
-
-    def __len__(self) -> int:
-        return len(self._slots)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._slots
+        return {name: (slot.rev, slot.stored) for name, slot in self.items()}
 
 
 class SlotReader(Mapping[str, Value]):
     """The read-only mapping a formula sees while some values are unbuilt: builds on demand."""
 
-    __slots__ = ("_slots", "_table")
+    __slots__ = ("_table",)
 
     def __init__(self, table: SlotTable) -> None:
         self._table = table
-        self._slots = table._slots
 
     def get(self, name: str, default: Value | None = None) -> Value | None:  # type: ignore[override]
         # The evaluator reads slots through get(); answering directly skips Mapping's
         # try/except around __getitem__.
-        slot = self._slots.get(name)
+        slot = self._table.get(name)
         if slot is None:
             return default
         value = slot.value
         return value if value is not None else self._table.materialize(name)
 
     def __getitem__(self, name: str) -> Value:
-        if name not in self._slots:
+        if name not in self._table:
             raise KeyError(name)
         return self._table.materialize(name)
 
