@@ -15,15 +15,13 @@ import numpy as np
 
 from . import dimensions as dims
 from .arithmetic import (
-    add,
     binary,
     is_whole_array_operation,
-    multiply,
     negate,
     require_quantity,
 )
 from .errors import EngineError, ErrorCode, fail
-from .functions import apply_binary, apply_unary, maps_real_array
+from .functions import apply_binary, apply_unary, maps_real_array, scalar_unary
 from .lexer import at
 from .limits import MAX_BOUNDED_STEPS, MAX_CALL_WORK
 from .notation import DimRule, Notation, dollar_form
@@ -120,6 +118,10 @@ def _pair_units(symbol: str, a: Value, b: Value) -> int:
 
 def _operate(run: Run, symbol: str, a: Value, b: Value, pos: int) -> Value:
     """`binary` after charging its array work."""
+    if type(a) is Quantity and type(b) is Quantity:
+        x, y = a.payload, b.payload
+        if (type(x) is float or type(x) is complex) and (type(y) is float or type(y) is complex):
+            return binary(symbol, a, b, pos)  # two scalars: no array work to charge
     units = _pair_units(symbol, a, b)
     if units:
         spend(run, units, f"'{symbol}'", pos)
@@ -176,10 +178,14 @@ class _Compiler:
     def __init__(self) -> None:
         self.frame_size = 0
         self._pure: dict[int, bool] = {}
+        self._kept: list[Node] = []  # nodes made while compiling, kept until it ends
 
     def compile(self, node: Node, scope: dict[str, int]) -> Compiled:
+        kind = type(node)
+        if kind is SlotRef:  # the commonest leaf, compiled without a further call
+            return _slot(node.name, node.pos)  # type: ignore[union-attr]
         compiled = self._compile(node, scope)
-        if type(node) in _FOLDABLE and self._is_constant(node):
+        if kind in _FOLDABLE and self._is_constant(node):
             # A subtree of literals and constants has one value: compute it once here, so
             # `2*$pi*@f` or `$sqrt(3)*@V` costs one operation per call. A subtree that fails
             # keeps its closure, so the failure is still raised in evaluation order.
@@ -230,20 +236,21 @@ class _Compiler:
 
     def _compile(self, node: Node, scope: dict[str, int]) -> Compiled:
         # Dispatch on the node's class; each branch returns a closure.
-        if isinstance(node, Number):
-            constant = Quantity(node.value, dims.ZERO)
+        kind = type(node)
+        if kind is Chain:
+            return self._chain(node, scope)  # type: ignore[arg-type]
+        if kind is Number:
+            constant = Quantity(node.value, dims.ZERO)  # type: ignore[union-attr]
             return lambda run: constant
-        if isinstance(node, SlotRef):
-            return _slot(node.name, node.pos)
-        if isinstance(node, BoundName):
-            return self._bound(node, scope)
-        if isinstance(node, Constant):
-            value = Quantity(_CONSTANTS[node.notation.name], dims.ZERO)
+        if kind is SlotRef:
+            return _slot(node.name, node.pos)  # type: ignore[union-attr]
+        if kind is BoundName:
+            return self._bound(node, scope)  # type: ignore[arg-type]
+        if kind is Constant:
+            value = Quantity(_CONSTANTS[node.notation.name], dims.ZERO)  # type: ignore[union-attr]
             return lambda run: value
-        if isinstance(node, Chain):
-            return self._chain(node, scope)
-        if isinstance(node, Binary):
-            return self._binary(node, scope)
+        if kind is Binary:
+            return self._binary(node, scope)  # type: ignore[arg-type]
         if isinstance(node, Unary):
             operand = self.compile(node.operand, scope)
             pos = node.pos
@@ -264,7 +271,7 @@ class _Compiler:
             return self._bounded(node, scope)
         if isinstance(node, Index):
             return self._index(node, scope)
-        return self._field(node, scope)
+        return self._field(node, scope)  # type: ignore[arg-type]
 
     def _bound(self, node: BoundName, scope: dict[str, int]) -> Compiled:
         slot = scope.get(node.name)
@@ -334,8 +341,21 @@ class _Compiler:
         return apply
 
     def _chain(self, node: Chain, scope: dict[str, int]) -> Compiled:
-        first = self.compile(node.first, scope)
-        rest = [(op, self.compile(operand, scope), pos) for op, operand, pos in node.rest]
+        terms = node.rest
+        # A run of constants at the front (the 2*$pi of 2*$pi*@f*@L) is computed once: the
+        # same operations in the same order, so the same double, with none left per call.
+        constants = 0
+        if self._is_constant(node.first):
+            while constants < len(terms) and self._is_constant(terms[constants][1]):
+                constants += 1
+        if 0 < constants < len(terms):
+            prefix = Chain(node.first, terms[:constants])
+            self._kept.append(prefix)  # alive while compiling: _pure is keyed by id()
+            first = self.compile(prefix, scope)
+            terms = terms[constants:]
+        else:
+            first = self.compile(node.first, scope)
+        rest = [(op, self.compile(operand, scope), pos) for op, operand, pos in terms]
         if len(rest) == 1:
             # `@V/@R`, the commonest shape: no loop.
             ((op1, second, pos1),) = rest
@@ -361,12 +381,14 @@ class _Compiler:
         if len(args) == 1:
             only = args[0]
 
+            on_scalar = scalar_unary(notation, pos)
+
             def one(run: Run) -> Value:
                 value = only(run)
                 if type(value) is Quantity:
                     payload = value.payload
                     if type(payload) is float or type(payload) is complex:
-                        return apply_unary(notation, value, pos)
+                        return on_scalar(value)
                 return _unary_on_array(run, notation, value, pos)
 
             return one
@@ -507,7 +529,7 @@ def _slot(name: str, pos: int) -> Compiled:
             )
         if name not in run.reads:
             run.reads[name] = value
-            if type(value) is not Quantity or type(value.payload) is not float:
+            if type(value) is not Quantity or is_array_payload(value.payload):
                 spend(run, _row_units(value), f"reading @{name}", pos)
         return value
 
@@ -755,22 +777,15 @@ def _fold(
     pos: int,
 ) -> Value:
     frame = run.frame
-    summing = notation.name == "$sum"
-    combine = add if summing else multiply
-    symbol = "+" if summing else "*"
-    acc: Quantity | None = None
+    symbol = "+" if notation.name == "$sum" else "*"
+    acc: Value | None = None
     for k in range(start, stop + 1):
         frame[index] = Quantity(float(k), dims.ZERO)
         term = require_quantity(body(run), f"the body of {notation.name}", pos)
-        if acc is None:
-            acc = term
-            continue
-        units = _pair_units(symbol, acc, term)
-        if units:
-            spend(run, units, notation.name, pos)
-        acc = combine(acc, term, pos)
+        # The array work of each step is charged by _operate, as for any operator.
+        acc = term if acc is None else _operate(run, symbol, acc, term, pos)
     frame[index] = None
-    assert acc is not None
+    assert type(acc) is Quantity
     return acc
 
 

@@ -181,8 +181,10 @@ class _Parser:
         return Chain(first, tuple(rest))
 
     def multiplicative(self) -> Node:
-        first = self.unary()
         tokens = self.tokens
+        kind = tokens[self.i].kind
+        # An operand without a sign (the common case) goes to power() directly.
+        first = self.unary() if kind is K_MINUS or kind is K_PLUS else self.power()
         kind = tokens[self.i].kind
         if kind is not K_STAR and kind is not K_SLASH:
             return first
@@ -190,7 +192,9 @@ class _Parser:
         while kind is K_STAR or kind is K_SLASH:
             op = tokens[self.i]
             self.i += 1
-            rest.append((op.text, self.unary(), op.pos))
+            kind = tokens[self.i].kind
+            operand = self.unary() if kind is K_MINUS or kind is K_PLUS else self.power()
+            rest.append((op.text, operand, op.pos))
             kind = tokens[self.i].kind
         return Chain(first, tuple(rest))
 
@@ -212,7 +216,20 @@ class _Parser:
         return node
 
     def power(self) -> Node:
-        base = self.primary()
+        tok = self.tokens[self.i]
+        kind = tok.kind
+        # The atoms are read here, without a call to primary() for each.
+        if kind is K_SLOT:
+            self.i += 1
+            base: Node = SlotRef(tok.text, tok.pos)
+        elif kind is K_NUMBER:
+            self.i += 1
+            base = Number(tok.value, tok.text, tok.pos)
+        elif kind is K_NAME:
+            self.i += 1
+            base = BoundName(tok.text, tok.pos)
+        else:
+            base = self.primary()
         kind = self.tokens[self.i].kind
         if kind is K_LBRACKET or kind is K_DOT:
             base = self.postfix(base)
@@ -257,17 +274,9 @@ class _Parser:
                 return node
 
     def primary(self) -> Node:
+        """Anything but an atom (slot, number, bound name), which power() reads itself."""
         tok = self.tokens[self.i]
         kind = tok.kind
-        if kind is K_SLOT:
-            self.i += 1
-            return SlotRef(tok.text, tok.pos)
-        if kind is K_NUMBER:
-            self.i += 1
-            return Number(tok.value, tok.text, tok.pos)
-        if kind is K_NAME:
-            self.i += 1
-            return BoundName(tok.text, tok.pos)
         if kind is K_SYMBOL:
             return self.symbol()
         if kind is K_LPAREN:
