@@ -22,7 +22,14 @@ from typing import Any, Protocol
 
 from reckoner import wire
 from reckoner.core import ErrorCode, Failure, stored
-from reckoner.core.api import check_name, compile_formula, guarded, parse_value, run_program
+from reckoner.core.api import (
+    as_failure,
+    check_name,
+    compile_formula,
+    guarded,
+    parse_value,
+    run_program,
+)
 from reckoner.core.contract import PRESET_TOOL_BY_NAME, READ_KEYS
 from reckoner.core.contract import TOOLS as CONTRACT
 from reckoner.core.tagged import RenderOptions, describe_json, render
@@ -421,8 +428,11 @@ class Engine:
                 f"gives it, or eval it first if it is a result, and otherwise stop and name it "
                 f"as missing",
             )
-        value = self._materialize(name)
-        rendered = _settled(guarded(lambda: render(value, options)))
+        value = slot.value if slot.value is not None else self._materialize(name)
+        try:
+            rendered = render(value, options)
+        except Exception as error:
+            raise Refusal(as_failure(error)) from None
         return {"ok": True, "name": name, "value": rendered}, {"name": name, "value": rendered}
 
     def _op_eval(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
@@ -780,9 +790,27 @@ def _text_arg(args: dict[str, Any], key: str, tool: str, *, required: bool) -> s
     return raw
 
 
+# Options read often (a get with no options, or with dim "degC") are checked once: the key
+# holds only None, strings and numbers, and a RenderOptions is never changed once built.
+_KNOWN_OPTIONS: dict[tuple[Any, ...], RenderOptions] = {}
+_KNOWN_OPTIONS_LIMIT = 512
+_HASHABLE_OPTION = (type(None), str, int, float)
+
+
 def _read_options(source: dict[str, Any], where: str) -> RenderOptions:
     """get's reading options (form, digits, dim, unit), checked in that order."""
     form, digits, dim, unit = (source.get(key) for key in READ_KEYS)
+    key = (where, form, digits, dim)
+    known = (
+        unit is None
+        and type(form) in _HASHABLE_OPTION
+        and type(digits) in _HASHABLE_OPTION
+        and type(dim) in _HASHABLE_OPTION
+    )
+    if known:
+        found = _KNOWN_OPTIONS.get(key)
+        if found is not None:
+            return found
 
     def build() -> RenderOptions:
         options = RenderOptions(form, digits, dim, None, where)
@@ -791,6 +819,8 @@ def _read_options(source: dict[str, Any], where: str) -> RenderOptions:
         return RenderOptions(form, digits, dim, resolve_unit(unit, f"{where} unit"), where)
 
     built: RenderOptions = _settled(guarded(build))
+    if known and len(_KNOWN_OPTIONS) < _KNOWN_OPTIONS_LIMIT:
+        _KNOWN_OPTIONS[key] = built
     return built
 
 
