@@ -529,7 +529,9 @@ def _slot(name: str, pos: int) -> Compiled:
             )
         if name not in run.reads:
             run.reads[name] = value
-            if type(value) is not Quantity or is_array_payload(value.payload):
+            if type(value) is not Quantity or (
+                type(value.payload) is not float and type(value.payload) is not complex
+            ):  # an array or an object: the row will carry every one of its numbers
                 spend(run, _row_units(value), f"reading @{name}", pos)
         return value
 

@@ -15,6 +15,9 @@ from reckoner.core import Failure, Quantity, Value, parse_value, stored
 from reckoner.core.api import stored_for_row
 
 
+_SCALARS = (float, complex)
+
+
 class StoredValueError(Exception):
     """A replayed row's stored value no longer parses as a value."""
 
@@ -53,7 +56,7 @@ class Slot:
         if form is None:
             value = self.value
             assert value is not None
-            if type(value) is not Quantity or not value.is_array:
+            if type(value) is not Quantity or type(value.payload) in _SCALARS:
                 row = self.row = self._form = stored(value)
                 return row
             # An eval's array: its float64 numbers are spelled straight from numpy.
