@@ -202,6 +202,11 @@ class _Compiler:
             return node.value
         return None
 
+    def _pure_operand(self, node: Node) -> bool:
+        """`_is_constant`, a leaf decided here without the call."""
+        leaf = _LEAF_IS_CONSTANT.get(type(node))
+        return self._is_constant(node) if leaf is None else leaf
+
     def _is_constant(self, node: Node) -> bool:
         """True when the subtree reads no slot, no bound name and runs no bounded form.
 
@@ -215,22 +220,28 @@ class _Compiler:
         known = self._pure.get(id(node))
         if known is not None:
             return known
-        constant = self._is_constant
+        children: list[Node] | tuple[Node, ...]
         if kind is Chain:
-            pure = constant(node.first) and all(  # type: ignore[union-attr]
-                constant(operand)
-                for _, operand, _ in node.rest  # type: ignore[union-attr]
-            )
+            children = [node.first]  # type: ignore[union-attr]
+            for _, operand, _ in node.rest:  # type: ignore[union-attr]
+                children.append(operand)
         elif kind is Binary:
-            pure = constant(node.left) and constant(node.right)  # type: ignore[union-attr]
+            children = (node.left, node.right)  # type: ignore[union-attr]
         elif kind is Unary:
-            pure = constant(node.operand)  # type: ignore[union-attr]
+            children = (node.operand,)  # type: ignore[union-attr]
         elif kind is Call:
-            pure = all(constant(arg) for arg in node.args)  # type: ignore[union-attr]
+            children = node.args  # type: ignore[union-attr]
         elif kind is Index:
-            pure = constant(node.target) and constant(node.index)  # type: ignore[union-attr]
+            children = (node.target, node.index)  # type: ignore[union-attr]
         else:
-            pure = constant(node.target)  # type: ignore[union-attr]
+            children = (node.target,)  # type: ignore[union-attr]
+        pure = True
+        for child in children:
+            # A leaf decides without a call; only an inner child recurses (once: cached).
+            leaf = _LEAF_IS_CONSTANT.get(type(child))
+            if not (self._is_constant(child) if leaf is None else leaf):
+                pure = False
+                break
         self._pure[id(node)] = pure
         return pure
 
@@ -345,8 +356,8 @@ class _Compiler:
         # A run of constants at the front (the 2*$pi of 2*$pi*@f*@L) is computed once: the
         # same operations in the same order, so the same double, with none left per call.
         constants = 0
-        if self._is_constant(node.first):
-            while constants < len(terms) and self._is_constant(terms[constants][1]):
+        if self._pure_operand(node.first):
+            while constants < len(terms) and self._pure_operand(terms[constants][1]):
                 constants += 1
         if 0 < constants < len(terms):
             prefix = Chain(node.first, terms[:constants])
@@ -355,7 +366,9 @@ class _Compiler:
             terms = terms[constants:]
         else:
             first = self.compile(node.first, scope)
-        rest = [(op, self.compile(operand, scope), pos) for op, operand, pos in terms]
+        rest: list[tuple[str, Compiled, int]] = []
+        for op, operand, pos in terms:
+            rest.append((op, self.compile(operand, scope), pos))
         if len(rest) == 1:
             # `@V/@R`, the commonest shape: no loop.
             ((op1, second, pos1),) = rest

@@ -297,7 +297,8 @@ class _Parser:
     # -- notation ------------------------------------------------------------------------
 
     def symbol(self) -> Node:
-        tok = self.advance()
+        tok = self.tokens[self.i]
+        self.i += 1
         notation = BY_NAME.get(tok.text)
         if notation is None:
             raise fail(
@@ -311,12 +312,11 @@ class _Parser:
             return self.function(notation, tok)
         return self.bounded(notation, tok)
 
-    def _adjacent(self, tok: Token, kind: T) -> bool:
-        nxt = self.tokens[self.i]
-        return nxt.kind is kind and nxt.pos == tok.pos + len(tok.text)
-
     def constant(self, notation: Notation, tok: Token) -> Node:
-        if self._adjacent(tok, K_LPAREN) or self._adjacent(tok, K_UNDERSCORE):
+        nxt = self.tokens[self.i]
+        if (nxt.kind is K_LPAREN or nxt.kind is K_UNDERSCORE) and nxt.pos == tok.pos + len(
+            tok.text
+        ):
             raise fail(
                 ErrorCode.INVALID_NOTATION,
                 f"the constant {notation.name} at {at(tok.pos)} takes no parenthesis and no "
@@ -353,13 +353,14 @@ class _Parser:
         )
 
     def arguments(self) -> list[Node]:
-        opener = self.advance()
+        opener = self.tokens[self.i]
+        self.i += 1
         self.enter(opener.pos)
         args: list[Node] = []
         if self.tokens[self.i].kind is not K_RPAREN:
             args.append(self.additive())
             while self.tokens[self.i].kind is K_COMMA:
-                self.advance()
+                self.i += 1
                 args.append(self.additive())
         self.leave()
         if self.tokens[self.i].kind is not K_RPAREN:

@@ -14,7 +14,6 @@ from reckoner import wire
 from reckoner.core import Failure, Quantity, Value, parse_value, stored
 from reckoner.core.api import stored_for_row
 
-
 _SCALARS = (float, complex)
 
 
