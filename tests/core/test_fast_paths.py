@@ -12,11 +12,12 @@ import math
 import struct
 
 import pytest
+from core_helpers import set_value, value_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reckoner.core import dimensions as dims
-from reckoner.core.api import Evaluated, evaluate, parse_value
+from reckoner.core.api import evaluate
 from reckoner.core.arithmetic import add, binary, multiply, subtract
 from reckoner.core.errors import EngineError, Failure
 from reckoner.core.functions import apply_unary, scalar_unary
@@ -88,19 +89,13 @@ def test_issue_8_a_function_of_a_scalar_matches_apply_unary(
 
 
 def _slots(**values: object) -> dict[str, Value]:
-    table: dict[str, Value] = {}
-    for name, raw in values.items():
-        parsed = parse_value(raw)
-        assert not isinstance(parsed, Failure), parsed
-        table[name] = parsed
-    return table
+    return {name: set_value(raw) for name, raw in values.items()}
 
 
 def _value(formula: str, slots: dict[str, Value]) -> Quantity:
-    result = evaluate(formula, slots)
-    assert isinstance(result, Evaluated), result
-    assert isinstance(result.value, Quantity)
-    return result.value
+    value = value_of(formula, slots)
+    assert isinstance(value, Quantity)
+    return value
 
 
 @settings(max_examples=300, deadline=None)
