@@ -137,6 +137,19 @@ def preencoded(value: Any) -> Encoded:
     return Encoded(dumps(value))
 
 
+def with_arrays_spelled(value: Any) -> Any:
+    """`value` with each numpy array in it spelled once, in place in its dicts and lists
+    (copied, not changed): the array's text is embedded in later output without being
+    copied into a larger piece first."""
+    if isinstance(value, np.ndarray):
+        return Encoded(_array_text(value))
+    if type(value) is dict:
+        return {key: with_arrays_spelled(part) for key, part in value.items()}
+    if type(value) is list:
+        return [with_arrays_spelled(part) for part in value]
+    return value
+
+
 def _placeholder(part: Any) -> None:
     """orjson's fallback while the skeleton is checked: a spelled part stands as null."""
     if type(part) is Encoded or isinstance(part, np.ndarray):

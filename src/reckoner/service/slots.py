@@ -59,7 +59,7 @@ class Slot:
                 row = self.row = self._form = stored(value)
                 return row
             # An eval's array: its float64 numbers are spelled straight from numpy.
-            row = self.row = wire.preencoded(stored_for_row(value))
+            row = self.row = wire.with_arrays_spelled(stored_for_row(value))
             return row
         row = self.row = form if "array" not in form else wire.preencoded(form)
         return row
