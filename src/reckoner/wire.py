@@ -190,17 +190,21 @@ def _array_text(array: np.ndarray[Any, Any]) -> bytes:
     unless it holds a whole double (written as an integer, -0.0 excepted)."""
     if array.dtype != np.float64:
         return orjson.dumps(_plain(array.tolist()))
+    candidates = np.flatnonzero(np.trunc(array) == array)  # whole, or infinite
+    if not len(candidates):
+        return orjson.dumps(np.ascontiguousarray(array), option=_NUMPY)
+    if array.ndim == 1 and len(candidates) * _FEW_WHOLE <= array.size:
+        # Few candidates (a sweep from 0): each is decided as _plain decides it.
+        at = [i for i in candidates.tolist() if type(_plain(float(array[i]))) is int]
+        if not at:
+            return orjson.dumps(np.ascontiguousarray(array), option=_NUMPY)
+        return _with_integers_at(array, at)
     with np.errstate(invalid="ignore"):
         whole = np.trunc(array) == array
-        if whole.any():
-            whole &= np.abs(array) < _LARGEST_JSON_INT
-            whole &= ~((array == 0) & np.signbit(array))
+        whole &= np.abs(array) < _LARGEST_JSON_INT
+        whole &= ~((array == 0) & np.signbit(array))
     if not whole.any():
         return orjson.dumps(np.ascontiguousarray(array), option=_NUMPY)
-    if array.ndim == 1:
-        at = np.flatnonzero(whole)
-        if len(at) * _FEW_WHOLE <= array.size:
-            return _with_integers_at(array, at.tolist())
     # The whole doubles become integers in numpy; the list then holds ints and floats.
     mixed = array.astype(object)
     mixed[whole] = array[whole].astype(np.int64).astype(object)
