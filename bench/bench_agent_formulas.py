@@ -20,6 +20,13 @@ Targets: repeated-text geometric mean at most 0.5x pint and no formula above 1x;
 geometric mean at most 1x pint; parse + compile well under 30 us; the array eval within 3x
 of numpy + orjson.
 
+Last, the floors: work any eval of the array formulas must do before its receipt (spell
+every number of its row, hand the row to the OS in one write, map the C library's sin
+over a sweep), and a scalar row's one write, each against pint's whole arithmetic.
+
+The engine's only formula cache is keyed on the exact text, so the fresh texts (the same
+formula with a distinct run of trailing whitespace) always parse and compile in full.
+
 Run: ``uv run python bench/bench_agent_formulas.py [--calls N] [--rounds N]``.
 """
 
@@ -135,7 +142,7 @@ def _geomean(values: list[float]) -> float:
 
 
 def bench_formulas(root: Path, calls: int, rounds: int) -> list[tuple[str, float, float, float]]:
-    ureg = pint.UnitRegistry()
+    ureg: Any = pint.UnitRegistry()
     rng = np.random.default_rng(8)
     x, y = rng.random(N_ARRAY), rng.random(N_ARRAY)
     cases = _cases(ureg, x, y)
@@ -265,6 +272,81 @@ def bench_array_row(root: Path, calls: int, rounds: int) -> tuple[float, float]:
     return min(timings["ours"]) / calls, min(timings["reference"]) / calls
 
 
+def bench_floors(root: Path, calls: int, rounds: int) -> list[tuple[str, str, float, float]]:
+    """What a call must do whatever the engine's code, against pint's whole arithmetic.
+
+    Every eval writes its row with one write before its receipt (issue 8), and the row holds
+    every array read and the result in full (manual 7.2); a function of a real array maps
+    the C library's function element by element (numpy's own SIMD versions may differ in the
+    last bit on some CPUs). Each pair is measured interleaved, best of the rounds.
+    """
+    ureg: Any = pint.UnitRegistry()
+    q = ureg.Quantity
+    rng = np.random.default_rng(8)
+    x, y = rng.random(N_ARRAY), rng.random(N_ARRAY)
+    px, py = q(x, "ohm"), q(y, "ohm")
+    pv, pr = q(230.0, "volt"), q(4.7e3, "ohm")
+    ks = np.arange(1000)
+    sweep = 230.0 * np.sin(2 * math.pi * ks / 1000)
+    sweep_list = (2 * math.pi * ks / 1000).tolist()
+    result = x * 2 + y
+    numpy_option = orjson.OPT_SERIALIZE_NUMPY
+    scalar_row = (
+        b'{"seq":12,"at":1700000000000,"tool":"eval","ok":true,"content":{"formula":"@V/@R",'
+        b'"target":"out","rev":3,"vars":{"V":{"num":230,"dim":[2,1,-3,-1,0,0,0]},"R":{"num":'
+        b'4700,"dim":[2,1,-3,-2,0,0,0]}},"result":{"num":0.04893617021276596,"dim":[0,0,0,1,0,'
+        b"0,0]}}}\n"
+    )
+    array_row = orjson.dumps([x, y, result], option=numpy_option) + b"\n"
+    pairs: list[tuple[str, str, Callable[[], Any], Callable[[], Any] | None]] = [
+        ("Ohm's law", "the row's one write", lambda: pv / pr, None),
+        (
+            "element-wise, 10,000",
+            f"orjson of the {N_ARRAY:,}-element result",
+            lambda: px * 2 + py,
+            lambda: orjson.dumps(result, option=numpy_option),
+        ),
+        (
+            "element-wise, 10,000",
+            f"the {len(array_row):,}-byte row's one write",
+            lambda: px * 2 + py,
+            None,
+        ),
+        (
+            "1,000-point $seq",
+            "orjson of the 1,000-point result",
+            lambda: pv * np.sin(2 * math.pi * ks / 1000),
+            lambda: orjson.dumps(sweep, option=numpy_option),
+        ),
+        (
+            "1,000-point $seq",
+            "math.sin over the 1,000 points",
+            lambda: pv * np.sin(2 * math.pi * ks / 1000),
+            lambda: np.fromiter(map(math.sin, sweep_list), np.float64, len(sweep_list)),
+        ),
+    ]
+    floors = []
+    with (root / "floor.jsonl").open("ab", buffering=0) as sink:
+        fd = sink.fileno()
+        writes = {0: scalar_row, 2: array_row}
+        for index, (formula, label, pint_side, floor_side) in enumerate(pairs):
+            if floor_side is None:
+                line = writes[index]
+                floor_side = lambda line=line: os.write(fd, line)  # noqa: E731
+            assert floor_side is not None
+            best = {"pint": math.inf, "floor": math.inf}
+            n = calls if index == 0 else max(calls // 10, 20)
+            for _ in range(rounds):
+                os.ftruncate(fd, 0)  # the floor of a write: into a file not yet grown large
+                for side, fn in (("pint", pint_side), ("floor", floor_side)):
+                    started = time.process_time()
+                    for _ in range(n):
+                        fn()
+                    best[side] = min(best[side], (time.process_time() - started) / n)
+            floors.append((formula, label, best["pint"], best["floor"]))
+    return floors
+
+
 def _us(seconds: float) -> str:
     return f"{seconds * 1e6:8.1f} us"
 
@@ -279,6 +361,7 @@ def main() -> None:
         table = bench_formulas(root, options.calls, options.rounds)
         compile_short, compile_rlc = bench_compile(options.rounds)
         ours, reference = bench_array_row(root, max(options.calls // 10, 20), options.rounds)
+        floors = bench_floors(root, options.calls, options.rounds)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"Full Engine.call('eval') against pint, best of {options.rounds} interleaved rounds")
@@ -300,6 +383,14 @@ def main() -> None:
         f"eval over {N_ARRAY:,} elements, row written: {_us(ours)} against numpy + orjson + "
         f"write {_us(reference)}: {ours / reference:.2f}x (target <= 3x)"
     )
+    print("\nFloors: work any eval of these must do, against pint's whole arithmetic")
+    print("| formula | floor | pint | floor | floor / pint |")
+    print("|---|---|---|---|---|")
+    for formula, label, pint_time, floor_time in floors:
+        print(
+            f"| {formula} | {label} | {_us(pint_time)} | {_us(floor_time)} | "
+            f"{floor_time / pint_time:.2f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,11 @@ lone surrogate, so it is written as its ``\uXXXX`` escape and read back as the s
 character. The one string JSON cannot spell is a Python string holding a high and a low
 surrogate as two characters (JSON reads ``"\ud83d\ude00"`` as one character), so it is
 refused with ``UnstorableText`` rather than changed.
+
+Two kinds of part are written without being walked: a float64 ``numpy`` array (orjson
+writes its doubles exactly as it writes Python floats, so only an array holding a whole
+double needs converting) and an ``Encoded`` value, text this module already wrote. A trace
+row that carries 10,000-element arrays is then one copy of their text, not a walk.
 """
 
 from __future__ import annotations
@@ -63,8 +68,8 @@ _DOT, _ZERO, _COMMA, _BRACKET, _BRACE = (ord(c) for c in ".0,]}")
 
 def _shows_whole_float(text: bytes) -> bool:
     if len(text) < _LONG_TEXT:
-        return _WHOLE_FLOAT_TEXT.search(text) is not None
-    if text.endswith(b".0"):
+        return _WHOLE_FLOAT_TEXT.search(text) is not None  # `$` also matches before a newline
+    if text.endswith((b".0", b".0\n")):
         return True
     b = np.frombuffer(text, dtype=np.uint8)
     after = b[np.flatnonzero((b[:-2] == _DOT) & (b[1:-1] == _ZERO)) + 2]
@@ -85,6 +90,9 @@ _SPLIT_PAIR = re.compile(r"[\ud800-\udbff][\udc00-\udfff]")
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
+_LINE = orjson.OPT_APPEND_NEWLINE
+
+
 def dumps(value: Any) -> bytes:
     """Compact JSON bytes, whole doubles written as integers, lone surrogates escaped.
 
@@ -93,14 +101,133 @@ def dumps(value: Any) -> bytes:
     try:
         text = orjson.dumps(value)
     except orjson.JSONEncodeError as error:
-        # orjson refuses text UTF-8 cannot carry and values deeper than it recurses; only
-        # then is the value walked, and the standard library writes it in the same spelling.
-        if "recursion" not in str(error).lower() and not _holds_surrogate(value):
-            raise
-        return _dumps_stdlib(value)
+        return _dumps_refused(value, error, 0)
     if not _shows_whole_float(text):
         return text
     return orjson.dumps(_plain(value))
+
+
+def dumps_line(value: Any) -> bytes:
+    """``dumps`` followed by a newline, written in the same buffer (a record file's line)."""
+    try:
+        text = orjson.dumps(value, option=_LINE)
+    except orjson.JSONEncodeError as error:
+        return _dumps_refused(value, error, _LINE)
+    if len(text) < _LONG_TEXT:  # a trace row's usual size: the check without another call
+        if _WHOLE_FLOAT_TEXT.search(text) is None:
+            return text
+    elif not _shows_whole_float(text):
+        return text
+    return orjson.dumps(_plain(value), option=_LINE)
+
+
+class Encoded:
+    """JSON text this module wrote, embedded as it is wherever it appears in a value later
+    given to ``dumps`` (a large value that many rows repeat is spelled once)."""
+
+    __slots__ = ("fragment", "text")
+
+    def __init__(self, text: bytes) -> None:
+        self.text = text
+        self.fragment = orjson.Fragment(text)
+
+
+def preencoded(value: Any) -> Encoded:
+    """`value` spelled once, to embed in later `dumps` output."""
+    return Encoded(dumps(value))
+
+
+def with_arrays_spelled(value: Any) -> Any:
+    """`value` with each numpy array in it spelled once, in place in its dicts and lists
+    (copied, not changed): the array's text is embedded in later output without being
+    copied into a larger piece first."""
+    if isinstance(value, np.ndarray):
+        return Encoded(_array_text(value))
+    if type(value) is dict:
+        return {key: with_arrays_spelled(part) for key, part in value.items()}
+    if type(value) is list:
+        return [with_arrays_spelled(part) for part in value]
+    return value
+
+
+def _placeholder(part: Any) -> None:
+    """orjson's fallback while the skeleton is checked: a spelled part stands as null."""
+    if type(part) is Encoded or isinstance(part, np.ndarray):
+        return None
+    raise TypeError
+
+
+def _embedded(part: Any) -> Any:
+    """orjson's fallback for the final text: the part's own spelling, copied as it is."""
+    if type(part) is Encoded:
+        return part.fragment
+    if isinstance(part, np.ndarray):
+        return orjson.Fragment(_array_text(part))
+    raise TypeError
+
+
+def _dumps_refused(value: Any, error: orjson.JSONEncodeError, option: int) -> bytes:
+    """What orjson refused on a first try: a part spelled here (an array, an ``Encoded``),
+    text UTF-8 cannot carry, or a value deeper than orjson recurses."""
+    try:
+        # The skeleton, every spelled part as null: small, so its check for whole doubles
+        # never reads the parts' own text, which is already in this module's spelling.
+        skeleton = orjson.dumps(value, default=_placeholder)
+    except orjson.JSONEncodeError as refused:
+        # Only text and depth are left; then the value is walked, and the standard library
+        # writes it in the same spelling.
+        if "recursion" not in str(refused).lower() and not _holds_surrogate(value):
+            raise
+        text = _dumps_stdlib(value)
+        return text + b"\n" if option & _LINE else text
+    if _shows_whole_float(skeleton):
+        value = _plain(value)
+    return orjson.dumps(value, default=_embedded, option=option)
+
+
+def _array_text(array: np.ndarray[Any, Any]) -> bytes:
+    """A numpy array in this module's spelling, a float64 one written straight from numpy
+    unless it holds a whole double (written as an integer, -0.0 excepted)."""
+    if array.dtype != np.float64:
+        return orjson.dumps(_plain(array.tolist()))
+    candidates = np.flatnonzero(np.trunc(array) == array)  # whole, or infinite
+    if not len(candidates):
+        return orjson.dumps(np.ascontiguousarray(array), option=_NUMPY)
+    if array.ndim == 1 and len(candidates) * _FEW_WHOLE <= array.size:
+        # Few candidates (a sweep from 0): each is decided as _plain decides it.
+        at = [i for i in candidates.tolist() if type(_plain(float(array[i]))) is int]
+        if not at:
+            return orjson.dumps(np.ascontiguousarray(array), option=_NUMPY)
+        return _with_integers_at(array, at)
+    with np.errstate(invalid="ignore"):
+        whole = np.trunc(array) == array
+        whole &= np.abs(array) < _LARGEST_JSON_INT
+        whole &= ~((array == 0) & np.signbit(array))
+    if not whole.any():
+        return orjson.dumps(np.ascontiguousarray(array), option=_NUMPY)
+    # The whole doubles become integers in numpy; the list then holds ints and floats.
+    mixed = array.astype(object)
+    mixed[whole] = array[whole].astype(np.int64).astype(object)
+    return orjson.dumps(mixed.tolist())
+
+
+_NUMPY = orjson.OPT_SERIALIZE_NUMPY
+# A vector with at most one whole double in this many elements (a sweep from 0) is written
+# in runs from numpy, the whole ones between them as integers.
+_FEW_WHOLE = 16
+
+
+def _with_integers_at(array: np.ndarray[Any, Any], whole: list[int]) -> bytes:
+    pieces: list[bytes] = []
+    start = 0
+    for i in whole:
+        if i > start:
+            pieces.append(orjson.dumps(array[start:i], option=_NUMPY)[1:-1])
+        pieces.append(b"%d" % int(array[i]))
+        start = i + 1
+    if start < array.size:
+        pieces.append(orjson.dumps(array[start:], option=_NUMPY)[1:-1])
+    return b"[" + b",".join(pieces) + b"]"
 
 
 def _holds_surrogate(value: Any) -> bool:
@@ -117,6 +244,10 @@ def _holds_surrogate(value: Any) -> bool:
 def _stdlib_ready(value: Any) -> Any:
     """The value as orjson would write it (whole and non-finite doubles), pairs checked."""
     kind = type(value)
+    if kind is Encoded:
+        return _stdlib_ready(loads(value.text))
+    if isinstance(value, np.ndarray):
+        return _stdlib_ready(value.tolist())
     if kind is str:
         if _SPLIT_PAIR.search(value) is not None:
             raise UnstorableText(SPLIT_PAIR_SENTENCE)
@@ -147,12 +278,6 @@ def _dumps_stdlib(value: Any) -> bytes:
 def holds_split_pair(text: str) -> bool:
     """True when ``text`` holds a high and a low surrogate as two characters (unstorable)."""
     return not text.isascii() and _SPLIT_PAIR.search(text) is not None
-
-
-def preencoded(value: Any) -> Any:
-    """`value` encoded once, to embed as it is in later `dumps` output (large values that
-    many rows repeat). The embedded text is already in this module's spelling."""
-    return orjson.Fragment(dumps(value))
 
 
 def dumps_text(value: Any) -> str:

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from . import dimensions as dims
 from .errors import EngineError, ErrorCode, Failure, fail
-from .evaluator import Program, compile_tree
+from .evaluator import NO_FRAME, Program, Run, compile_tree
 from .limits import MAX_DIMENSION_EXPONENT, MAX_NESTING_DEPTH
 from .names import is_name
 from .parser import parse
@@ -26,6 +26,7 @@ from .tagged import (
     describe_json,
     parse_tagged,
     render,
+    row_form,
     stored_form,
 )
 from .values import (
@@ -57,7 +58,7 @@ if sys.getrecursionlimit() < _FRAMES_NEEDED:
     sys.setrecursionlimit(_FRAMES_NEEDED)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Evaluated:
     """A formula's value and the slots it read, in first-use order."""
 
@@ -123,6 +124,7 @@ class _ProgramCache:
 
 _PROGRAMS = _ProgramCache(_PROGRAM_CACHE_CHARACTERS)
 _program = _PROGRAMS.program
+_CACHED = _PROGRAMS.programs.get
 
 
 def compile_formula(formula: JSON) -> Program | Failure:
@@ -134,6 +136,9 @@ def compile_formula(formula: JSON) -> Program | Failure:
             f'formula must be a string holding one expression, such as "(@V)^2/@R", but '
             f"it is {describe_json(formula)}",
         )
+    found = _CACHED(formula)  # a repeated formula: one dict lookup, no further call
+    if found is not None:
+        return found
     try:
         return _program(formula)
     except Exception as error:
@@ -143,8 +148,14 @@ def compile_formula(formula: JSON) -> Program | Failure:
 def run_program(program: Program, slots: Mapping[str, Value]) -> Evaluated | Failure:
     """Run a formula already compiled by `compile_formula`; nothing is stored."""
     try:
-        value, reads = program.run(slots)
-        admit(value)
+        frame_size = program.frame_size
+        state = Run(slots, [None] * frame_size if frame_size else NO_FRAME)
+        value = program.body(state)  # Program.run, without the call
+        reads = state.reads
+        if not (type(value) is Quantity and type(value.payload) is float):
+            admit(value)  # a real scalar is checked by the last lines below, without a call
+        elif not (math.isfinite(value.payload) and dims.is_storable(value.vector)):
+            admit(value)
         return Evaluated(value, reads)
     except Exception as error:
         return as_failure(error)
@@ -221,9 +232,14 @@ def render_value(value: Value, form: JSON, digits: JSON, dim: JSON) -> JSON | Fa
     return guarded(lambda: render(value, RenderOptions(form, digits, dim)))
 
 
-def stored(value: Value) -> JSON:
-    """The stored form: what `set` echoes and a row keeps (`dim` as 7 integers)."""
-    return stored_form(value)
+# The stored form: what `set` echoes and a row keeps (`dim` as 7 integers).
+stored: Callable[[Value], JSON] = stored_form
+
+
+def stored_for_row(value: Value) -> JSON:
+    """The stored form with each float64 array left a numpy array, for ``reckoner.wire`` to
+    spell straight from numpy: the same text as the stored form's."""
+    return row_form(value)
 
 
 @lru_cache(maxsize=4096)

@@ -360,6 +360,16 @@ def binary(symbol: str, a: Value, b: Value, pos: int) -> Quantity:
                 and (math.isfinite(y) or a.vector == dims.ZERO)
             ):
                 return Quantity(scalar_power(x, y, pos), dims.power(a.vector, y))
+        elif (type(x) is complex or type(x) is float) and (type(y) is complex or type(y) is float):
+            # A complex scalar with a scalar: Python's complex + - * never raise (they
+            # saturate to inf, refused later), exactly as the general rules compute them.
+            if symbol == "*":
+                return Quantity(x * y, dims.multiply(a.vector, b.vector))
+            if a.vector == b.vector:
+                if symbol == "+":
+                    return Quantity(x + y, a.vector)
+                if symbol == "-":
+                    return Quantity(x - y, a.vector)
     what = f"the {_OP_NAMES[symbol]} '{symbol}'"
     left = require_quantity(a, what, pos)
     right = require_quantity(b, what, pos)

@@ -163,11 +163,12 @@ def kind(v: Vector) -> str:
 
 def integers(v: Vector) -> list[int]:
     """The 7 integers of a whole vector, as stored and echoed (a fresh list)."""
-    return list(_integers(v))
+    return list(integer_tuple(v))
 
 
 @lru_cache(maxsize=_VECTOR_CACHE)
-def _integers(v: Vector) -> tuple[int, ...]:
+def integer_tuple(v: Vector) -> tuple[int, ...]:
+    """The 7 integers of a whole vector, shared: copy it before handing it out."""
     return tuple(int(x) for x in v)
 
 

@@ -9,21 +9,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from . import dimensions as dims
 from .arithmetic import (
-    add,
     binary,
     is_whole_array_operation,
-    multiply,
     negate,
     require_quantity,
 )
 from .errors import EngineError, ErrorCode, fail
-from .functions import apply_binary, apply_unary, maps_real_array
+from .functions import apply_binary, apply_unary, maps_real_array, scalar_unary
 from .lexer import at
 from .limits import MAX_BOUNDED_STEPS, MAX_CALL_WORK
 from .notation import DimRule, Notation, dollar_form
@@ -55,15 +53,19 @@ from .values import (
 )
 
 
-@dataclass(slots=True)
 class Run:
     """The state of one evaluation: the slots it may read and what it has read."""
 
-    slots: Mapping[str, Value]
-    reads: dict[str, Value] = field(default_factory=dict)
-    frame: list[Quantity | None] = field(default_factory=list)
-    steps: int = 1  # the product of the ranges of the bounded forms being run
-    work: int = 0  # units of MAX_CALL_WORK spent so far
+    # A plain class: one is built per evaluation, and a dataclass's generated __init__ with
+    # default factories costs more than the arithmetic of a short formula.
+    __slots__ = ("frame", "reads", "slots", "steps", "work")
+
+    def __init__(self, slots: Mapping[str, Value], frame: list[Quantity | None]) -> None:
+        self.slots = slots
+        self.reads: dict[str, Value] = {}  # every slot read, in first-use order
+        self.frame = frame
+        self.steps = 1  # the product of the ranges of the bounded forms being run
+        self.work = 0  # units of MAX_CALL_WORK spent so far
 
 
 class WorkExceeded(EngineError):
@@ -116,6 +118,10 @@ def _pair_units(symbol: str, a: Value, b: Value) -> int:
 
 def _operate(run: Run, symbol: str, a: Value, b: Value, pos: int) -> Value:
     """`binary` after charging its array work."""
+    if type(a) is Quantity and type(b) is Quantity:
+        x, y = a.payload, b.payload
+        if (type(x) is float or type(x) is complex) and (type(y) is float or type(y) is complex):
+            return binary(symbol, a, b, pos)  # two scalars: no array work to charge
     units = _pair_units(symbol, a, b)
     if units:
         spend(run, units, f"'{symbol}'", pos)
@@ -141,9 +147,13 @@ class Program:
     frame_size: int
 
     def run(self, slots: Mapping[str, Value]) -> tuple[Value, dict[str, Value]]:
-        state = Run(slots, {}, [None] * self.frame_size)
+        state = Run(slots, [None] * self.frame_size if self.frame_size else NO_FRAME)
         value = self.body(state)
         return value, state.reads
+
+
+# The frame of a formula that binds no variable: never written, so one list serves all.
+NO_FRAME: list[Quantity | None] = []
 
 
 def compile_tree(tree: Node) -> Program:
@@ -168,15 +178,19 @@ class _Compiler:
     def __init__(self) -> None:
         self.frame_size = 0
         self._pure: dict[int, bool] = {}
+        self._kept: list[Node] = []  # nodes made while compiling, kept until it ends
 
     def compile(self, node: Node, scope: dict[str, int]) -> Compiled:
+        kind = type(node)
+        if kind is SlotRef:  # the commonest leaf, compiled without a further call
+            return _slot(node.name, node.pos)  # type: ignore[union-attr]
         compiled = self._compile(node, scope)
-        if type(node) in _FOLDABLE and self._is_constant(node):
+        if kind in _FOLDABLE and self._is_constant(node):
             # A subtree of literals and constants has one value: compute it once here, so
             # `2*$pi*@f` or `$sqrt(3)*@V` costs one operation per call. A subtree that fails
             # keeps its closure, so the failure is still raised in evaluation order.
             try:
-                value = compiled(Run({}, {}, []))
+                value = compiled(Run({}, []))
             except EngineError:
                 return compiled
             return lambda run: value
@@ -187,6 +201,11 @@ class _Compiler:
         if isinstance(node, Number) and type(node.value) is float and math.isfinite(node.value):
             return node.value
         return None
+
+    def _pure_operand(self, node: Node) -> bool:
+        """`_is_constant`, a leaf decided here without the call."""
+        leaf = _LEAF_IS_CONSTANT.get(type(node))
+        return self._is_constant(node) if leaf is None else leaf
 
     def _is_constant(self, node: Node) -> bool:
         """True when the subtree reads no slot, no bound name and runs no bounded form.
@@ -201,41 +220,48 @@ class _Compiler:
         known = self._pure.get(id(node))
         if known is not None:
             return known
-        constant = self._is_constant
+        children: list[Node] | tuple[Node, ...]
         if kind is Chain:
-            pure = constant(node.first) and all(  # type: ignore[union-attr]
-                constant(operand)
-                for _, operand, _ in node.rest  # type: ignore[union-attr]
-            )
+            children = [node.first]  # type: ignore[union-attr]
+            for _, operand, _ in node.rest:  # type: ignore[union-attr]
+                children.append(operand)
         elif kind is Binary:
-            pure = constant(node.left) and constant(node.right)  # type: ignore[union-attr]
+            children = (node.left, node.right)  # type: ignore[union-attr]
         elif kind is Unary:
-            pure = constant(node.operand)  # type: ignore[union-attr]
+            children = (node.operand,)  # type: ignore[union-attr]
         elif kind is Call:
-            pure = all(constant(arg) for arg in node.args)  # type: ignore[union-attr]
+            children = node.args  # type: ignore[union-attr]
         elif kind is Index:
-            pure = constant(node.target) and constant(node.index)  # type: ignore[union-attr]
+            children = (node.target, node.index)  # type: ignore[union-attr]
         else:
-            pure = constant(node.target)  # type: ignore[union-attr]
+            children = (node.target,)  # type: ignore[union-attr]
+        pure = True
+        for child in children:
+            # A leaf decides without a call; only an inner child recurses (once: cached).
+            leaf = _LEAF_IS_CONSTANT.get(type(child))
+            if not (self._is_constant(child) if leaf is None else leaf):
+                pure = False
+                break
         self._pure[id(node)] = pure
         return pure
 
     def _compile(self, node: Node, scope: dict[str, int]) -> Compiled:
         # Dispatch on the node's class; each branch returns a closure.
-        if isinstance(node, Number):
-            constant = Quantity(node.value, dims.ZERO)
+        kind = type(node)
+        if kind is Chain:
+            return self._chain(node, scope)  # type: ignore[arg-type]
+        if kind is Number:
+            constant = Quantity(node.value, dims.ZERO)  # type: ignore[union-attr]
             return lambda run: constant
-        if isinstance(node, SlotRef):
-            return _slot(node.name, node.pos)
-        if isinstance(node, BoundName):
-            return self._bound(node, scope)
-        if isinstance(node, Constant):
-            value = Quantity(_CONSTANTS[node.notation.name], dims.ZERO)
+        if kind is SlotRef:
+            return _slot(node.name, node.pos)  # type: ignore[union-attr]
+        if kind is BoundName:
+            return self._bound(node, scope)  # type: ignore[arg-type]
+        if kind is Constant:
+            value = Quantity(_CONSTANTS[node.notation.name], dims.ZERO)  # type: ignore[union-attr]
             return lambda run: value
-        if isinstance(node, Chain):
-            return self._chain(node, scope)
-        if isinstance(node, Binary):
-            return self._binary(node, scope)
+        if kind is Binary:
+            return self._binary(node, scope)  # type: ignore[arg-type]
         if isinstance(node, Unary):
             operand = self.compile(node.operand, scope)
             pos = node.pos
@@ -256,7 +282,7 @@ class _Compiler:
             return self._bounded(node, scope)
         if isinstance(node, Index):
             return self._index(node, scope)
-        return self._field(node, scope)
+        return self._field(node, scope)  # type: ignore[arg-type]
 
     def _bound(self, node: BoundName, scope: dict[str, int]) -> Compiled:
         slot = scope.get(node.name)
@@ -326,8 +352,23 @@ class _Compiler:
         return apply
 
     def _chain(self, node: Chain, scope: dict[str, int]) -> Compiled:
-        first = self.compile(node.first, scope)
-        rest = [(op, self.compile(operand, scope), pos) for op, operand, pos in node.rest]
+        terms = node.rest
+        # A run of constants at the front (the 2*$pi of 2*$pi*@f*@L) is computed once: the
+        # same operations in the same order, so the same double, with none left per call.
+        constants = 0
+        if self._pure_operand(node.first):
+            while constants < len(terms) and self._pure_operand(terms[constants][1]):
+                constants += 1
+        if 0 < constants < len(terms):
+            prefix = Chain(node.first, terms[:constants])
+            self._kept.append(prefix)  # alive while compiling: _pure is keyed by id()
+            first = self.compile(prefix, scope)
+            terms = terms[constants:]
+        else:
+            first = self.compile(node.first, scope)
+        rest: list[tuple[str, Compiled, int]] = []
+        for op, operand, pos in terms:
+            rest.append((op, self.compile(operand, scope), pos))
         if len(rest) == 1:
             # `@V/@R`, the commonest shape: no loop.
             ((op1, second, pos1),) = rest
@@ -353,12 +394,14 @@ class _Compiler:
         if len(args) == 1:
             only = args[0]
 
+            on_scalar = scalar_unary(notation, pos)
+
             def one(run: Run) -> Value:
                 value = only(run)
                 if type(value) is Quantity:
                     payload = value.payload
                     if type(payload) is float or type(payload) is complex:
-                        return apply_unary(notation, value, pos)
+                        return on_scalar(value)
                 return _unary_on_array(run, notation, value, pos)
 
             return one
@@ -499,7 +542,9 @@ def _slot(name: str, pos: int) -> Compiled:
             )
         if name not in run.reads:
             run.reads[name] = value
-            if type(value) is not Quantity or type(value.payload) is not float:
+            if type(value) is not Quantity or (
+                type(value.payload) is not float and type(value.payload) is not complex
+            ):  # an array or an object: the row will carry every one of its numbers
                 spend(run, _row_units(value), f"reading @{name}", pos)
         return value
 
@@ -747,22 +792,15 @@ def _fold(
     pos: int,
 ) -> Value:
     frame = run.frame
-    summing = notation.name == "$sum"
-    combine = add if summing else multiply
-    symbol = "+" if summing else "*"
-    acc: Quantity | None = None
+    symbol = "+" if notation.name == "$sum" else "*"
+    acc: Value | None = None
     for k in range(start, stop + 1):
         frame[index] = Quantity(float(k), dims.ZERO)
         term = require_quantity(body(run), f"the body of {notation.name}", pos)
-        if acc is None:
-            acc = term
-            continue
-        units = _pair_units(symbol, acc, term)
-        if units:
-            spend(run, units, notation.name, pos)
-        acc = combine(acc, term, pos)
+        # The array work of each step is charged by _operate, as for any operator.
+        acc = term if acc is None else _operate(run, symbol, acc, term, pos)
     frame[index] = None
-    assert acc is not None
+    assert type(acc) is Quantity
     return acc
 
 

@@ -211,6 +211,54 @@ def maps_real_array(notation: Notation, payload: Payload) -> bool:
     return isinstance(payload, np.ndarray) and notation.name in _REAL_ARRAY_MAPS
 
 
+def _result_vector(notation: Notation, q: Quantity, pos: int) -> dims.Vector:
+    """The vector a function's value carries (manual 6.3), its argument's checked first."""
+    rule = notation.dim_rule
+    if rule is DimRule.DIMENSIONLESS:
+        _need_dimensionless(notation, pos, q)
+        return dims.ZERO
+    if rule is DimRule.ANGLE:
+        return dims.ZERO
+    if rule is DimRule.HALF:
+        return dims.halve(q.vector)
+    return q.vector
+
+
+def _worded(notation: Notation, pos: int) -> ScalarFn:
+    """The scalar rule of a function, its failures worded as refusals."""
+    fn = UNARY[notation.name]
+
+    def each(x: Scalar) -> Scalar:
+        try:
+            return fn(x)
+        except _Undefined as undefined:
+            raise _refuse(notation, pos, x, undefined.reason) from None
+        except ArithmeticError:
+            raise _refuse(notation, pos, x, _OVERFLOW) from None
+        except ValueError:
+            raise _refuse(notation, pos, x, _NO_VALUE) from None
+
+    return each
+
+
+def scalar_unary(notation: Notation, pos: int) -> Callable[[Quantity], Quantity]:
+    """`apply_unary` for a scalar quantity, with the function's rules looked up once (at
+    compile time) rather than on every call."""
+    if notation.dim_rule is DimRule.COUNT or notation.dim_rule is DimRule.TRANSPOSE:
+        return lambda q: apply_unary(notation, q, pos)
+    each = _worded(notation, pos)
+    keeps_vector = notation.dim_rule not in _CHANGES_VECTOR
+
+    def apply(q: Quantity) -> Quantity:
+        vector = q.vector if keeps_vector else _result_vector(notation, q, pos)
+        return Quantity(each(q.payload), vector)  # type: ignore[arg-type]
+
+    return apply
+
+
+_CHANGES_VECTOR = frozenset({DimRule.DIMENSIONLESS, DimRule.ANGLE, DimRule.HALF})
+
+
 def apply_unary(
     notation: Notation,
     value: Value,
@@ -225,27 +273,8 @@ def apply_unary(
         return _length(notation, q, pos)
     if rule is DimRule.TRANSPOSE:
         return _transpose(notation, q, pos)
-    if rule is DimRule.DIMENSIONLESS:
-        _need_dimensionless(notation, pos, q)
-        vector = dims.ZERO
-    elif rule is DimRule.ANGLE:
-        vector = dims.ZERO
-    elif rule is DimRule.HALF:
-        vector = dims.halve(q.vector)
-    else:
-        vector = q.vector
-    fn = UNARY[notation.name]
-
-    def each(x: Scalar) -> Scalar:
-        try:
-            return fn(x)
-        except _Undefined as undefined:
-            raise _refuse(notation, pos, x, undefined.reason) from None
-        except ArithmeticError:
-            raise _refuse(notation, pos, x, _OVERFLOW) from None
-        except ValueError:
-            raise _refuse(notation, pos, x, _NO_VALUE) from None
-
+    vector = _result_vector(notation, q, pos)
+    each = _worded(notation, pos)
     payload = q.payload
     if isinstance(payload, np.ndarray):
         fast = _REAL_ARRAY_MAPS.get(notation.name)

@@ -84,6 +84,10 @@ _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NAME_CHARS = _NAME_START | _DIGITS
 
 
+# A Token built in C, without the Python frame of NamedTuple's __new__ (one per token).
+_token = tuple.__new__
+
+
 def at(pos: int) -> str:
     """A position for a message, counted from 1 as an editor does."""
     return f"character {pos + 1}"
@@ -92,21 +96,25 @@ def at(pos: int) -> str:
 def tokenize(text: str, symbol_names: frozenset[str]) -> list[Token]:
     """Scan the whole formula; the first character outside the language is refused."""
     tokens: list[Token] = []
+    keep = tokens.append
+    punctuation = _PUNCTUATION
+    name_chars = _NAME_CHARS
     n = len(text)
     i = 0
     while i < n:
         c = text[i]
-        if c in _WHITESPACE:
+        # The branches run in the order characters are common in formulas.
+        kind = punctuation.get(c)
+        if kind is not None:
+            keep(_token(Token, (kind, c, i, 0.0)))
             i += 1
-        elif c in _DIGITS:
-            i = _number(text, i, tokens)
-        elif c in _NAME_START:
-            j = _name_end(text, i)
-            tokens.append(Token(K_NAME, text[i:j], i))
-            i = j
         elif c == "@" or c == "$":
-            j = _name_end(text, i + 1)
-            if j == i + 1:
+            j = i + 1
+            if j < n and text[j] in _NAME_START:
+                j += 1
+                while j < n and text[j] in name_chars:
+                    j += 1
+            else:
                 what = "slot" if c == "@" else "notation"
                 raise fail(
                     ErrorCode.INVALID_FORMULA,
@@ -116,31 +124,38 @@ def tokenize(text: str, symbol_names: frozenset[str]) -> list[Token]:
                 )
             name = text[i + 1 : j]
             if c == "@":
-                tokens.append(Token(K_SLOT, name, i))
+                keep(_token(Token, (K_SLOT, name, i, 0.0)))
             else:
                 # `$sum_{` scans as one name `sum_`: split the position marker back off.
                 if ("$" + name) not in symbol_names and name.endswith("_"):
                     stem = "$" + name[:-1]
                     if stem in symbol_names:
-                        tokens.append(Token(K_SYMBOL, stem, i))
-                        tokens.append(Token(K_UNDERSCORE, "_", j - 1))
+                        keep(_token(Token, (K_SYMBOL, stem, i, 0.0)))
+                        keep(_token(Token, (K_UNDERSCORE, "_", j - 1, 0.0)))
                         i = j
                         continue
-                tokens.append(Token(K_SYMBOL, "$" + name, i))
+                keep(_token(Token, (K_SYMBOL, "$" + name, i, 0.0)))
             i = j
+        elif c in _WHITESPACE:
+            i += 1
+        elif c in _NAME_START:
+            j = i + 1
+            while j < n and text[j] in name_chars:
+                j += 1
+            keep(_token(Token, (K_NAME, text[i:j], i, 0.0)))
+            i = j
+        elif c in _DIGITS:
+            i = _number(text, i, tokens)
         elif c == "-":
             if i + 1 < n and text[i + 1] == ">":
-                tokens.append(Token(K_ARROW, "->", i))
+                keep(_token(Token, (K_ARROW, "->", i, 0.0)))
                 i += 2
             else:
-                tokens.append(Token(K_MINUS, "-", i))
+                keep(_token(Token, (K_MINUS, "-", i, 0.0)))
                 i += 1
-        elif c in _PUNCTUATION:
-            tokens.append(Token(_PUNCTUATION[c], c, i))
-            i += 1
         else:
             raise fail(ErrorCode.INVALID_FORMULA, _charset_message(c, i))
-    tokens.append(Token(K_END, "", n))
+    keep(_token(Token, (K_END, "", n, 0.0)))
     return tokens
 
 
@@ -229,5 +244,5 @@ def _number(text: str, start: int, tokens: list[Token]) -> int:
             f"i or j, so write {fix}",
         )
     value: float | complex = complex(0.0, magnitude) if imaginary else magnitude
-    tokens.append(Token(K_NUMBER, text[start:i], start, value))
+    tokens.append(_token(Token, (K_NUMBER, text[start:i], start, value)))
     return i

@@ -181,8 +181,10 @@ class _Parser:
         return Chain(first, tuple(rest))
 
     def multiplicative(self) -> Node:
-        first = self.unary()
         tokens = self.tokens
+        kind = tokens[self.i].kind
+        # An operand without a sign (the common case) goes to power() directly.
+        first = self.unary() if kind is K_MINUS or kind is K_PLUS else self.power()
         kind = tokens[self.i].kind
         if kind is not K_STAR and kind is not K_SLASH:
             return first
@@ -190,7 +192,9 @@ class _Parser:
         while kind is K_STAR or kind is K_SLASH:
             op = tokens[self.i]
             self.i += 1
-            rest.append((op.text, self.unary(), op.pos))
+            kind = tokens[self.i].kind
+            operand = self.unary() if kind is K_MINUS or kind is K_PLUS else self.power()
+            rest.append((op.text, operand, op.pos))
             kind = tokens[self.i].kind
         return Chain(first, tuple(rest))
 
@@ -212,7 +216,20 @@ class _Parser:
         return node
 
     def power(self) -> Node:
-        base = self.primary()
+        tok = self.tokens[self.i]
+        kind = tok.kind
+        # The atoms are read here, without a call to primary() for each.
+        if kind is K_SLOT:
+            self.i += 1
+            base: Node = SlotRef(tok.text, tok.pos)
+        elif kind is K_NUMBER:
+            self.i += 1
+            base = Number(tok.value, tok.text, tok.pos)
+        elif kind is K_NAME:
+            self.i += 1
+            base = BoundName(tok.text, tok.pos)
+        else:
+            base = self.primary()
         kind = self.tokens[self.i].kind
         if kind is K_LBRACKET or kind is K_DOT:
             base = self.postfix(base)
@@ -257,17 +274,9 @@ class _Parser:
                 return node
 
     def primary(self) -> Node:
+        """Anything but an atom (slot, number, bound name), which power() reads itself."""
         tok = self.tokens[self.i]
         kind = tok.kind
-        if kind is K_SLOT:
-            self.i += 1
-            return SlotRef(tok.text, tok.pos)
-        if kind is K_NUMBER:
-            self.i += 1
-            return Number(tok.value, tok.text, tok.pos)
-        if kind is K_NAME:
-            self.i += 1
-            return BoundName(tok.text, tok.pos)
         if kind is K_SYMBOL:
             return self.symbol()
         if kind is K_LPAREN:
@@ -288,7 +297,8 @@ class _Parser:
     # -- notation ------------------------------------------------------------------------
 
     def symbol(self) -> Node:
-        tok = self.advance()
+        tok = self.tokens[self.i]
+        self.i += 1
         notation = BY_NAME.get(tok.text)
         if notation is None:
             raise fail(
@@ -302,12 +312,11 @@ class _Parser:
             return self.function(notation, tok)
         return self.bounded(notation, tok)
 
-    def _adjacent(self, tok: Token, kind: T) -> bool:
-        nxt = self.tokens[self.i]
-        return nxt.kind is kind and nxt.pos == tok.pos + len(tok.text)
-
     def constant(self, notation: Notation, tok: Token) -> Node:
-        if self._adjacent(tok, K_LPAREN) or self._adjacent(tok, K_UNDERSCORE):
+        nxt = self.tokens[self.i]
+        if (nxt.kind is K_LPAREN or nxt.kind is K_UNDERSCORE) and nxt.pos == tok.pos + len(
+            tok.text
+        ):
             raise fail(
                 ErrorCode.INVALID_NOTATION,
                 f"the constant {notation.name} at {at(tok.pos)} takes no parenthesis and no "
@@ -344,13 +353,14 @@ class _Parser:
         )
 
     def arguments(self) -> list[Node]:
-        opener = self.advance()
+        opener = self.tokens[self.i]
+        self.i += 1
         self.enter(opener.pos)
         args: list[Node] = []
         if self.tokens[self.i].kind is not K_RPAREN:
             args.append(self.additive())
             while self.tokens[self.i].kind is K_COMMA:
-                self.advance()
+                self.i += 1
                 args.append(self.additive())
         self.leave()
         if self.tokens[self.i].kind is not K_RPAREN:

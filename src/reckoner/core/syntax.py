@@ -1,4 +1,8 @@
-"""The expression tree a formula parses into. Every node keeps its 0-based position."""
+"""The expression tree a formula parses into. Every node keeps its 0-based position.
+
+Nodes are never changed once built; they are not frozen dataclasses only because a frozen
+one sets each field through ``object.__setattr__``, which doubles the cost of a parse.
+"""
 
 from __future__ import annotations
 
@@ -8,39 +12,39 @@ from typing import TypeAlias
 from .notation import Notation
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Number:
     value: float | complex
     text: str
     pos: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BoundName:
     name: str
     pos: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SlotRef:
     name: str
     pos: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Constant:
     notation: Notation
     pos: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Call:
     notation: Notation
     args: tuple[Node, ...]
     pos: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Bounded:
     """A bounded form; `variable` is bound by `k=a` or `x->a` in the subscript."""
 
@@ -52,28 +56,28 @@ class Bounded:
     pos: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Index:
     target: Node
     index: Node
     pos: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Field:
     target: Node
     name: str
     pos: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Unary:
     op: str  # "-" (a leading "+" is dropped by the parser)
     operand: Node
     pos: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Binary:
     """A power, `left ^ right` (right-associative, so nested through its right side)."""
 
@@ -83,7 +87,7 @@ class Binary:
     pos: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Chain:
     """A run of left-associative operators of one precedence level: `a + b - c`, `a * b / c`.
 

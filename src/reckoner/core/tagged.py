@@ -529,14 +529,31 @@ def stored_number(x: float) -> float | int:
 
 def stored_form(value: Value) -> dict[str, JSON]:
     """The value as `set` echoes it and a row stores it: `dim` as 7 integers."""
+    if type(value) is Quantity:
+        x = value.payload
+        if type(x) is float:  # the commonest value, built here without another call
+            return {
+                "num": stored_number(x) if x.is_integer() else x,
+                "dim": list(dims.integer_tuple(value.vector)),
+            }
+    return _stored_form(value, _bare)
+
+
+def row_form(value: Value) -> dict[str, JSON]:
+    """`stored_form`, but a float64 array stays the numpy array it is, for a JSON writer
+    that spells such an array itself (the record's writes it straight from numpy)."""
+    return _stored_form(value, _bare_but_numpy)
+
+
+def _stored_form(value: Value, bare: Callable[[Payload], JSON]) -> dict[str, JSON]:
     if type(value) is Quantity and type(value.payload) is float:  # the commonest value
         return {"num": stored_number(value.payload), "dim": dims.integers(value.vector)}
     if isinstance(value, Obj):
-        return {"object": {name: stored_form(v) for name, v in value.fields.items()}}
+        return {"object": {name: _stored_form(v, bare) for name, v in value.fields.items()}}
     dim = dims.integers(value.vector)
     payload = value.payload
     if is_array_payload(payload):
-        return {"array": _bare(payload), "dim": dim}
+        return {"array": bare(payload), "dim": dim}
     if type(payload) is complex:
         return {"re": stored_number(payload.real), "im": stored_number(payload.imag), "dim": dim}
     return {"num": stored_number(payload), "dim": dim}  # type: ignore[arg-type]
@@ -545,6 +562,12 @@ def stored_form(value: Value) -> dict[str, JSON]:
 def _bare(payload: Payload) -> list[JSON]:
     if isinstance(payload, np.ndarray):
         return _json_numbers(payload)
+    return _bare_items(payload)  # type: ignore[arg-type]
+
+
+def _bare_but_numpy(payload: Payload) -> JSON:
+    if isinstance(payload, np.ndarray):
+        return payload
     return _bare_items(payload)  # type: ignore[arg-type]
 
 

@@ -25,7 +25,9 @@ RealArray: TypeAlias = "np.ndarray[Any, np.dtype[np.float64]]"
 Payload: TypeAlias = "float | complex | RealArray | list[Element]"
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass sets each field through object.__setattr__, which doubles
+# the cost of building the value every operator and function answers. Nothing mutates one.
+@dataclass(slots=True)
 class Quantity:
     """A scalar or an array, with the one SI vector every element shares."""
 
@@ -37,7 +39,7 @@ class Quantity:
         return type(self.payload) is list or isinstance(self.payload, np.ndarray)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Obj:
     """Named fields, each a full value with its own vector; no vector of its own."""
 

@@ -22,7 +22,14 @@ from typing import Any, Protocol
 
 from reckoner import wire
 from reckoner.core import ErrorCode, Failure, stored
-from reckoner.core.api import check_name, compile_formula, guarded, parse_value, run_program
+from reckoner.core.api import (
+    as_failure,
+    check_name,
+    compile_formula,
+    guarded,
+    parse_value,
+    run_program,
+)
 from reckoner.core.contract import PRESET_TOOL_BY_NAME, READ_KEYS
 from reckoner.core.contract import TOOLS as CONTRACT
 from reckoner.core.tagged import RenderOptions, describe_json, render
@@ -39,7 +46,7 @@ from reckoner.storage.run_log import open_run_log
 from reckoner.storage.state_file import StateFile
 from reckoner.units import resolve_unit
 
-from .slots import SlotReader, SlotTable, StoredValueError
+from .slots import SlotTable, StoredValueError
 
 Receipt = dict[str, Any]
 FSYNC_ENV = "RECKONER_FSYNC"
@@ -48,6 +55,7 @@ FSYNC_ENV = "RECKONER_FSYNC"
 TOOLS: dict[str, tuple[str, ...]] = {tool.name: tool.keys for tool in CONTRACT}
 NEEDS_OPEN_RECORD = frozenset(tool.name for tool in CONTRACT if tool.needs_open_record)
 _ALLOWED_KEYS = {tool: frozenset(keys) for tool, keys in TOOLS.items()}
+_EVAL_KEYS = _ALLOWED_KEYS["eval"]
 
 
 class Refusal(Exception):
@@ -119,6 +127,7 @@ class Engine:
         layout = self._home_lock.layout
         self.lane: int = layout.lane
         self._clock = clock or _epoch_ms
+        self._given_clock = clock  # None: rows read time.time_ns inline, without two calls
         self._mutex = threading.RLock()
         self._closed = False
         if fsync is None:
@@ -141,7 +150,6 @@ class Engine:
             "record_message": self._op_record_message,
             "record_end": self._op_record_end,
         }
-        self._reader = SlotReader(self._slots)  # the formulas' read-only view, made once
         self._record: _OpenRecord | None = None
         self._fact_tools: dict[str, FactTool] = {}
         # The open record's rows of each preset tool (their contents) and the calls running.
@@ -231,11 +239,10 @@ class Engine:
         # dictionary updates); a slot whose value does not parse is replayed again with every
         # row of it checked, so its unusable rows are dropped like torn lines.
         for name in slots.names():
-            slot = slots.get(name)
-            if slot is None:
+            if slots.get(name) is None:
                 continue
             try:
-                slot.materialize()
+                slots.materialize(name)
             except StoredValueError:
                 unusable += self._replay_checked(name, recovered.rows)
         if unusable:
@@ -313,13 +320,15 @@ class Engine:
                 ErrorCode.INVALID_ARGS,
                 "this engine has been closed; open a new Engine on the home to continue",
             ).receipt()
-        if type(tool) is not str or tool not in TOOLS:
+        operation = self._operations.get(tool) if type(tool) is str else None
+        if operation is None:
             shown = repr(tool)[:60]
             return Failure(
                 ErrorCode.INVALID_ARGS,
                 f"unknown tool {shown}; the tools are {', '.join([*TOOLS, *self._fact_tools])}",
             ).receipt()
-        if tool in NEEDS_OPEN_RECORD and self._record is None:
+        assert type(tool) is str
+        if self._record is None and tool in NEEDS_OPEN_RECORD:
             # The gate comes first, and with no record open nothing is written anywhere.
             return Failure(
                 ErrorCode.OPEN_RECORD_NOT_FOUND,
@@ -334,12 +343,14 @@ class Engine:
                     f"the arguments of {tool} must be a JSON object with the keys "
                     f"{', '.join(TOOLS[tool])}, but they are {describe_json(args)}",
                 )
-            touched = args.get(_WRITTEN_SLOT_KEY.get(tool, ""))  # None for the markers and get
-            if type(touched) is not str:
-                touched = None
+            written_key = _WRITTEN_SLOT_KEY.get(tool)  # None for the markers and get
+            if written_key is not None:
+                touched = args.get(written_key)
+                if type(touched) is not str:
+                    touched = None
             before = self._slots.get(touched) if touched is not None else None
             try:
-                receipt, content = self._operations[tool](args)
+                receipt, content = operation(args)
                 if content is not None:
                     self._append(tool, True, content)
             except wire.UnstorableText as error:
@@ -391,8 +402,9 @@ class Engine:
                 "value": None,
             }
         form = stored(value)
-        rev = self._slots.write(name, form, value)
-        content = {"name": name, "value": form}
+        slot = self._slots.write(name, form, value)
+        rev = slot.rev
+        content = {"name": name, "value": slot.row_form()}
         unit = raw.get("unit")
         if type(unit) is str:
             content["unit"] = unit  # the row keeps the unit as the model transcribed it
@@ -416,8 +428,11 @@ class Engine:
                 f"gives it, or eval it first if it is a result, and otherwise stop and name it "
                 f"as missing",
             )
-        value = _materialize(slot, name)
-        rendered = _settled(guarded(lambda: render(value, options)))
+        value = slot.value if slot.value is not None else self._materialize(name)
+        try:
+            rendered = render(value, options)
+        except Exception as error:
+            raise Refusal(as_failure(error)) from None
         return {"ok": True, "name": name, "value": rendered}, {"name": name, "value": rendered}
 
     def _op_eval(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
@@ -432,15 +447,16 @@ class Engine:
                 'eval needs target: the bare name of the slot to write, such as "P"',
             )
         target = args["target"]
-        if type(target) is not str or target not in self._slots:
+        slots = self._slots
+        if type(target) is not str or target not in slots:
             # A name already in the table is known to be valid; any other is checked.
             target = _name_arg(args, "target", "eval's target")
-        if not args.keys() <= _ALLOWED_KEYS["eval"]:
+        if not args.keys() <= _EVAL_KEYS:
             _no_extra(args, "eval")
         read = args.get("read")
         options = None if read is None else _read_options(_read_arg(read), "eval's read")
         try:
-            outcome = run_program(program, self._reader)
+            outcome = run_program(program, slots.formula_view())
         except StoredValueError as error:
             raise _refuse(ErrorCode.UNKNOWN_ERROR, f"internal error: {error}") from None
         if isinstance(outcome, Failure):
@@ -450,16 +466,18 @@ class Engine:
         if options is not None:
             value = outcome.value
             shown = _settled(guarded(lambda: render(value, options)))
-        result = stored(outcome.value)
-        rev = self._slots.write(target, result, outcome.value)
-        slots = self._slots
+        written = slots.write(target, None, outcome.value)
+        rev = written.rev
+        result = written.row_form()
         reads = {}
+        slot_of = slots.get
         for name, value in outcome.reads.items():
-            # A formula may read the slot it overwrites: the row keeps the value it read.
-            slot = slots.get(name)
-            reads[name] = (
-                slot.row_form() if slot is not None and slot.value is value else stored(value)
-            )
+            slot = slot_of(name)
+            if slot is None or slot.value is not value:
+                # A formula may read the slot it overwrites: the row keeps the value it read.
+                reads[name] = stored(value)
+            else:
+                reads[name] = slot.row if slot.row is not None else slot.row_form()
         content = {
             "formula": formula,
             "target": target,
@@ -557,6 +575,15 @@ class Engine:
         self._record = None
         return {"ok": True}, None
 
+    def _materialize(self, name: str) -> Any:
+        try:
+            return self._slots.materialize(name)
+        except StoredValueError as error:
+            raise _refuse(
+                ErrorCode.UNKNOWN_ERROR,
+                f"internal error: the stored value of {name} is unreadable: {error}",
+            ) from None
+
     # -- preset tools (search) -------------------------------------------------------------
 
     def _call_fact(self, tool: str, args: object) -> Receipt:
@@ -623,7 +650,9 @@ class Engine:
         record = self._record
         assert record is not None
         seq = record.seq + 1
-        row = {"seq": seq, "at": self._clock(), "tool": tool, "ok": ok, "content": content}
+        clock = self._given_clock
+        at = time.time_ns() // 1_000_000 if clock is None else clock()
+        row = {"seq": seq, "at": at, "tool": tool, "ok": ok, "content": content}
         try:
             self._journal.append(row)
         except wire.UnstorableText:
@@ -761,9 +790,27 @@ def _text_arg(args: dict[str, Any], key: str, tool: str, *, required: bool) -> s
     return raw
 
 
+# Options read often (a get with no options, or with dim "degC") are checked once: the key
+# holds only None, strings and numbers, and a RenderOptions is never changed once built.
+_KNOWN_OPTIONS: dict[tuple[Any, ...], RenderOptions] = {}
+_KNOWN_OPTIONS_LIMIT = 512
+_HASHABLE_OPTION = (type(None), str, int, float)
+
+
 def _read_options(source: dict[str, Any], where: str) -> RenderOptions:
     """get's reading options (form, digits, dim, unit), checked in that order."""
     form, digits, dim, unit = (source.get(key) for key in READ_KEYS)
+    key = (where, form, digits, dim)
+    known = (
+        unit is None
+        and type(form) in _HASHABLE_OPTION
+        and type(digits) in _HASHABLE_OPTION
+        and type(dim) in _HASHABLE_OPTION
+    )
+    if known:
+        found = _KNOWN_OPTIONS.get(key)
+        if found is not None:
+            return found
 
     def build() -> RenderOptions:
         options = RenderOptions(form, digits, dim, None, where)
@@ -772,6 +819,8 @@ def _read_options(source: dict[str, Any], where: str) -> RenderOptions:
         return RenderOptions(form, digits, dim, resolve_unit(unit, f"{where} unit"), where)
 
     built: RenderOptions = _settled(guarded(build))
+    if known and len(_KNOWN_OPTIONS) < _KNOWN_OPTIONS_LIMIT:
+        _KNOWN_OPTIONS[key] = built
     return built
 
 
@@ -855,16 +904,6 @@ def _no_extra(args: dict[str, Any], tool: str) -> None:
             f"{tool} has no argument {str(extra[0])[:40]!r}; its arguments are "
             f"{', '.join(allowed)}",
         )
-
-
-def _materialize(slot: Any, name: str) -> Any:
-    try:
-        return slot.materialize()
-    except StoredValueError as error:
-        raise _refuse(
-            ErrorCode.UNKNOWN_ERROR,
-            f"internal error: the stored value of {name} is unreadable: {error}",
-        ) from None
 
 
 def _storage_cause(error: BaseException, home: Path) -> tuple[str, str]:

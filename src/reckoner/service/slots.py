@@ -1,117 +1,168 @@
 """The slot table of the open record (manual 2.3): values with revisions.
 
-A slot keeps the stored form it was written with; the runtime value is built from it on
-first read, so replaying a long record costs dictionary updates, not value parsing.
+A slot keeps the stored form it was written with, or the value an eval computed; each is
+built from the other on first need, so replaying a long record costs dictionary updates,
+not value parsing, and an eval's array result is spelled into its row straight from numpy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from reckoner import wire
-from reckoner.core import Failure, Value, parse_value
+from reckoner.core import Failure, Quantity, Value, parse_value, stored
+from reckoner.core.api import stored_for_row
+
+_SCALARS = (float, complex)
 
 
 class StoredValueError(Exception):
     """A replayed row's stored value no longer parses as a value."""
 
 
-@dataclass(slots=True)
 class Slot:
-    rev: int
-    stored: dict[str, Any]
-    value: Value | None = None
-    encoded: Any = None  # the stored form's JSON, once a row has embedded an array
+    """One slot: its revision, and its stored form or its value (at least one of the two).
+
+    ``row`` is the slot as a trace row embeds it, once built by ``row_form``.
+    """
+
+    __slots__ = ("_form", "rev", "row", "value")
+
+    def __init__(self, rev: int, form: dict[str, Any] | None, value: Value | None) -> None:
+        self.rev = rev
+        self._form = form
+        self.value = value
+        self.row: Any = None
+
+    @property
+    def stored(self) -> dict[str, Any]:
+        """The stored form, as `set` echoes it."""
+        form = self._form
+        if form is None:
+            assert self.value is not None
+            form = self._form = stored(self.value)
+        return form
 
     def row_form(self) -> Any:
-        """The stored form as a trace row embeds it. An array is encoded once per revision
-        and reused by every eval that reads it; a scalar is cheaper inline, and an object
+        """The stored form as a trace row embeds it. An array is spelled once per revision
+        and reused by every row that carries it; a scalar is cheaper inline, and an object
         stays inline so a row too deep for orjson can still be written by the fallback."""
-        stored = self.stored
-        if "array" not in stored:
-            return stored
-        if self.encoded is None:
-            self.encoded = wire.preencoded(stored)
-        return self.encoded
+        row = self.row
+        if row is not None:
+            return row
+        form = self._form
+        if form is None:
+            value = self.value
+            assert value is not None
+            if type(value) is not Quantity or type(value.payload) in _SCALARS:
+                row = self.row = self._form = stored(value)
+                return row
+            # An eval's array: its float64 numbers are spelled straight from numpy.
+            row = self.row = wire.with_arrays_spelled(stored_for_row(value))
+            return row
+        row = self.row = form if "array" not in form else wire.preencoded(form)
+        return row
 
     def materialize(self) -> Value:
         if self.value is None:
-            parsed = parse_value(self.stored)
+            parsed = parse_value(self._form)
             if isinstance(parsed, Failure):
                 raise StoredValueError(parsed.message)
             self.value = parsed
         return self.value
 
 
-class SlotTable:
-    """Name -> slot. Revisions start at 1 and count every write since creation."""
+class SlotTable(dict[str, Slot]):
+    """Name -> slot. Revisions start at 1 and count every write since creation.
+
+    A dict itself, so the lookups on every call's path (``get``, ``in``) cost no Python
+    call; it is written only through the methods below, which keep the values in step.
+    """
+
+    __slots__ = ("_reader", "_values")
 
     def __init__(self) -> None:
-        self._slots: dict[str, Slot] = {}
+        super().__init__()
+        # Every slot's value once built: what a formula reads, a plain dict on its hot path.
+        self._values: dict[str, Value] = {}
+        self._reader = SlotReader(self)
 
-    def write(self, name: str, stored: dict[str, Any], value: Value | None = None) -> int:
-        """Create at revision 1 or overwrite with revision + 1; answer the new revision."""
-        previous = self._slots.get(name)
-        rev = 1 if previous is None else previous.rev + 1
-        self._slots[name] = Slot(rev, stored, value)
-        return rev
+    def write(self, name: str, stored: dict[str, Any] | None, value: Value | None = None) -> Slot:
+        """Create at revision 1 or overwrite with revision + 1; answer the new slot.
+
+        ``stored`` may be None when ``value`` is given: it is built when first asked for.
+        """
+        previous = self.get(name)
+        slot = Slot(1 if previous is None else previous.rev + 1, stored, value)
+        self[name] = slot
+        if value is not None:
+            self._values[name] = value
+        elif previous is not None:
+            self._values.pop(name, None)
+        return slot
 
     def delete(self, name: str) -> None:
         """Idempotent: a deleted slot is recreated at revision 1 by its next write."""
-        self._slots.pop(name, None)
+        self.pop(name, None)
+        self._values.pop(name, None)
 
-    def get(self, name: str) -> Slot | None:
-        return self._slots.get(name)
+    def materialize(self, name: str) -> Value:
+        """The value of an existing slot, parsed from its stored form on first need."""
+        value = self[name].materialize()
+        self._values[name] = value
+        return value
 
     def restore(self, name: str, slot: Slot | None) -> None:
         """Put back what a slot was before a call that failed unexpectedly."""
         if slot is None:
-            self._slots.pop(name, None)
+            self.delete(name)
+            return
+        self[name] = slot
+        if slot.value is not None:
+            self._values[name] = slot.value
         else:
-            self._slots[name] = slot
+            self._values.pop(name, None)
 
     def clear(self) -> None:
-        self._slots.clear()
+        super().clear()
+        self._values.clear()
+
+    def formula_view(self) -> Mapping[str, Value]:
+        """What a formula reads: the values themselves once every one is built, else a view
+        that builds each on first read (after a replay)."""
+        values = self._values
+        return values if len(values) == len(self) else self._reader
 
     def names(self) -> list[str]:
-        return list(self._slots)
+        return list(self)
 
     def snapshot(self) -> dict[str, tuple[int, dict[str, Any]]]:
         """Every slot's revision and stored form, for inspection and tests."""
-        return {name: (slot.rev, slot.stored) for name, slot in self._slots.items()}
-
-    def __len__(self) -> int:
-        return len(self._slots)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._slots
+        return {name: (slot.rev, slot.stored) for name, slot in self.items()}
 
 
 class SlotReader(Mapping[str, Value]):
-    """The read-only mapping a formula sees: materializes values on demand."""
+    """The read-only mapping a formula sees while some values are unbuilt: builds on demand."""
 
-    __slots__ = ("_slots", "_table")
+    __slots__ = ("_table",)
 
     def __init__(self, table: SlotTable) -> None:
         self._table = table
-        self._slots = table._slots  # read directly: this mapping is on every formula's path
 
     def get(self, name: str, default: Value | None = None) -> Value | None:  # type: ignore[override]
         # The evaluator reads slots through get(); answering directly skips Mapping's
-        # try/except around __getitem__ on the hot path.
-        slot = self._slots.get(name)
+        # try/except around __getitem__.
+        slot = self._table.get(name)
         if slot is None:
             return default
         value = slot.value
-        return value if value is not None else slot.materialize()
+        return value if value is not None else self._table.materialize(name)
 
     def __getitem__(self, name: str) -> Value:
-        slot = self._table.get(name)
-        if slot is None:
+        if name not in self._table:
             raise KeyError(name)
-        return slot.materialize()
+        return self._table.materialize(name)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._table.names())

@@ -449,6 +449,7 @@ class OpenRecordJournal:
     def append(self, row: dict[str, Any]) -> None:
         """Append one row with one ``write``; raise OSError, file unchanged, when it fails."""
         line = encode_row(row)
+        size = len(line)
         with self._lock:
             handle = self._handle or self._reopen_locked()
             if self._torn:
@@ -456,7 +457,7 @@ class OpenRecordJournal:
             try:
                 # One write() per row; a short write (a full disk) is finished or reported.
                 written = handle.write(line)
-                if written is None or written < len(line):
+                if written != size:
                     self._write_all(handle, line[written or 0 :])
                 if self.fsync:
                     os.fsync(handle.fileno())
@@ -466,7 +467,7 @@ class OpenRecordJournal:
                 with contextlib.suppress(OSError):
                     self._cut_back_locked(handle)
                 raise
-            self._size += len(line)
+            self._size += size
 
     def retract(self, mark: int) -> None:
         """Take back the rows appended since ``size`` read ``mark`` (a close that failed)."""

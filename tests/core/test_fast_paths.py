@@ -1,0 +1,147 @@
+"""Issue 8 (speed): each shortcut on the eval path answers exactly what the general rules
+answer, bit for bit, and fails with the same code and sentence.
+
+The shortcuts: scalar operators (real and complex) beside the broadcasting machinery, a
+chain's constant prefix computed at compile time, a function of a scalar with its rules
+looked up once, and a $sum or $prod folding through the same operator path.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import pytest
+from core_helpers import set_value, value_of
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reckoner.core import dimensions as dims
+from reckoner.core.api import evaluate
+from reckoner.core.arithmetic import add, binary, multiply, subtract
+from reckoner.core.errors import EngineError, Failure
+from reckoner.core.functions import apply_unary, scalar_unary
+from reckoner.core.notation import NOTATIONS, Kind
+from reckoner.core.values import Quantity, Value
+
+VOLT = dims.ROW_BY_NAME["volt"].vector
+OHM = dims.ROW_BY_NAME["ohm"].vector
+FUNCTIONS = [n for n in NOTATIONS if n.kind is Kind.FUNCTION and 1 in n.arities]
+
+doubles = st.floats(allow_nan=True, allow_infinity=True, width=64) | st.sampled_from(
+    [0.0, -0.0, 1.0, -1.0, 0.5, 1e308, -1e308, 5e-324, math.pi, math.inf, -math.inf]
+)
+scalars = doubles | st.builds(complex, doubles, doubles)
+vectors = st.sampled_from([dims.ZERO, VOLT, OHM])
+
+
+def _bits(x: float | complex) -> tuple[int, ...]:
+    """A scalar's exact bits (NaN payloads and the sign of zero included)."""
+    parts = (x.real, x.imag) if type(x) is complex else (x,)
+    return tuple(struct.unpack("<q", struct.pack("<d", p))[0] for p in parts)
+
+
+def _same(a: object, b: object) -> None:
+    """Two outcomes of one rule: the same value bit for bit, or the same failure."""
+    if isinstance(a, Failure) or isinstance(b, Failure):
+        assert a == b
+        return
+    assert isinstance(a, Quantity) and isinstance(b, Quantity)
+    assert type(a.payload) is type(b.payload)
+    assert _bits(a.payload) == _bits(b.payload)  # type: ignore[arg-type]
+    assert a.vector == b.vector
+
+
+def _outcome(action: object) -> object:
+    try:
+        return action()  # type: ignore[operator]
+    except EngineError as error:
+        return error.failure
+
+
+GENERAL = {"+": add, "-": subtract, "*": multiply}
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from(["+", "-", "*"]), scalars, vectors, scalars, vectors)
+def test_issue_8_scalar_operators_match_the_general_rules_bit_for_bit(
+    symbol: str, x: float | complex, vx: dims.Vector, y: float | complex, vy: dims.Vector
+) -> None:
+    """4.4: + - * of two scalars (real or complex) take binary's direct route; the value,
+    its vector, or the refusal of unlike vectors is what add, subtract, multiply give."""
+    a, b = Quantity(x, vx), Quantity(y, vy)
+    _same(
+        _outcome(lambda: binary(symbol, a, b, 0)),
+        _outcome(lambda: GENERAL[symbol](a, b, 0)),
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(FUNCTIONS), scalars, vectors)
+def test_issue_8_a_function_of_a_scalar_matches_apply_unary(
+    notation: object, x: float | complex, vector: dims.Vector
+) -> None:
+    """5.3, 6.3: the compiled scalar route of every one-argument function answers what
+    apply_unary answers: the same bits, the same vector, or the same refusal."""
+    q = Quantity(x, vector)
+    fast = scalar_unary(notation, 3)  # type: ignore[arg-type]
+    _same(_outcome(lambda: fast(q)), _outcome(lambda: apply_unary(notation, q, 3)))  # type: ignore[arg-type]
+
+
+def _slots(**values: object) -> dict[str, Value]:
+    return {name: set_value(raw) for name, raw in values.items()}
+
+
+def _value(formula: str, slots: dict[str, Value]) -> Quantity:
+    value = value_of(formula, slots)
+    assert isinstance(value, Quantity)
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.floats(-1e6, 1e6, allow_nan=False),
+    st.floats(1e-6, 1e6, allow_nan=False),
+    st.floats(1e-9, 1e3, allow_nan=False),
+)
+def test_issue_8_a_folded_constant_prefix_gives_the_left_to_right_double(
+    k: float, f: float, inductance: float
+) -> None:
+    """4.4: left to right; computing 2*$pi*<k> once at compile time gives the very double
+    the steps give in order: ((2*pi)*k)*f*L."""
+    slots = _slots(f={"num": f, "dim": "hertz"}, L={"num": inductance, "dim": "henry"})
+    got = _value(f"2*$pi*{k!r}*@f*@L", slots)
+    assert _bits(got.payload) == _bits(2.0 * math.pi * k * f * inductance)  # type: ignore[arg-type]
+    subtracted = _value(f"1 - {k!r} + @f/@f", slots)
+    assert _bits(subtracted.payload) == _bits(1.0 - k + f / f)  # type: ignore[arg-type]
+
+
+def test_issue_8_a_prefix_that_fails_is_not_folded_so_its_failure_comes_first() -> None:
+    """8: the first failure in evaluation order is the one reported: 1/0 before the missing
+    slot after it, even though 1/0 is the chain's constant prefix."""
+    failure = evaluate("1/0*3*@missing", {})
+    assert isinstance(failure, Failure)
+    assert failure.message.startswith("division by zero at character 2")
+
+
+Z = complex(3.0, -4.0)
+
+
+@pytest.mark.parametrize(
+    ("formula", "terms", "fold"),
+    [
+        ("$sum_{k=0}^{19}(@a*@r^k)", [1.5 * 0.5 ** float(k) for k in range(20)], "+"),
+        ("$prod_{k=1}^{9}(@r + k)", [0.5 + float(k) for k in range(1, 10)], "*"),
+        ("$sum_{k=0}^{4}(@z*k)", [Z * float(k) for k in range(5)], "+"),
+    ],
+)
+def test_issue_8_a_fold_through_the_scalar_route_adds_in_order(
+    formula: str, terms: list[float | complex], fold: str
+) -> None:
+    """5.4: $sum and $prod fold their terms left to right through the operator path; the
+    result is the Python fold of the same terms, for a real and for a complex body."""
+    slots = _slots(a={"num": 1.5}, r={"num": 0.5}, z={"re": 3.0, "im": -4.0})
+    expected = terms[0]
+    for term in terms[1:]:
+        expected = expected + term if fold == "+" else expected * term
+    assert _bits(_value(formula, slots).payload) == _bits(expected)  # type: ignore[arg-type]

@@ -1,0 +1,106 @@
+"""Issue 8 (speed) against manual 7.2: an eval over arrays writes its row from numpy, yet
+the row is byte for byte what the stored forms spell, and a replay stores the same slots.
+
+The slot of an eval's array keeps the value and builds its stored form only when asked;
+each array a row carries is spelled once per revision and embedded in every later row.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from service_helpers import OHM, file_lines, open_file
+
+from reckoner import Engine, wire
+
+
+def _arrays() -> tuple[list[float], list[float]]:
+    x = [0.25 * k + 0.1 for k in range(2_000)]
+    x[0], x[7], x[9] = 0.0, -0.0, 12.0  # whole doubles and a signed zero among fractions
+    y = [math.sin(k) for k in range(2_000)]
+    return x, y
+
+
+def test_7_2_an_array_eval_row_is_the_bytes_of_its_stored_forms(home: Path) -> None:
+    """7.2: {formula, target, rev, vars, result}, vars holding every array read with its
+    full value: the line equals the row rebuilt from the stored forms, written plainly."""
+    x, y = _arrays()
+    with Engine(home, clock=lambda: 1_700_000_000_000) as engine:
+        assert engine.call("record_start", {"title": "arrays"})["ok"]
+        for name, values in (("x", x), ("y", y)):
+            assert engine.call("set", {"name": name, "value": {"array": values, "dim": "ohm"}})
+        for formula in ("@x*2 + @y", "@x - @y", "-@x", "@out*0"):
+            assert engine.call("eval", {"formula": formula, "target": "out"})["ok"]
+        snapshot = engine.slot_snapshot()
+        lines = file_lines(open_file(engine))
+    stored_x, stored_y, stored_out = (snapshot[name][1] for name in ("x", "y", "out"))
+    assert stored_x == {"array": [0, 0.35, *[0.25 * k + 0.1 for k in range(2, 7)], -0.0,
+                                  2.1, 12, *[0.25 * k + 0.1 for k in range(10, 2_000)]],
+                        "dim": OHM}  # fmt: skip
+    set_row = wire.loads(lines[2])
+    assert lines[2] == wire.dumps(
+        {**set_row, "content": {"name": "x", "value": stored_x}}
+    )  # the set row too spells the array as its stored form
+    last = wire.loads(lines[-1])
+    assert last["content"]["formula"] == "@out*0"
+    rebuilt_vars = {"out": last["content"]["vars"]["out"]}
+    assert lines[-1] == wire.dumps(
+        {**last, "content": {**last["content"], "vars": rebuilt_vars, "result": stored_out}}
+    )
+    first_eval = wire.loads(lines[4])
+    assert first_eval["content"]["vars"] == {"x": stored_x, "y": stored_y}
+    assert lines[4] == wire.dumps(first_eval)
+
+
+def test_7_4_replaying_array_evals_stores_the_same_slots_bit_for_bit(home: Path) -> None:
+    """7.4 and issue 8's round trip: after a restart every slot, each an eval's array built
+    from numpy, is the stored form written live, and a get answers the same."""
+    x, y = _arrays()
+    with Engine(home) as engine:
+        engine.call("record_start", {"title": "arrays"})
+        engine.call("set", {"name": "x", "value": {"array": x}})
+        engine.call("set", {"name": "y", "value": {"array": y}})
+        engine.call("eval", {"formula": "@x/4 - @y", "target": "z"})
+        engine.call("eval", {"formula": "$seq_{k=0}^{99}(@x[k]*k)", "target": "s"})
+        live = engine.slot_snapshot()
+        got_live = engine.call("get", {"name": "z"})
+    with Engine(home) as engine:
+        assert engine.slot_snapshot() == live
+        assert engine.call("get", {"name": "z"}) == got_live
+        # A formula reads the replayed values (built on first read) exactly as live ones.
+        engine.call("eval", {"formula": "@z - (@x/4 - @y)", "target": "zero"})
+        zero = engine.call("get", {"name": "zero"})["value"]["array"]
+        assert all(v == 0 for v in zero)
+
+
+def test_3_4_an_array_result_read_back_exactly_is_its_stored_form(recording: Engine) -> None:
+    """3.4: an exact get of an eval's array answers the stored form, built on demand."""
+    recording.call("set", {"name": "a", "value": {"array": [1.5, -0.0, 2.0], "dim": "volt"}})
+    assert recording.call("eval", {"formula": "@a*2", "target": "b"})["ok"]
+    value = recording.call("get", {"name": "b"})["value"]
+    assert value == {"array": [3, -0.0, 4], "dim": "volt"}
+    assert math.copysign(1.0, value["array"][1]) < 0
+    assert recording.slot_snapshot()["b"] == (
+        1,
+        {"array": [3, -0.0, 4], "dim": [2, 1, -3, -1, 0, 0, 0]},
+    )
+
+
+def test_3_4_reading_options_kept_between_calls_still_name_their_own_tool(
+    recording: Engine,
+) -> None:
+    """3.4, 8: options are checked once per spelling, yet each refusal names the tool and
+    argument it came from, and a kept spelling still converts as the manual says."""
+    recording.call("set", {"name": "T", "value": {"num": 25, "dim": "degC"}})
+    for _ in range(2):
+        got = recording.call("get", {"name": "T", "dim": "degC"})
+        assert got["value"] == {"num": 25, "dim": "degC"}
+        read = recording.call("eval", {"formula": "@T", "target": "U", "read": {"dim": "degC"}})
+        assert read["value"] == {"num": 25, "dim": "degC"}
+        refused_get = recording.call("get", {"name": "T", "dim": "degX"})
+        refused_eval = recording.call(
+            "eval", {"formula": "@T", "target": "U", "read": {"dim": "degX"}}
+        )
+        assert refused_get["error"].startswith("get's dim 'degX'")
+        assert refused_eval["error"].startswith("eval's read dim 'degX'")
