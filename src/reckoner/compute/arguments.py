@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from reckoner.core.argument_checks import describe_json, envelope_problem
 from reckoner.core.contract import COMPUTE_TOOL, JSONSchema
-from reckoner.core.tagged import describe_json
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -89,14 +89,9 @@ OP_KEYS: dict[str, frozenset[str]] = {
 
 def argument_error(args: Any) -> str | None:
     """The one sentence saying what is wrong with the arguments, or None."""
-    if not isinstance(args, dict):
-        return f"compute's arguments must be a JSON object, but they are {describe_json(args)}"
-    keys = COMPUTE_TOOL.keys
-    extra = [k for k in args if k not in keys]
-    if extra:
-        return (
-            f"compute has no argument {str(extra[0])[:40]!r}; its arguments are {', '.join(keys)}"
-        )
+    problem = envelope_problem(COMPUTE_TOOL, args)
+    if problem is not None or not isinstance(args, dict):
+        return problem
     for argument in COMPUTE_TOOL.arguments:
         value = args.get(argument.key)
         if value is None:

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from . import dimensions as dims
+from .argument_checks import describe_json
 from .errors import EngineError, ErrorCode, Failure, fail
 from .evaluator import NO_FRAME, Program, Run, compile_tree
 from .limits import MAX_DIMENSION_EXPONENT, MAX_NESTING_DEPTH
@@ -23,7 +24,6 @@ from .parser import parse
 from .tagged import (
     RenderOptions,
     UnitResolver,
-    describe_json,
     parse_tagged,
     render,
     row_form,

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import dimensions as dims
+from .argument_checks import describe_json
 from .errors import ErrorCode, fail
 from .limits import MAX_ARRAY_ELEMENTS, MAX_DIMENSION_EXPONENT, MAX_VALUE_DEPTH
 from .names import is_name
@@ -149,24 +150,6 @@ def number(raw: JSON, where: str) -> float:
         f"{where} must be a JSON number, but it is {describe_json(raw)}; write the number "
         f"without quotes",
     )
-
-
-def describe_json(raw: JSON) -> str:
-    """A JSON argument as a refusal names it: its kind, and its value where that is short."""
-    if raw is None:
-        return "null"
-    if isinstance(raw, bool):
-        return f"the boolean {str(raw).lower()}"
-    if isinstance(raw, int | float):
-        return f"the number {raw!r}"
-    if isinstance(raw, str):
-        shown = raw if len(raw) <= 40 else raw[:40] + "..."
-        return f"the string {shown!r}"
-    if isinstance(raw, list):
-        return f"an array of length {len(raw)}"
-    if isinstance(raw, dict):
-        return "an object"
-    return f"a {type(raw).__name__}"
 
 
 def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMap, str | None]:

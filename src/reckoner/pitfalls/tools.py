@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from reckoner.core.argument_checks import describe_json, envelope_problem
 from reckoner.core.contract import OPTION_TOOL_BY_NAME, PITFALL_TOOLS, Argument, Null
 
 from . import render
@@ -56,20 +57,6 @@ _JSON_TYPES = {
 }
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return f"the number {value!r}"[:60]
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
 def _check_one(tool: str, argument: Argument, value: Any) -> None:
     shape = argument.shape
     wanted = str(shape.get("type"))
@@ -92,26 +79,17 @@ def _check_one(tool: str, argument: Argument, value: Any) -> None:
         raise Refused(
             PitfallCode.INVALID_ARGS,
             f"{tool}'s {argument.key} must be {described.get(wanted, wanted)}, but it is "
-            f"{_kind(value)}; {argument.description}",
+            f"{describe_json(value)}; {argument.description}",
         )
 
 
 def check_arguments(tool: str, args: Any) -> dict[str, Any]:
     """The arguments with null-as-absent keys dropped, or a refusal, as the contract says."""
     spec = OPTION_TOOL_BY_NAME[tool]
-    if not isinstance(args, dict):
-        raise Refused(
-            PitfallCode.INVALID_ARGS,
-            f"the arguments of {tool} must be a JSON object with the keys "
-            f"{', '.join(spec.keys)}, but they are {_kind(args)}",
-        )
-    extra = [key for key in args if key not in spec.keys]
-    if extra:
-        raise Refused(
-            PitfallCode.INVALID_ARGS,
-            f"{tool} has no argument {str(extra[0])[:40]!r}; its arguments are "
-            f"{', '.join(spec.keys)}",
-        )
+    problem = envelope_problem(spec, args)
+    if problem is not None:
+        raise Refused(PitfallCode.INVALID_ARGS, problem)
+    assert isinstance(args, dict)
     checked: dict[str, Any] = {}
     for argument in spec.arguments:
         value = args.get(argument.key)

@@ -30,9 +30,15 @@ from reckoner.core.api import (
     parse_value,
     run_program,
 )
+from reckoner.core.argument_checks import (
+    describe_json,
+    envelope_problem,
+    no_such_argument,
+    not_an_object,
+)
 from reckoner.core.contract import PRESET_TOOL_BY_NAME, READ_KEYS
 from reckoner.core.contract import TOOLS as CONTRACT
-from reckoner.core.tagged import RenderOptions, describe_json, render
+from reckoner.core.tagged import RenderOptions, render
 from reckoner.storage.home import HomeLayout, resolve_home, resolve_lane
 from reckoner.storage.home_lock import acquire_lane
 from reckoner.storage.record_store import (
@@ -338,11 +344,7 @@ class Engine:
         touched = None
         try:
             if not isinstance(args, dict):
-                raise _refuse(
-                    ErrorCode.INVALID_ARGS,
-                    f"the arguments of {tool} must be a JSON object with the keys "
-                    f"{', '.join(TOOLS[tool])}, but they are {describe_json(args)}",
-                )
+                raise _refuse(ErrorCode.INVALID_ARGS, not_an_object(tool, TOOLS[tool], args))
             written_key = _WRITTEN_SLOT_KEY.get(tool)  # None for the markers and get
             if written_key is not None:
                 touched = args.get(written_key)
@@ -845,19 +847,10 @@ def _read_arg(read: Any) -> dict[str, Any]:
 def _fact_args(tool: str, args: object) -> dict[str, Any]:
     """A preset tool's arguments checked against the contract: keys, required text, length."""
     spec = PRESET_TOOL_BY_NAME[tool]
-    if not isinstance(args, dict):
-        raise _refuse(
-            ErrorCode.INVALID_ARGS,
-            f"the arguments of {tool} must be a JSON object with the keys "
-            f"{', '.join(spec.keys)}, but they are {describe_json(args)}",
-        )
-    extra = [key for key in args if key not in spec.keys]
-    if extra:
-        raise _refuse(
-            ErrorCode.INVALID_ARGS,
-            f"{tool} has no argument {str(extra[0])[:40]!r}; its arguments are "
-            f"{', '.join(spec.keys)}",
-        )
+    problem = envelope_problem(spec, args)
+    if problem is not None:
+        raise _refuse(ErrorCode.INVALID_ARGS, problem)
+    assert isinstance(args, dict)
     for argument in spec.arguments:
         if argument.shape.get("type") != "string" or not argument.required:
             continue
@@ -897,13 +890,8 @@ def _no_extra(args: dict[str, Any], tool: str) -> None:
     if args.keys() <= _ALLOWED_KEYS[tool]:  # the common case, decided in C
         return
     allowed = TOOLS[tool]
-    extra = [key for key in args if key not in allowed]
-    if extra:
-        raise _refuse(
-            ErrorCode.INVALID_ARGS,
-            f"{tool} has no argument {str(extra[0])[:40]!r}; its arguments are "
-            f"{', '.join(allowed)}",
-        )
+    extra = next(key for key in args if key not in allowed)
+    raise _refuse(ErrorCode.INVALID_ARGS, no_such_argument(tool, allowed, extra))
 
 
 def _storage_cause(error: BaseException, home: Path) -> tuple[str, str]:

@@ -16,9 +16,10 @@ from functools import lru_cache
 from typing import Any
 
 from reckoner.core import dimensions as dims
+from reckoner.core.argument_checks import describe_json
 from reckoner.core.errors import ErrorCode, fail
 from reckoner.core.limits import MAX_UNIT_LENGTH, MAX_UNIT_POWER
-from reckoner.core.tagged import UnitSpec, describe_json
+from reckoner.core.tagged import UnitSpec
 
 # pint's base dimensions, in the order of our vectors (m, kg, s, A, K, mol, cd).
 _BASE_DIMENSIONS = (
