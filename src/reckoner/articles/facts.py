@@ -10,6 +10,7 @@ skipped like a refused one, so a damaged record still yields what it holds.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from functools import cached_property
 from operator import itemgetter
 from typing import Any
 
-from reckoner.articles.numbers import cut, digit_runs, exact, shown_numbers
+from reckoner.articles.numbers import cut_all, digit_runs, exact, shown_numbers
 from reckoner.articles.pause import collector_paused
 from reckoner.lookup.fact import LookupFact, lookup_fact
 
@@ -111,9 +112,9 @@ class Facts:
         stored values, dimension exponents, array lengths, formula literals and the prose."""
         return _reference(self._sources)
 
-    @property
+    @cached_property
     def steps(self) -> tuple[Step, ...]:
-        return tuple(entry for entry in self.entries if isinstance(entry, Step))
+        return tuple(entry for entry in self.entries if type(entry) is Step)
 
     @property
     def prose(self) -> Iterable[str]:
@@ -134,16 +135,70 @@ class _Collector:
         self.conditions: dict[str, Value] = {}
         self.entries: list[Entry] = []
         self.closing: str | None = None
-        # Every distinct stored number, with its cut form.
+        # Every distinct stored number. Its text is cut for all of them at once when the
+        # rows are read (``_cut_numbers``); until then a Num has no text.
         self.numbers: dict[float, Num] = {}
+        # The complex numbers made meanwhile, each with the two numbers it shows.
+        self.pairs: list[tuple[Cplx, Num, Num]] = []
         self.texts: list[str] = []
         self.integers: set[int] = set()
         # Every distinct dim list seen, checked once: a record repeats a few vectors.
         self.dims: dict[tuple[object, ...], Dim] = {}
         self.scalars: dict[tuple[object, ...], Scalar] = {}
+        # A real's Scalar by its number alone, with the dim list it came with: a step's
+        # reads repeat the stored values, and a number and a list compare cheaper than the
+        # 8-tuple key above is built and hashed.
+        self.reals: dict[float, tuple[list[Any], Scalar]] = {}
 
-    def value(self, raw: object) -> Value | None:
-        return _value(raw, self)
+
+# A frozen dataclass's __init__ routes every field through object.__setattr__, which costs
+# more than the rest of reading a row; facts build their own instances (of classes without
+# defaults or __post_init__) through the slots' own setters instead.
+_new = object.__new__
+
+
+def _slot_setter(cls: type, field_name: str) -> Callable[[object, object], None]:
+    setter: Callable[[object, object], None] = getattr(cls, field_name).__set__
+    return setter
+
+
+_put_num_text = _slot_setter(Num, "text")
+_put_cplx_re = _slot_setter(Cplx, "re")
+_put_cplx_im = _slot_setter(Cplx, "im")
+_put_scalar_number = _slot_setter(Scalar, "number")
+_put_scalar_dim = _slot_setter(Scalar, "dim")
+_put_message_seq = _slot_setter(Message, "seq")
+_put_message_text = _slot_setter(Message, "text")
+_put_message_hidden = _slot_setter(Message, "hidden")
+_put_step_seq = _slot_setter(Step, "seq")
+_put_step_formula = _slot_setter(Step, "formula")
+_put_step_target = _slot_setter(Step, "target")
+_put_step_reads = _slot_setter(Step, "reads")
+_put_step_result = _slot_setter(Step, "result")
+
+
+def _scalar(number: Num | Cplx, dim: Dim) -> Scalar:
+    made: Scalar = _new(Scalar)
+    _put_scalar_number(made, number)
+    _put_scalar_dim(made, dim)
+    return made
+
+
+def _number(x: float, facts: _Collector) -> Num:
+    """The one Num of a stored number; its text comes with the others' (``_cut_numbers``)."""
+    known = facts.numbers.get(x)
+    if known is None:
+        known = facts.numbers[float(x)] = _new(Num)
+    return known
+
+
+def _cut_numbers(facts: _Collector) -> None:
+    """Every distinct number's text, cut in one pass, then the complex numbers' texts."""
+    for number, text in zip(facts.numbers.values(), cut_all(list(facts.numbers)), strict=True):
+        _put_num_text(number, text)
+    for pair, re_part, im_part in facts.pairs:
+        _put_cplx_re(pair, re_part.text)
+        _put_cplx_im(pair, im_part.text)
 
 
 RowReader = Callable[[_Collector, int, Mapping[str, Any]], None]
@@ -161,7 +216,11 @@ def _read_message(facts: _Collector, seq: int, content: Mapping[str, Any]) -> No
     if not isinstance(text, str):
         return
     hidden = content.get("hide") is True
-    facts.entries.append(Message(seq, text, hidden))
+    message: Message = _new(Message)
+    _put_message_seq(message, seq)
+    _put_message_text(message, text)
+    _put_message_hidden(message, hidden)
+    facts.entries.append(message)
     if not hidden:
         # An author's note must not put a number into the article, so its numbers are not facts.
         facts.texts.append(text)
@@ -194,9 +253,15 @@ def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
         for name, raw in raw_vars.items():
             value = _value(raw, facts)
             if value is not None:
-                reads.append((str(name), value))
+                reads.append((name if type(name) is str else str(name), value))
     facts.texts.append(formula)
-    facts.entries.append(Step(seq, formula, target, tuple(reads), result))
+    step: Step = _new(Step)
+    _put_step_seq(step, seq)
+    _put_step_formula(step, formula)
+    _put_step_target(step, target)
+    _put_step_reads(step, tuple(reads))
+    _put_step_result(step, result)
+    facts.entries.append(step)
 
 
 def _read_search(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
@@ -236,18 +301,16 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
             f"Record {record_id} is still open, so it has no article yet; end it with "
             "record_end and generate again."
         )
+    rows = rows if isinstance(rows, list | tuple) else list(rows)
     facts = _Collector()
-    ordered = [row for row in rows if row.get("ok") is True and type(row.get("seq")) is int]
-    # A record is written in seq order, so the (stable) sort is a single check of the run.
-    ordered.sort(key=_seq_of)
-    readers = ROW_READERS
-    for row in ordered:
-        tool = row.get("tool")
-        reader = readers.get(tool if type(tool) is str else str(tool))
-        if reader is not None:
-            content = row.get("content")
-            if type(content) is dict or isinstance(content, dict):
-                reader(facts, row["seq"], content)
+    if not _read_in_order(rows, facts):
+        # A record is written in seq order; a file edited out of it is read sorted (stably,
+        # so rows sharing a seq keep their order in the file).
+        ordered = [row for row in rows if row.get("ok") is True and type(row.get("seq")) is int]
+        ordered.sort(key=_seq_of)
+        facts = _Collector()
+        _read_in_order(ordered, facts)
+    _cut_numbers(facts)
     if facts.title is None:
         raise ArticleRefusal(
             f"Record {record_id} has no accepted record_start row, so it has no title to "
@@ -261,6 +324,29 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
         closing=facts.closing,
         _sources=facts,
     )
+
+
+def _read_in_order(rows: Iterable[Mapping[str, Any]], facts: _Collector) -> bool:
+    """Read the accepted rows into ``facts``; False (and ``facts`` half read) as soon as
+    one comes before the row read last in seq order."""
+    readers = ROW_READERS
+    last: float = -math.inf
+    for row in rows:
+        if row.get("ok") is not True:
+            continue
+        seq = row.get("seq")
+        if type(seq) is not int:
+            continue
+        if seq < last:
+            return False
+        last = seq
+        tool = row.get("tool")
+        reader = readers.get(tool if type(tool) is str else str(tool))
+        if reader is not None:
+            content = row.get("content")
+            if type(content) is dict or isinstance(content, dict):
+                reader(facts, seq, content)
+    return True
 
 
 _seq_of = itemgetter("seq")
@@ -305,30 +391,34 @@ def _real(x: object, facts: _Collector) -> Num | None:
     if kind is not float and kind is not int:
         return None
     # A step reads the values earlier rows stored, so most numbers come round again.
-    known: Num | None = facts.numbers.get(x)  # type: ignore[call-overload]
-    if known is None:
-        number = float(x)  # type: ignore[arg-type]
-        known = facts.numbers[number] = Num(cut(number))
-    return known
+    return _number(x, facts)  # type: ignore[arg-type]  # checked above: float or int
 
 
 def _element(raw: object, facts: _Collector) -> Element | None:
+    kind = type(raw)
+    if kind is float or kind is int:
+        return _number(raw, facts)  # type: ignore[arg-type]  # checked above
     if isinstance(raw, list):
-        items = [_element(item, facts) for item in raw]
-        if any(item is None for item in items):
-            return None
+        items: list[Element] = []
+        for item in raw:
+            element = _element(item, facts)
+            if element is None:
+                return None
+            items.append(element)
         facts.integers.add(len(items))
-        return tuple(item for item in items if item is not None)
+        return tuple(items)
     if isinstance(raw, dict):
         return _complex(raw, facts)
-    return _real(raw, facts)
+    return None
 
 
 def _complex(raw: Mapping[str, Any], facts: _Collector) -> Cplx | None:
     re_part, im_part = _real(raw.get("re"), facts), _real(raw.get("im"), facts)
     if re_part is None or im_part is None:
         return None
-    return Cplx(re_part.text, im_part.text)
+    pair: Cplx = _new(Cplx)
+    facts.pairs.append((pair, re_part, im_part))
+    return pair
 
 
 def _value(raw: object, facts: _Collector) -> Value | None:
@@ -336,24 +426,12 @@ def _value(raw: object, facts: _Collector) -> Value | None:
     if type(raw) is not dict:
         return None
     number, dim_list = raw.get("num"), raw.get("dim")
-    if len(raw) == 2 and type(dim_list) is list and type(number) in (float, int):
+    if len(raw) == 2 and type(dim_list) is list and (type(number) is float or type(number) is int):
         # The commonest value, a real: the same number in the same unit recurs row after row.
-        key = (number, *dim_list)
-        try:
-            known = facts.scalars.get(key)
-        except TypeError:
-            return None  # a component that is a list or an object: not a vector
-        if known is None:
-            # Inlined _dim and _real: most stored numbers are new, and this runs per value.
-            dim = facts.dims.get(key[1:]) or _dim(dim_list, facts)
-            if dim is None:
-                return None
-            stored = float(number)  # type: ignore[arg-type]  # checked above: float or int
-            real = facts.numbers.get(stored)
-            if real is None:
-                real = facts.numbers[stored] = Num(cut(stored))
-            known = facts.scalars[key] = Scalar(real, dim)
-        return known
+        seen = facts.reals.get(number)
+        if seen is not None and seen[0] == dim_list:
+            return seen[1]
+        return _new_real(number, dim_list, seen is None, facts)
     if "object" in raw:
         fields = raw["object"]
         if not isinstance(fields, dict):
@@ -369,15 +447,32 @@ def _value(raw: object, facts: _Collector) -> Value | None:
     if dim is None:
         return None
     if "num" in raw:
-        number = _real(raw["num"], facts)
-        return None if number is None else Scalar(number, dim)
+        real = _real(raw["num"], facts)
+        return None if real is None else _scalar(real, dim)
     if "re" in raw:
         pair = _complex(raw, facts)
-        return None if pair is None else Scalar(pair, dim)
+        return None if pair is None else _scalar(pair, dim)
     if "array" in raw and isinstance(raw["array"], list):
         items = _element(raw["array"], facts)
         return ArrayValue(items, dim) if isinstance(items, tuple) else None
     return None
+
+
+def _new_real(number: float, dim_list: list[Any], first: bool, facts: _Collector) -> Scalar | None:
+    """A real not met before with this dim list: found by its whole key, or made."""
+    key = (number, *dim_list)
+    try:
+        known = facts.scalars.get(key)
+    except TypeError:
+        return None  # a component that is a list or an object: not a vector
+    if known is None:
+        dim = facts.dims.get(key[1:]) or _dim(dim_list, facts)
+        if dim is None:
+            return None
+        known = facts.scalars[key] = _scalar(_number(float(number), facts), dim)
+    if first:
+        facts.reals[number] = (dim_list, known)
+    return known
 
 
 # -- language ----------------------------------------------------------------------------

@@ -7,7 +7,6 @@ A formula that does not parse gets no LaTeX; the caller shows the ASCII text ins
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable
 from functools import lru_cache
@@ -272,21 +271,23 @@ def _chain(first: Node, rest: list[tuple[str, Node]]) -> str:
 
 # Typesetting depends on a formula's structure, not on which slots it names or which plain
 # numbers it writes: to the parser a slot and a plain number are the same kind of atom, and
-# both are typeset as their own text. So a formula is typeset once per shape (each distinct
-# slot and plain number replaced by a numbered placeholder slot), and each placeholder then
-# becomes the slot's identifier or the number's digits. A record that repeats a step over
-# many slots, or with other constants, parses that step once.
+# both are typeset as their own text. So a formula is typeset once per shape (each slot and
+# plain number replaced by a placeholder slot), and the shape's LaTeX is kept as a format
+# template whose fields take the atoms' own LaTeX. A record that repeats a step over many
+# slots, or with other constants, parses that step once, and a formula of a known shape is
+# typeset by two scans and one format call.
 _HOLE_NAME = "zzqhole"
-# The scan reads names, notations, slots and number-like runs whole, as the lexer does, so a
-# digit inside a name (R1, $atan2) or an exponent (2e+5) is never taken for a number. A plain
-# number (digits, an optional decimal part, nothing glued after it) becomes a placeholder;
-# every other run, including what the lexer refuses, stays in the shape as written.
-_PIECE = re.compile(
+_HOLE = "@" + _HOLE_NAME
+# The atoms a shape stands for: a slot (its whole name), and a plain number that is a whole
+# token: not glued to a name (R1, $atan2), a decimal point (2.5.3), an exponent (2e+5,
+# 1.5e-3) or a suffix (2j), and short enough never to overflow (the lexer refuses that).
+# Anything else stays in the shape as written, which is always safe: it only shares less.
+_ATOMS = re.compile(
     r"@([A-Za-z_][A-Za-z0-9_]*)"
-    r"|([0-9]+(?:\.[0-9]+)?)(?![A-Za-z0-9_.])"
-    r"|([A-Za-z_$][A-Za-z0-9_]*|[0-9.][0-9A-Za-z_.]*(?:(?<=e)[+-][0-9A-Za-z_.]*)?)"
+    r"|(?<![A-Za-z0-9_.])(?<![0-9.]e[+-])([0-9]{1,300}(?:\.[0-9]+)?)(?![A-Za-z0-9_.])"
 )
-_HOLE = re.compile(r"\\mathit\{" + _HOLE_NAME + r"\}_\{\\mathrm\{([0-9]+)\}\}")
+# A placeholder as the shape's LaTeX shows it, with its number.
+_HOLE_LATEX = re.compile(r"\\mathit\{" + _HOLE_NAME + r"\}_\{\\mathrm\{([0-9]+)\}\}")
 
 
 @lru_cache(maxsize=8192)
@@ -300,55 +301,45 @@ def _shape_latex(shape: str) -> str | None:
 
 
 @lru_cache(maxsize=8192)
-def _shape_parts(shape: str) -> tuple[str, ...] | None:
-    """The shape's LaTeX split around its placeholders: text, hole number, text, ..."""
-    latex = _shape_latex(shape)
-    return None if latex is None else tuple(_HOLE.split(latex))
+def _shape_template(shape: str) -> str | None:
+    """The LaTeX of a shape (its atoms all ``@zzqhole``) as a format template: the k-th
+    atom of the formula is field k, wherever the typesetting puts it."""
+    pieces = shape.split(_HOLE)
+    numbered = [pieces[0]]
+    for number, piece in enumerate(pieces[1:]):
+        numbered.append(f"{_HOLE}{number}{piece}")
+    latex = _shape_latex("".join(numbered))
+    if latex is None:
+        return None
+    parts = _HOLE_LATEX.split(latex)
+    for index in range(0, len(parts), 2):
+        parts[index] = parts[index].replace("{", "{{").replace("}", "}}")
+    for index in range(1, len(parts), 2):
+        parts[index] = "{" + parts[index] + "}"
+    return "".join(parts)
 
 
 @lru_cache(maxsize=8192)
 def formula_latex(formula: str) -> str | None:
     """LaTeX for a formula, or None when the core does not parse it."""
-    if _HOLE_NAME in formula or len(formula) > MAX_FORMULA_LENGTH:
+    if _HOLE_NAME in formula:
         return _shape_latex(formula)  # a name that could be mistaken for a placeholder
-    # split() yields the text between matches, then each match's three groups (slot name,
-    # plain number, a run kept as written), so no match object is built per run.
-    pieces = _PIECE.split(formula)
-    fillers: list[str] = []
-    holes: dict[str, int] = {}
-    for index in range(1, len(pieces), 4):
-        slot, literal, kept = pieces[index : index + 3]
-        pieces[index + 2] = ""
-        if slot is not None:
-            key = "@" + slot
-        elif literal is not None and not math.isinf(float(literal)):
-            key = literal
-        else:
-            # Kept as written; an overflowing literal is refused by the parse as before.
-            pieces[index] = kept if literal is None else literal
-            pieces[index + 1] = ""
-            continue
-        number = holes.get(key)
-        if number is None:
-            number = holes[key] = len(fillers)
-            fillers.append(identifier(slot) if slot is not None else key)
-        pieces[index] = f"@{_HOLE_NAME}{number}"
-        pieces[index + 1] = ""
-    shape = "".join(pieces)
-    if len(shape) > MAX_FORMULA_LENGTH:
-        return _shape_latex(formula)  # the placeholders must not carry it over the limit
-    parts = _shape_parts(shape)
-    if parts is None:
+    shape = _ATOMS.sub(_HOLE, formula)
+    if len(shape) + len(str(shape.count(_HOLE))) * shape.count(_HOLE) > MAX_FORMULA_LENGTH:
+        # The shape's numbered placeholders must not carry it over the limit, and a formula
+        # over it gets the parser's own refusal.
+        return _shape_latex(formula)
+    template = _shape_template(shape)
+    if template is None:
         return None
-    out = list(parts)
-    for index in range(1, len(out), 2):
-        out[index] = fillers[int(out[index])]
-    return "".join(out)
+    return template.format(
+        *[identifier(slot) if slot else number for slot, number in _ATOMS.findall(formula)]
+    )
 
 
 def clear_caches() -> None:
     """Forget every typeset formula (benchmarks measure the work, not the cache)."""
     formula_latex.cache_clear()
-    _shape_parts.cache_clear()
+    _shape_template.cache_clear()
     _shape_latex.cache_clear()
     identifier.cache_clear()
