@@ -52,6 +52,8 @@ def test_issue10_formulas_sharing_a_shape_keep_their_own_numbers_and_slots(
     [
         *("1" + "9" * 400 + " * @a", "2" + "0" * 308 + ".5 * @a", "2 * @a +", "1e * @a"),
         *("@5 * 2", "2.5.3 * @a", "2@a", "1. * @a", "2x * @a"),
+        # Over the length limit, though its shape (short placeholders for long names) is not.
+        " + ".join(["@" + "a" * 60] * 200),
     ],
 )
 def test_issue10_a_formula_the_parser_refuses_gets_no_latex_through_a_shape(formula: str) -> None:
@@ -173,3 +175,15 @@ def test_issue10_rows_out_of_seq_order_give_the_facts_and_bytes_of_the_sorted_re
     assert out_of_order == in_order
     assert out_of_order.reference == in_order.reference
     assert render(out_of_order, "en", "md") == render(in_order, "en", "md")
+
+
+@pytest.mark.parametrize("slots", [1000, 2400])
+def test_issue10_a_long_formula_of_short_names_is_typeset_as_the_core_reads_it(
+    slots: int,
+) -> None:
+    """Issue 10 (Speed): a formula near the length limit whose placeholders would be longer
+    than its own names is typeset directly, as the core parses it."""
+    clear_caches()
+    formula = " + ".join(["@a"] * slots)
+    assert formula_latex(formula) == _shape_latex(formula)
+    assert (formula_latex(formula) is None) == (len(formula) > 10_000)

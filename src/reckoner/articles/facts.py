@@ -144,11 +144,12 @@ class _Collector:
         self.integers: set[int] = set()
         # Every distinct dim list seen, checked once: a record repeats a few vectors.
         self.dims: dict[tuple[object, ...], Dim] = {}
-        self.scalars: dict[tuple[object, ...], Scalar] = {}
-        # A real's Scalar by its number alone, with the dim list it came with: a step's
-        # reads repeat the stored values, and a number and a list compare cheaper than the
-        # 8-tuple key above is built and hashed.
+        # A real's Scalar by its number alone, with the first dim list it came with: a
+        # step's reads repeat the stored values, and a number and a list compare cheaper
+        # than an 8-tuple is built and hashed. The same number with another dim list is
+        # found by the whole key in ``scalars``.
         self.reals: dict[float, tuple[list[Any], Scalar]] = {}
+        self.scalars: dict[tuple[object, ...], Scalar] = {}
 
 
 # A frozen dataclass's __init__ routes every field through object.__setattr__, which costs
@@ -429,9 +430,11 @@ def _value(raw: object, facts: _Collector) -> Value | None:
     if len(raw) == 2 and type(dim_list) is list and (type(number) is float or type(number) is int):
         # The commonest value, a real: the same number in the same unit recurs row after row.
         seen = facts.reals.get(number)
-        if seen is not None and seen[0] == dim_list:
+        if seen is None:
+            return _first_real(number, dim_list, facts)
+        if seen[0] == dim_list:
             return seen[1]
-        return _new_real(number, dim_list, seen is None, facts)
+        return _other_real(number, dim_list, facts)
     if "object" in raw:
         fields = raw["object"]
         if not isinstance(fields, dict):
@@ -458,20 +461,32 @@ def _value(raw: object, facts: _Collector) -> Value | None:
     return None
 
 
-def _new_real(number: float, dim_list: list[Any], first: bool, facts: _Collector) -> Scalar | None:
-    """A real not met before with this dim list: found by its whole key, or made."""
+def _first_real(number: float, dim_list: list[Any], facts: _Collector) -> Scalar | None:
+    """A real whose number no value had before."""
+    try:
+        dim = facts.dims.get(tuple(dim_list)) or _dim(dim_list, facts)
+    except TypeError:
+        return None  # a component that is a list or an object: not a vector
+    if dim is None:
+        return None
+    made = _scalar(_number(float(number), facts), dim)
+    facts.reals[number] = (dim_list, made)
+    return made
+
+
+def _other_real(number: float, dim_list: list[Any], facts: _Collector) -> Scalar | None:
+    """A real whose number came before with another dim list: found by its whole key (the
+    first list's Scalar stays with ``reals``), or made."""
     key = (number, *dim_list)
     try:
         known = facts.scalars.get(key)
     except TypeError:
-        return None  # a component that is a list or an object: not a vector
+        return None
     if known is None:
         dim = facts.dims.get(key[1:]) or _dim(dim_list, facts)
         if dim is None:
             return None
         known = facts.scalars[key] = _scalar(_number(float(number), facts), dim)
-    if first:
-        facts.reals[number] = (dim_list, known)
     return known
 
 

@@ -15,6 +15,7 @@ from reckoner.articles.facts import (
     Dim,
     Element,
     Num,
+    ObjectValue,
     Scalar,
     Value,
 )
@@ -79,10 +80,11 @@ class Markup:
     def __init__(self, imaginary: str = "i") -> None:
         self.imaginary = imaginary
         self._units: dict[Dim, str] = {}
-        # A value's TeX by the value object: facts share one object per distinct stored
-        # value, and an article shows most values twice (a condition and the step reading
-        # it, a result and the results table). Kept with the value, so ids stay unique.
-        self._tex: dict[int, tuple[Scalar | ArrayValue, str]] = {}
+        # A value's TeX and its unit by the value object: facts share one object per
+        # distinct stored value, and an article shows most values twice (a condition and
+        # the step reading it, a result and the results table). Kept with the value, so ids
+        # stay unique.
+        self._tex: dict[int, tuple[Scalar | ArrayValue, str, str, str]] = {}
 
     # -- formatting primitives, per format ------------------------------------------------
 
@@ -97,15 +99,21 @@ class Markup:
 
     def paragraph(self, prose: str) -> str:
         # A record message may span lines; each becomes its own line of the paragraph.
-        return "  \n".join(self.text(line) for line in prose.splitlines() or [""])
+        lines = prose.splitlines()
+        if len(lines) == 1:
+            return self.text(lines[0])  # the common case, without a generator
+        return "  \n".join(self.text(line) for line in lines or [""])
 
     def heading(self, prose: str, level: int) -> str:
         return "#" * level + " " + self.text(prose)
 
-    def table(self, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines.extend("| " + " | ".join(row) + " |" for row in rows)
-        return "\n".join(lines)
+    # How a table row's cells are put on its line.
+    _row_start, _cell_gap, _row_end = "| ", " | ", " |"
+
+    def _framed(self, header: tuple[str, ...], lines: list[str]) -> str:
+        """A table: the header, then the rows' lines."""
+        head = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        return "\n".join(head + lines)
 
     def quote(self, prose: str) -> str:
         return "\n".join("> " + line for line in self.paragraph(prose).split("\n"))
@@ -134,39 +142,62 @@ class Markup:
             self._units[dim] = shown
         return shown
 
-    def value_tex(self, value: Scalar | ArrayValue) -> str:
+    def _shown(self, value: Scalar | ArrayValue) -> tuple[Scalar | ArrayValue, str, str, str]:
+        """(the value, its TeX, its unit as ``unit`` gives it, and what follows a name in
+        ``named``: `` = tex$ unit``), made once per value."""
         known = self._tex.get(id(value))
-        if known is not None:
-            return known[1]
-        if isinstance(value, Scalar):
-            tex = number_tex(value.number, self.imaginary)
-        else:
-            tex = _element_tex(value.items, self.imaginary)
-        self._tex[id(value)] = (value, tex)
-        return tex
+        if known is None:
+            if isinstance(value, Scalar):
+                number = value.number
+                if isinstance(number, Num):
+                    tex = cut_tex(number.text)
+                else:
+                    tex = number_tex(number, self.imaginary)
+            else:
+                tex = _element_tex(value.items, self.imaginary)
+            unit = self.unit(value.dim)
+            tail = f" = {tex}$ {unit}" if unit else f" = {tex}$"
+            known = self._tex[id(value)] = (value, tex, unit, tail)
+        return known
+
+    def value_tex(self, value: Scalar | ArrayValue) -> str:
+        return self._shown(value)[1]
 
     def value(self, value: Value) -> str:
         """A value in running text: ``$6875$ ohm``, an object as its fields in parentheses."""
         if isinstance(value, Scalar | ArrayValue):
-            shown = self.math(self.value_tex(value))
-            unit = self.unit(value.dim)
+            _, tex, unit, _ = self._shown(value)
+            shown = self.math(tex)
             return f"{shown} {unit}" if unit else shown
         parts = [f"{self.math(_field_tex(name))} = {self.value(sub)}" for name, sub in value.fields]
         return "(" + "; ".join(parts) + ")"
 
     def named(self, name: str, value: Value) -> str:
         """``$R_{p} = 6875$ ohm``."""
-        if isinstance(value, Scalar | ArrayValue):
-            shown = self.math(f"{identifier(name)} = {self.value_tex(value)}")
-            unit = self.unit(value.dim)
-            return f"{shown} {unit}" if unit else shown
-        return f"{self.math(identifier(name))} = {self.value(value)}"
+        if isinstance(value, ObjectValue):
+            return f"{self.math(identifier(name))} = {self.value(value)}"
+        known = self._tex.get(id(value)) or self._shown(value)
+        # The math opened here is closed in the value's tail, as math() would close it.
+        return f"${identifier(name)}{known[3]}"
+
+    def value_table(self, header: tuple[str, ...], values: tuple[tuple[str, Value], ...]) -> str:
+        """A table of named values (quantity, value, unit): a row per value, an object's
+        fields a row each (``rows``)."""
+        start, gap, end = self._row_start, self._cell_gap, self._row_end
+        lines: list[str] = []
+        for name, value in values:
+            if isinstance(value, ObjectValue):
+                lines.extend(start + gap.join(row) + end for row in self.rows(name, value))
+                continue
+            _, tex, unit, _ = self._tex.get(id(value)) or self._shown(value)
+            lines.append(f"{start}${identifier(name)}${gap}${tex}${gap}{unit or '—'}{end}")
+        return self._framed(header, lines)
 
     def rows(self, name: str, value: Value) -> list[tuple[str, str, str]]:
         """Table rows (quantity, value, unit); an object gives one row per field."""
         if isinstance(value, Scalar | ArrayValue):
-            unit = self.unit(value.dim) or "—"
-            return [(self.math(identifier(name)), self.math(self.value_tex(value)), unit)]
+            _, tex, unit, _ = self._shown(value)
+            return [(self.math(identifier(name)), self.math(tex), unit or "—")]
         out: list[tuple[str, str, str]] = []
         for field_name, sub in value.fields:
             for quantity, shown, unit in self.rows(field_name, sub):
@@ -210,24 +241,27 @@ class TexMarkup(Markup):
         return prose.translate(_TEX_TABLE)
 
     def paragraph(self, prose: str) -> str:
-        return "\\\\\n".join(self.text(line) for line in prose.splitlines() or [""])
+        lines = prose.splitlines()
+        if len(lines) == 1:
+            return self.text(lines[0])
+        return "\\\\\n".join(self.text(line) for line in lines or [""])
 
     def heading(self, prose: str, level: int) -> str:
         command = {1: "section", 2: "subsection"}.get(level, "subsubsection")
         return f"\\{command}*{{{self.text(prose)}}}"
 
-    def table(self, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    _row_start, _cell_gap, _row_end = "", " & ", r" \\"
+
+    def _framed(self, header: tuple[str, ...], lines: list[str]) -> str:
         columns = "l" * len(header)
-        lines = [
+        head = [
             f"\\begin{{longtable}}{{{columns}}}",
             r"\toprule",
             " & ".join(header) + r" \\",
             r"\midrule",
             r"\endhead",
         ]
-        lines.extend(" & ".join(row) + r" \\" for row in rows)
-        lines.extend([r"\bottomrule", r"\end{longtable}"])
-        return "\n".join(lines)
+        return "\n".join(head + lines + [r"\bottomrule", r"\end{longtable}"])
 
     def quote(self, prose: str) -> str:
         return "\\begin{quote}\n" + self.paragraph(prose) + "\n\\end{quote}"

@@ -109,6 +109,7 @@ _GREEK = frozenset(
     ]
 )
 _TRAILING_DIGITS = re.compile(r"^([A-Za-z]+)([0-9]+)$")
+_DIGIT_CHARACTERS = frozenset("0123456789")
 _EXPONENT = re.compile(r"^([0-9.]+)e([+-]?[0-9]+)([ij]?)$")
 
 
@@ -121,7 +122,7 @@ def _text(name: str) -> str:
 def identifier(name: str) -> str:
     """A slot or bound name: ``V_in`` -> ``V_{\\mathrm{in}}``, ``R1`` -> ``R_{1}``."""
     base, sep, sub = name.partition("_")
-    if not sep:
+    if not sep and name[-1:] in _DIGIT_CHARACTERS:
         digits = _TRAILING_DIGITS.match(name)
         if digits:
             base, sub = digits.group(1), digits.group(2)
@@ -133,7 +134,7 @@ def identifier(name: str) -> str:
     elif len(base) == 1:
         head = base
     else:
-        head = r"\mathit{" + _text(base) + "}"
+        head = r"\mathit{" + base + "}"  # the part before the first underscore has none
     return head + (f"_{{\\mathrm{{{_text(sub)}}}}}" if sub else "")
 
 
@@ -301,45 +302,97 @@ def _shape_latex(shape: str) -> str | None:
 
 
 @lru_cache(maxsize=8192)
-def _shape_template(shape: str) -> str | None:
-    """The LaTeX of a shape (its atoms all ``@zzqhole``) as a format template: the k-th
-    atom of the formula is field k, wherever the typesetting puts it."""
+def _shape_template(shape: str, kinds: tuple[type, ...]) -> str | None:
+    """The LaTeX of a shape (its atoms all ``@zzqhole``) as a format template. ``kinds``
+    tells each atom's kind in order (``str`` for a slot, ``NoneType`` for a number): the
+    slots are the first fields, in order, then the numbers."""
     pieces = shape.split(_HOLE)
-    numbered = [pieces[0]]
-    for number, piece in enumerate(pieces[1:]):
-        numbered.append(f"{_HOLE}{number}{piece}")
-    latex = _shape_latex("".join(numbered))
+    numbered = [pieces[0]] + [f"{_HOLE}{index}{piece}" for index, piece in enumerate(pieces[1:])]
+    next_slot, next_number = 0, kinds.count(str)
+    fields: list[int] = []  # the field of each atom, in the formula's order
+    for kind in kinds:
+        if kind is str:
+            fields.append(next_slot)
+            next_slot += 1
+        else:
+            fields.append(next_number)
+            next_number += 1
+    return _template_of(_shape_latex("".join(numbered)), fields)
+
+
+# A formula's slots are found first (a scan that looks only for "@", cheap), and its text
+# with each slot's name taken out is the key of a template whose fields take the slots'
+# identifiers: the steps of a long record name other slots far more often than they change
+# their structure or their constants. The mark stands where a name was; it is no formula
+# character, so the key is unambiguous.
+_SLOT_NAME = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
+_SLOT_MARK = "\x00"
+# What stands for a slot's field while a template's numbers are filled in.
+_FIELD_OPEN, _FIELD_CLOSE = "\x01", "\x02"
+
+
+@lru_cache(maxsize=8192)
+def _slots_template(key: str) -> str | None:
+    """The template of a formula with its slots' names taken out (``key``): its shape's
+    template (``_shape_template``) with the numbers filled in and the slots left as fields."""
+    formula = key.replace(_SLOT_MARK, _HOLE)
+    pieces = _ATOMS.split(formula)
+    atoms = pieces[1::3]
+    shape = _HOLE.join(pieces[::3])
+    if len(shape) + len(atoms) * len(str(len(atoms))) > MAX_FORMULA_LENGTH:
+        template = _direct_template(formula)  # the numbered placeholders must not carry it over
+    else:
+        template = _shape_template(shape, tuple(map(type, atoms)))
+    if template is None:
+        return None
+    fields = [f"{_FIELD_OPEN}{index}{_FIELD_CLOSE}" for index in range(key.count(_SLOT_MARK))]
+    filled = template.format(*fields, *filter(None, pieces[2::3]))
+    escaped = filled.replace("{", "{{").replace("}", "}}")
+    return escaped.replace(_FIELD_OPEN, "{").replace(_FIELD_CLOSE, "}")
+
+
+def _direct_template(formula: str) -> str | None:
+    """The template of a formula whose slots are all ``@zzqhole``, typeset as it stands."""
+    count = formula.count(_HOLE)
+    pieces = formula.split(_HOLE)
+    numbered = [pieces[0]] + [f"{_HOLE}{index}{piece}" for index, piece in enumerate(pieces[1:])]
+    return _template_of(_shape_latex("".join(numbered)), list(range(count)))
+
+
+def _template_of(latex: str | None, fields: list[int]) -> str | None:
+    """A shape's LaTeX as a format template: placeholder k becomes field ``fields[k]``."""
     if latex is None:
         return None
     parts = _HOLE_LATEX.split(latex)
     for index in range(0, len(parts), 2):
         parts[index] = parts[index].replace("{", "{{").replace("}", "}}")
     for index in range(1, len(parts), 2):
-        parts[index] = "{" + parts[index] + "}"
+        parts[index] = "{" + str(fields[int(parts[index])]) + "}"
     return "".join(parts)
 
 
 @lru_cache(maxsize=8192)
 def formula_latex(formula: str) -> str | None:
     """LaTeX for a formula, or None when the core does not parse it."""
-    if _HOLE_NAME in formula:
-        return _shape_latex(formula)  # a name that could be mistaken for a placeholder
-    shape = _ATOMS.sub(_HOLE, formula)
-    if len(shape) + len(str(shape.count(_HOLE))) * shape.count(_HOLE) > MAX_FORMULA_LENGTH:
-        # The shape's numbered placeholders must not carry it over the limit, and a formula
-        # over it gets the parser's own refusal.
+    if _HOLE_NAME in formula or _SLOT_MARK in formula or len(formula) > MAX_FORMULA_LENGTH:
+        # A name or a character that could be mistaken for a placeholder; a formula over
+        # the limit gets the parser's own refusal (its shape could be shorter).
         return _shape_latex(formula)
-    template = _shape_template(shape)
+    # split() yields the text between slots and each slot's name, from one scan.
+    pieces = _SLOT_NAME.split(formula)
+    slots = len(pieces) // 2
+    if len(formula) + slots * (len(_HOLE) + len(str(slots))) > MAX_FORMULA_LENGTH:
+        return _shape_latex(formula)  # numbered placeholders must not carry it over the limit
+    template = _slots_template(_SLOT_MARK.join(pieces[::2]))
     if template is None:
         return None
-    return template.format(
-        *[identifier(slot) if slot else number for slot, number in _ATOMS.findall(formula)]
-    )
+    return template.format(*map(identifier, pieces[1::2]))
 
 
 def clear_caches() -> None:
     """Forget every typeset formula (benchmarks measure the work, not the cache)."""
     formula_latex.cache_clear()
+    _slots_template.cache_clear()
     _shape_template.cache_clear()
     _shape_latex.cache_clear()
     identifier.cache_clear()

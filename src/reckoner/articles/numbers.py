@@ -99,9 +99,9 @@ def cut_all(xs: list[float]) -> list[str]:
 
 def cut_tex(text: str) -> str:
     """A cut number as TeX math: ``3.2397e-4`` -> ``3.2397\\times 10^{-4}``."""
-    mantissa, sep, exponent = text.partition("e")
-    if not sep:
+    if "e" not in text:
         return text
+    mantissa, _, exponent = text.partition("e")
     return f"{mantissa}\\times 10^{{{exponent}}}"
 
 
