@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from test_template_and_audit import records
 
 from reckoner.articles.facts import ArticleRefusal, collect_facts
-from reckoner.articles.mathtex import _shape_latex, clear_caches, formula_latex
+from reckoner.articles.mathtex import _shape_latex, clear_caches, formula_latex, identifier
 from reckoner.articles.numbers import cut, cut_all
 from reckoner.articles.pause import collector_paused
 from reckoner.articles.writers.template import render
@@ -187,3 +187,23 @@ def test_issue10_a_long_formula_of_short_names_is_typeset_as_the_core_reads_it(
     formula = " + ".join(["@a"] * slots)
     assert formula_latex(formula) == _shape_latex(formula)
     assert (formula_latex(formula) is None) == (len(formula) > 10_000)
+
+
+@pytest.mark.parametrize(
+    ("name", "latex"),
+    [
+        ("a12", r"a_{\mathrm{12}}"),
+        ("R1_12", r"\mathit{R1}_{\mathrm{12}}"),
+        ("tau_3", r"\tau_{\mathrm{3}}"),
+        ("Vout", r"\mathit{Vout}"),
+        ("a1b2", r"\mathit{a1b2}"),
+        ("x_", r"\mathit{x\_}"),
+        ("_x", r"\mathit{\_x}"),
+    ],
+)
+def test_issue10_a_name_of_letters_then_digits_takes_the_digits_as_its_subscript(
+    name: str, latex: str
+) -> None:
+    """Issue 10 (each formula typeset as mathematics): a trailing run of digits after
+    letters is a subscript; any other name keeps its digits in its body."""
+    assert identifier(name) == latex

@@ -84,7 +84,10 @@ class Markup:
         # distinct stored value, and an article shows most values twice (a condition and
         # the step reading it, a result and the results table). Kept with the value, so ids
         # stay unique.
-        self._tex: dict[int, tuple[Scalar | ArrayValue, str, str, str]] = {}
+        self._tex: dict[int, tuple[Scalar | ArrayValue, str, str]] = {}
+        # The text after a name in ``named``, by the value object likewise.
+        self._tails: dict[int, str] = {}
+        self._kept: list[Value] = []
 
     # -- formatting primitives, per format ------------------------------------------------
 
@@ -95,7 +98,9 @@ class Markup:
         return f"$$\n{tex}\n$$"
 
     def text(self, prose: str) -> str:
-        return prose.translate(_MD_TABLE)
+        # Most prose has nothing to escape, and a search for the characters that need it
+        # costs far less than a translation that maps every character.
+        return prose.translate(_MD_TABLE) if _MD_SPECIAL.search(prose) else prose
 
     def paragraph(self, prose: str) -> str:
         # A record message may span lines; each becomes its own line of the paragraph.
@@ -142,9 +147,8 @@ class Markup:
             self._units[dim] = shown
         return shown
 
-    def _shown(self, value: Scalar | ArrayValue) -> tuple[Scalar | ArrayValue, str, str, str]:
-        """(the value, its TeX, its unit as ``unit`` gives it, and what follows a name in
-        ``named``: `` = tex$ unit``), made once per value."""
+    def _shown(self, value: Scalar | ArrayValue) -> tuple[Scalar | ArrayValue, str, str]:
+        """(the value, its TeX, its unit as ``unit`` gives it), made once per value."""
         known = self._tex.get(id(value))
         if known is None:
             if isinstance(value, Scalar):
@@ -155,9 +159,7 @@ class Markup:
                     tex = number_tex(number, self.imaginary)
             else:
                 tex = _element_tex(value.items, self.imaginary)
-            unit = self.unit(value.dim)
-            tail = f" = {tex}$ {unit}" if unit else f" = {tex}$"
-            known = self._tex[id(value)] = (value, tex, unit, tail)
+            known = self._tex[id(value)] = (value, tex, self.unit(value.dim))
         return known
 
     def value_tex(self, value: Scalar | ArrayValue) -> str:
@@ -166,7 +168,7 @@ class Markup:
     def value(self, value: Value) -> str:
         """A value in running text: ``$6875$ ohm``, an object as its fields in parentheses."""
         if isinstance(value, Scalar | ArrayValue):
-            _, tex, unit, _ = self._shown(value)
+            _, tex, unit = self._shown(value)
             shown = self.math(tex)
             return f"{shown} {unit}" if unit else shown
         parts = [f"{self.math(_field_tex(name))} = {self.value(sub)}" for name, sub in value.fields]
@@ -174,11 +176,22 @@ class Markup:
 
     def named(self, name: str, value: Value) -> str:
         """``$R_{p} = 6875$ ohm``."""
+        tail = self._tails.get(id(value))
+        if tail is None:
+            tail = self._tail(value)
+        return f"${identifier(name)}{tail}"
+
+    def _tail(self, value: Value) -> str:
+        """What follows the name in ``named``, closing the math the name opened: `` = 6875$
+        ohm`` for a value, ``$ = (...)`` for an object; made once per value."""
         if isinstance(value, ObjectValue):
-            return f"{self.math(identifier(name))} = {self.value(value)}"
-        known = self._tex.get(id(value)) or self._shown(value)
-        # The math opened here is closed in the value's tail, as math() would close it.
-        return f"${identifier(name)}{known[3]}"
+            tail = f"$ = {self.value(value)}"
+        else:
+            _, tex, unit = self._shown(value)
+            tail = f" = {tex}$ {unit}" if unit else f" = {tex}$"
+        self._tails[id(value)] = tail
+        self._kept.append(value)  # its id stays its own while the tail is kept
+        return tail
 
     def value_table(self, header: tuple[str, ...], values: tuple[tuple[str, Value], ...]) -> str:
         """A table of named values (quantity, value, unit): a row per value, an object's
@@ -189,14 +202,14 @@ class Markup:
             if isinstance(value, ObjectValue):
                 lines.extend(start + gap.join(row) + end for row in self.rows(name, value))
                 continue
-            _, tex, unit, _ = self._tex.get(id(value)) or self._shown(value)
+            _, tex, unit = self._tex.get(id(value)) or self._shown(value)
             lines.append(f"{start}${identifier(name)}${gap}${tex}${gap}{unit or '—'}{end}")
         return self._framed(header, lines)
 
     def rows(self, name: str, value: Value) -> list[tuple[str, str, str]]:
         """Table rows (quantity, value, unit); an object gives one row per field."""
         if isinstance(value, Scalar | ArrayValue):
-            _, tex, unit, _ = self._shown(value)
+            _, tex, unit = self._shown(value)
             return [(self.math(identifier(name)), self.math(tex), unit or "—")]
         out: list[tuple[str, str, str]] = []
         for field_name, sub in value.fields:
@@ -205,7 +218,9 @@ class Markup:
         return out
 
 
-_MD_TABLE = str.maketrans({char: "\\" + char for char in "\\`*_$<>[]|#"})
+_MD_ESCAPED = "\\`*_$<>[]|#"
+_MD_TABLE = str.maketrans({char: "\\" + char for char in _MD_ESCAPED})
+_MD_SPECIAL = re.compile("[" + re.escape(_MD_ESCAPED) + "]")
 
 
 def _field_tex(name: str) -> str:
@@ -227,6 +242,7 @@ _TEX_ESCAPES = {
 
 
 _TEX_TABLE = str.maketrans(_TEX_ESCAPES)
+_TEX_SPECIAL = re.compile("[" + re.escape("".join(_TEX_ESCAPES)) + "]")
 
 
 class TexMarkup(Markup):
@@ -238,7 +254,7 @@ class TexMarkup(Markup):
         return f"\\[\n{tex}\n\\]"
 
     def text(self, prose: str) -> str:
-        return prose.translate(_TEX_TABLE)
+        return prose.translate(_TEX_TABLE) if _TEX_SPECIAL.search(prose) else prose
 
     def paragraph(self, prose: str) -> str:
         lines = prose.splitlines()

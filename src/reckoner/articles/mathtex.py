@@ -108,8 +108,6 @@ _GREEK = frozenset(
         "Omega",
     ]
 )
-_TRAILING_DIGITS = re.compile(r"^([A-Za-z]+)([0-9]+)$")
-_DIGIT_CHARACTERS = frozenset("0123456789")
 _EXPONENT = re.compile(r"^([0-9.]+)e([+-]?[0-9]+)([ij]?)$")
 
 
@@ -122,10 +120,11 @@ def _text(name: str) -> str:
 def identifier(name: str) -> str:
     """A slot or bound name: ``V_in`` -> ``V_{\\mathrm{in}}``, ``R1`` -> ``R_{1}``."""
     base, sep, sub = name.partition("_")
-    if not sep and name[-1:] in _DIGIT_CHARACTERS:
-        digits = _TRAILING_DIGITS.match(name)
-        if digits:
-            base, sub = digits.group(1), digits.group(2)
+    if not sep:
+        # Letters then digits (R1, x12): the digits are a subscript.
+        letters = name.rstrip("0123456789")
+        if letters != name and letters.isascii() and letters.isalpha():
+            base, sub = letters, name[len(letters) :]
     if not base or (sep and not sub):
         # A leading or trailing underscore has no natural subscript reading.
         return r"\mathit{" + _text(name) + "}"
