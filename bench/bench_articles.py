@@ -15,9 +15,11 @@ notes, refused calls, re-sets and deletions. ``--shapes`` gives every formula a 
 its own, so nothing typeset can be shared between steps: the worst case. ``--record uniform``
 is the earlier synthetic record (with ``--distinct-formulas`` / ``--distinct-shapes``).
 
-Sides are interleaved in every round and each keeps its best round of process CPU time
-(a machine shared with other work disturbs it far less than wall time); what a side returns
-is freed after its clock stops, on both sides alike. Every article run typesets afresh.
+The record is made by the real engine in a process of its own, so the measuring process
+holds what an article job holds and no more. Sides are interleaved in every round and each
+keeps its best round of process CPU time (a machine shared with other work disturbs it far
+less than wall time); what a side returns is freed after its clock stops, on both sides
+alike. Every article run typesets afresh.
 
 Run: ``uv run python bench/bench_articles.py [--rows N] [--rounds N] [--shapes]
 [--record agent|uniform] [--distinct-formulas] [--distinct-shapes]``.
@@ -27,8 +29,10 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -78,6 +82,17 @@ def pdf_pages(body: str, language: str) -> int | None:
     return None
 
 
+def make(home: Path, options: argparse.Namespace) -> tuple[str, str]:
+    """The record to measure and the one whose LaTeX article is audited, made under ``home``."""
+    if options.record == "agent":
+        record_id = agent_record(home, options.rows, options.shapes)
+    else:
+        record_id = uniform_record(
+            home, options.rows, options.distinct_formulas, options.distinct_shapes
+        )
+    return record_id, uniform_record(home.parent / "audit-home", options.audit_rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=10_000)
@@ -99,16 +114,23 @@ def main() -> None:
         action="store_true",
         help="uniform record: every formula has its own structure (twelve factors of one)",
     )
+    parser.add_argument("--make-into", help=argparse.SUPPRESS)  # the child that makes the record
     options = parser.parse_args()
+    if options.make_into:
+        print(json.dumps(make(Path(options.make_into), options)))
+        return
     with tempfile.TemporaryDirectory() as root:
         home = Path(root) / "home"
+        made = subprocess.run(
+            [sys.executable, __file__, *sys.argv[1:], "--make-into", str(home)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        record_id, audit_id = json.loads(made.stdout)
         if options.record == "agent":
-            record_id = agent_record(home, options.rows, options.shapes)
             shapes = "agent, every formula structure distinct" if options.shapes else "agent"
         else:
-            record_id = uniform_record(
-                home, options.rows, options.distinct_formulas, options.distinct_shapes
-            )
             shapes = "uniform, " + (
                 "every formula structure distinct"
                 if options.distinct_shapes
@@ -161,9 +183,7 @@ def main() -> None:
             f"({(facts_s + render_s) / floor_s:.2f}x the floor)"
         )
 
-        audit_home = Path(root) / "audit-home"
-        audit_id = uniform_record(audit_home, options.audit_rows)
-        audit_view = RecordArchive(HomeLayout(audit_home)).read(audit_id)
+        audit_view = RecordArchive(HomeLayout(Path(root) / "audit-home")).read(audit_id)
         assert audit_view is not None
         facts: Facts = collect_facts(audit_view.id, audit_view.rows, is_open=False)
         tex_body = render(facts, "en", "tex")
