@@ -150,6 +150,8 @@ class _Collector:
         # found by the whole key in ``scalars``.
         self.reals: dict[float, tuple[list[Any], Scalar]] = {}
         self.scalars: dict[tuple[object, ...], Scalar] = {}
+        # Complex numbers and arrays by their content (``_value``).
+        self.shared: dict[tuple[object, ...], Scalar | ArrayValue] = {}
 
 
 # A frozen dataclass's __init__ routes every field through object.__setattr__, which costs
@@ -251,8 +253,18 @@ def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     raw_vars = content.get("vars")
     reads: list[tuple[str, Value]] = []
     if isinstance(raw_vars, dict):
+        reals = facts.reals
         for name, raw in raw_vars.items():
-            value = _value(raw, facts)
+            # Most reads are a real a row stored before: _value's first test, inlined.
+            seen = None
+            if type(raw) is dict and len(raw) == 2:
+                number = raw.get("num")
+                if type(number) is float or type(number) is int:
+                    seen = reals.get(number)
+            if seen is not None and seen[0] == raw.get("dim"):
+                value: Value | None = seen[1]
+            else:
+                value = _value(raw, facts)
             if value is not None:
                 reads.append((name if type(name) is str else str(name), value))
     facts.texts.append(formula)
@@ -452,13 +464,34 @@ def _value(raw: object, facts: _Collector) -> Value | None:
     if "num" in raw:
         real = _real(raw["num"], facts)
         return None if real is None else _scalar(real, dim)
+    # A complex or an array recurs as a real does (a step reads what a set stored): it is
+    # found by its content, so it is read, and an article typesets it, once.
     if "re" in raw:
+        re_part, im_part = raw.get("re"), raw.get("im")
+        key: tuple[object, ...] | None = None
+        if type(re_part) in (float, int) and type(im_part) in (float, int):
+            key = ("re", re_part, im_part, dim)
+            known = facts.shared.get(key)
+            if known is not None:
+                return known
         pair = _complex(raw, facts)
-        return None if pair is None else _scalar(pair, dim)
-    if "array" in raw and isinstance(raw["array"], list):
+        if pair is None:
+            return None
+        made: Scalar | ArrayValue = _scalar(pair, dim)
+    elif "array" in raw and isinstance(raw["array"], list):
+        key = ("array", repr(raw["array"]), dim)
+        known = facts.shared.get(key)
+        if known is not None:
+            return known
         items = _element(raw["array"], facts)
-        return ArrayValue(items, dim) if isinstance(items, tuple) else None
-    return None
+        if not isinstance(items, tuple):
+            return None
+        made = ArrayValue(items, dim)
+    else:
+        return None
+    if key is not None:
+        facts.shared[key] = made
+    return made
 
 
 def _first_real(number: float, dim_list: list[Any], facts: _Collector) -> Scalar | None:
@@ -469,7 +502,12 @@ def _first_real(number: float, dim_list: list[Any], facts: _Collector) -> Scalar
         return None  # a component that is a list or an object: not a vector
     if dim is None:
         return None
-    made = _scalar(_number(float(number), facts), dim)
+    shown = facts.numbers.get(number)  # _number and _scalar, inlined: this runs per new value
+    if shown is None:
+        shown = facts.numbers[float(number)] = _new(Num)
+    made: Scalar = _new(Scalar)
+    _put_scalar_number(made, shown)
+    _put_scalar_dim(made, dim)
     facts.reals[number] = (dim_list, made)
     return made
 

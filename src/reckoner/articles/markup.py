@@ -80,14 +80,11 @@ class Markup:
     def __init__(self, imaginary: str = "i") -> None:
         self.imaginary = imaginary
         self._units: dict[Dim, str] = {}
-        # A value's TeX and its unit by the value object: facts share one object per
-        # distinct stored value, and an article shows most values twice (a condition and
-        # the step reading it, a result and the results table). Kept with the value, so ids
-        # stay unique.
-        self._tex: dict[int, tuple[Scalar | ArrayValue, str, str]] = {}
-        # The text after a name in ``named``, by the value object likewise.
-        self._tails: dict[int, str] = {}
-        self._kept: list[Value] = []
+        # A value's TeX, its unit and the text after its name (``_pieces``), by the value
+        # object: facts share one object per distinct stored value, and an article shows
+        # most values several times (a condition and each step reading it, a result and
+        # the results table). Kept with the value, so ids stay unique.
+        self._pieces: dict[int, tuple[str, str, str, Value]] = {}
 
     # -- formatting primitives, per format ------------------------------------------------
 
@@ -147,28 +144,33 @@ class Markup:
             self._units[dim] = shown
         return shown
 
-    def _shown(self, value: Scalar | ArrayValue) -> tuple[Scalar | ArrayValue, str, str]:
-        """(the value, its TeX, its unit as ``unit`` gives it), made once per value."""
-        known = self._tex.get(id(value))
-        if known is None:
-            if isinstance(value, Scalar):
-                number = value.number
-                if isinstance(number, Num):
-                    tex = cut_tex(number.text)
-                else:
-                    tex = number_tex(number, self.imaginary)
-            else:
+    def _pieces_of(self, value: Value) -> tuple[str, str, str, Value]:
+        """(its TeX, its unit as ``unit`` gives it, what follows a name in ``named``, the
+        value), made once per value. The text after a name closes the math the name
+        opened: `` = 6875$ ohm``, or ``$ = (...)`` for an object (which has no TeX)."""
+        known = self._pieces.get(id(value))
+        if known is not None:
+            return known
+        if isinstance(value, ObjectValue):
+            tex, unit, tail = "", "", f"$ = {self.value(value)}"
+        else:
+            if isinstance(value, ArrayValue):
                 tex = _element_tex(value.items, self.imaginary)
-            known = self._tex[id(value)] = (value, tex, self.unit(value.dim))
+            elif isinstance(value.number, Num):
+                text = value.number.text  # the commonest value, a real
+                tex = cut_tex(text) if "e" in text else text
+            else:
+                tex = number_tex(value.number, self.imaginary)
+            known_unit = self._units.get(value.dim)
+            unit = self.unit(value.dim) if known_unit is None else known_unit
+            tail = f" = {tex}$ {unit}" if unit else f" = {tex}$"
+        known = self._pieces[id(value)] = (tex, unit, tail, value)
         return known
-
-    def value_tex(self, value: Scalar | ArrayValue) -> str:
-        return self._shown(value)[1]
 
     def value(self, value: Value) -> str:
         """A value in running text: ``$6875$ ohm``, an object as its fields in parentheses."""
         if isinstance(value, Scalar | ArrayValue):
-            _, tex, unit = self._shown(value)
+            tex, unit, _, _ = self._pieces_of(value)
             shown = self.math(tex)
             return f"{shown} {unit}" if unit else shown
         parts = [f"{self.math(_field_tex(name))} = {self.value(sub)}" for name, sub in value.fields]
@@ -176,22 +178,8 @@ class Markup:
 
     def named(self, name: str, value: Value) -> str:
         """``$R_{p} = 6875$ ohm``."""
-        tail = self._tails.get(id(value))
-        if tail is None:
-            tail = self._tail(value)
-        return f"${identifier(name)}{tail}"
-
-    def _tail(self, value: Value) -> str:
-        """What follows the name in ``named``, closing the math the name opened: `` = 6875$
-        ohm`` for a value, ``$ = (...)`` for an object; made once per value."""
-        if isinstance(value, ObjectValue):
-            tail = f"$ = {self.value(value)}"
-        else:
-            _, tex, unit = self._shown(value)
-            tail = f" = {tex}$ {unit}" if unit else f" = {tex}$"
-        self._tails[id(value)] = tail
-        self._kept.append(value)  # its id stays its own while the tail is kept
-        return tail
+        pieces = self._pieces.get(id(value)) or self._pieces_of(value)
+        return f"${identifier(name)}{pieces[2]}"
 
     def value_table(self, header: tuple[str, ...], values: tuple[tuple[str, Value], ...]) -> str:
         """A table of named values (quantity, value, unit): a row per value, an object's
@@ -202,14 +190,14 @@ class Markup:
             if isinstance(value, ObjectValue):
                 lines.extend(start + gap.join(row) + end for row in self.rows(name, value))
                 continue
-            _, tex, unit = self._tex.get(id(value)) or self._shown(value)
+            tex, unit, _, _ = self._pieces.get(id(value)) or self._pieces_of(value)
             lines.append(f"{start}${identifier(name)}${gap}${tex}${gap}{unit or '—'}{end}")
         return self._framed(header, lines)
 
     def rows(self, name: str, value: Value) -> list[tuple[str, str, str]]:
         """Table rows (quantity, value, unit); an object gives one row per field."""
         if isinstance(value, Scalar | ArrayValue):
-            _, tex, unit = self._shown(value)
+            tex, unit, _, _ = self._pieces_of(value)
             return [(self.math(identifier(name)), self.math(tex), unit or "—")]
         out: list[tuple[str, str, str]] = []
         for field_name, sub in value.fields:
