@@ -343,25 +343,26 @@ def _read_in_order(rows: Iterable[Mapping[str, Any]], facts: _Collector) -> bool
     """Read the accepted rows into ``facts``; False (and ``facts`` half read) as soon as
     one comes before the row read last in seq order."""
     readers = ROW_READERS
+    fields = _ROW_FIELDS
     last: float = -math.inf
     for row in rows:
-        if row.get("ok") is not True:
-            continue
-        seq = row.get("seq")
-        if type(seq) is not int:
+        try:
+            ok, seq, tool, content = fields(row)  # one call for the four a reader needs
+        except KeyError:  # a row the engine did not write whole: field by field
+            ok, seq, tool, content = (row.get(key) for key in _ROW_KEYS)
+        if ok is not True or type(seq) is not int:
             continue
         if seq < last:
             return False
         last = seq
-        tool = row.get("tool")
         reader = readers.get(tool if type(tool) is str else str(tool))
-        if reader is not None:
-            content = row.get("content")
-            if type(content) is dict or isinstance(content, dict):
-                reader(facts, seq, content)
+        if reader is not None and (type(content) is dict or isinstance(content, dict)):
+            reader(facts, seq, content)
     return True
 
 
+_ROW_KEYS = ("ok", "seq", "tool", "content")
+_ROW_FIELDS = itemgetter(*_ROW_KEYS)
 _seq_of = itemgetter("seq")
 
 
