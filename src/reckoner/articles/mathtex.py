@@ -8,8 +8,9 @@ A formula that does not parse gets no LaTeX; the caller shows the ASCII text ins
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
+from typing import Any, TypeVar
 
 from reckoner.core.errors import EngineError
 from reckoner.core.limits import MAX_FORMULA_LENGTH
@@ -149,6 +150,9 @@ def _number(node: Number) -> str:
 
 
 def _strength(node: Node) -> int:
+    fixed = _FIXED_STRENGTH.get(type(node))
+    if fixed is not None:
+        return fixed
     if isinstance(node, Chain):
         return _ADDITIVE if node.rest and node.rest[0][0] in ("+", "-") else _MULTIPLICATIVE
     if isinstance(node, Binary):
@@ -157,8 +161,6 @@ def _strength(node: Node) -> int:
         if node.op in ("*", "/"):
             return _MULTIPLICATIVE
         return _POWER
-    if isinstance(node, Unary):
-        return _UNARY
     if isinstance(node, Number) and node.text[-1:] in ("i", "j"):
         return _MULTIPLICATIVE  # 2j typesets as a product
     if isinstance(node, Number) and "e" in node.text:
@@ -166,6 +168,19 @@ def _strength(node: Node) -> int:
     if isinstance(node, Bounded) and node.notation.name in ("$sum", "$prod", "$integral", "$limit"):
         return _MULTIPLICATIVE  # a big operator reaches to the right
     return _ATOM
+
+
+# The node kinds whose binding strength never depends on their content, looked up by type:
+# a long formula asks for the strength of nearly every node.
+_FIXED_STRENGTH = {
+    SlotRef: _ATOM,
+    BoundName: _ATOM,
+    Constant: _ATOM,
+    Call: _ATOM,
+    Index: _ATOM,
+    Field: _ATOM,
+    Unary: _UNARY,
+}
 
 
 def _paren(latex: str) -> str:
@@ -226,25 +241,51 @@ def _bounded(node: Bounded) -> str:
 
 def to_latex(node: Node) -> str:
     """LaTeX for one parse tree."""
-    if isinstance(node, Number):
-        return _number(node)
-    if isinstance(node, SlotRef | BoundName):
-        return identifier(node.name)
-    if isinstance(node, Constant):
-        return _CONSTANTS.get(node.notation.name, r"\mathrm{" + _text(node.notation.name[1:]) + "}")
-    if isinstance(node, Call):
-        return _call(node)
-    if isinstance(node, Bounded):
-        return _bounded(node)
-    if isinstance(node, Index):
-        return _wrap(node.target, _ATOM) + r"\left[" + to_latex(node.index) + r"\right]"
-    if isinstance(node, Field):
-        return _wrap(node.target, _ATOM) + r".\mathrm{" + _text(node.name) + "}"
-    if isinstance(node, Unary):
-        return node.op + _wrap(node.operand, _UNARY)
-    if isinstance(node, Chain):
-        return _chain(node.first, [(op, operand) for op, operand, _ in node.rest])
+    return _LATEX_OF[type(node)](node)
+
+
+def _constant(node: Constant) -> str:
+    return _CONSTANTS.get(node.notation.name, r"\mathrm{" + _text(node.notation.name[1:]) + "}")
+
+
+def _index(node: Index) -> str:
+    return _wrap(node.target, _ATOM) + r"\left[" + to_latex(node.index) + r"\right]"
+
+
+def _field(node: Field) -> str:
+    return _wrap(node.target, _ATOM) + r".\mathrm{" + _text(node.name) + "}"
+
+
+def _unary(node: Unary) -> str:
+    return node.op + _wrap(node.operand, _UNARY)
+
+
+def _chain_node(node: Chain) -> str:
+    return _chain(node.first, [(op, operand) for op, operand, _ in node.rest])
+
+
+def _binary(node: Binary) -> str:
     return _chain(node.left, [(node.op, node.right)])
+
+
+def _name(node: SlotRef | BoundName) -> str:
+    return identifier(node.name)
+
+
+# Each node kind's typesetting, looked up by type (one lookup, not a run of isinstance).
+_LATEX_OF: dict[type, Callable[[Any], str]] = {
+    Number: _number,
+    SlotRef: _name,
+    BoundName: _name,
+    Constant: _constant,
+    Call: _call,
+    Bounded: _bounded,
+    Index: _index,
+    Field: _field,
+    Unary: _unary,
+    Chain: _chain_node,
+    Binary: _binary,
+}
 
 
 def _chain(first: Node, rest: list[tuple[str, Node]]) -> str:
@@ -300,7 +341,30 @@ def _shape_latex(shape: str) -> str | None:
         return None
 
 
-@lru_cache(maxsize=8192)
+# How many shapes and keys each table below holds before it starts again (a long record
+# has a few dozen; a server typesetting for days must not grow without bound).
+_TABLE_LIMIT = 8192
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _keep(table: dict[_K, _V], key: _K, value: _V) -> _V:
+    if len(table) >= _TABLE_LIMIT:
+        table.clear()  # one C call, safe beside a thread reading the table
+    table[key] = value
+    return value
+
+
+_UNSEEN: Any = object()
+# A shape is typeset through a template from its second formula on: the first is typeset
+# as it stands, so a record whose formulas never share a structure pays no template work.
+_sighted: dict[str, None] = {}
+_shape_templates: dict[tuple[str, tuple[type, ...]], str | None] = {}
+_key_templates: dict[str, str | None] = {}
+
+
 def _shape_template(shape: str, kinds: tuple[type, ...]) -> str | None:
     """The LaTeX of a shape (its atoms all ``@zzqhole``) as a format template. ``kinds``
     tells each atom's kind in order (``str`` for a slot, ``NoneType`` for a number): the
@@ -330,24 +394,30 @@ _SLOT_MARK = "\x00"
 _FIELD_OPEN, _FIELD_CLOSE = "\x01", "\x02"
 
 
-@lru_cache(maxsize=8192)
-def _slots_template(key: str) -> str | None:
+def _key_template(key: str) -> Any:
     """The template of a formula with its slots' names taken out (``key``): its shape's
-    template (``_shape_template``) with the numbers filled in and the slots left as fields."""
+    template with the numbers filled in and the slots left as fields; None when it does not
+    parse; ``_UNSEEN`` for a shape met for the first time (typeset the formula itself)."""
     formula = key.replace(_SLOT_MARK, _HOLE)
     pieces = _ATOMS.split(formula)
     atoms = pieces[1::3]
     shape = _HOLE.join(pieces[::3])
     if len(shape) + len(atoms) * len(str(len(atoms))) > MAX_FORMULA_LENGTH:
-        template = _direct_template(formula)  # the numbered placeholders must not carry it over
-    else:
-        template = _shape_template(shape, tuple(map(type, atoms)))
+        # The numbered placeholders must not carry the shape over the limit.
+        return _keep(_key_templates, key, _direct_template(formula))
+    kinds = tuple(map(type, atoms))
+    template = _shape_templates.get((shape, kinds), _UNSEEN)
+    if template is _UNSEEN:
+        if shape not in _sighted:
+            _keep(_sighted, shape, None)
+            return _UNSEEN
+        template = _keep(_shape_templates, (shape, kinds), _shape_template(shape, kinds))
     if template is None:
-        return None
+        return _keep(_key_templates, key, None)
     fields = [f"{_FIELD_OPEN}{index}{_FIELD_CLOSE}" for index in range(key.count(_SLOT_MARK))]
     filled = template.format(*fields, *filter(None, pieces[2::3]))
     escaped = filled.replace("{", "{{").replace("}", "}}")
-    return escaped.replace(_FIELD_OPEN, "{").replace(_FIELD_CLOSE, "}")
+    return _keep(_key_templates, key, escaped.replace(_FIELD_OPEN, "{").replace(_FIELD_CLOSE, "}"))
 
 
 def _direct_template(formula: str) -> str | None:
@@ -382,16 +452,23 @@ def formula_latex(formula: str) -> str | None:
     slots = len(pieces) // 2
     if len(formula) + slots * (len(_HOLE) + len(str(slots))) > MAX_FORMULA_LENGTH:
         return _shape_latex(formula)  # numbered placeholders must not carry it over the limit
-    template = _slots_template(_SLOT_MARK.join(pieces[::2]))
+    key = _SLOT_MARK.join(pieces[::2])
+    template = _key_templates.get(key, _UNSEEN)
+    if template is _UNSEEN:
+        template = _key_template(key)
+        if template is _UNSEEN:
+            return _shape_latex(formula)
     if template is None:
         return None
-    return template.format(*map(identifier, pieces[1::2]))
+    result: str = template.format(*map(identifier, pieces[1::2]))
+    return result
 
 
 def clear_caches() -> None:
     """Forget every typeset formula (benchmarks measure the work, not the cache)."""
     formula_latex.cache_clear()
-    _slots_template.cache_clear()
-    _shape_template.cache_clear()
+    _key_templates.clear()
+    _shape_templates.clear()
+    _sighted.clear()
     _shape_latex.cache_clear()
     identifier.cache_clear()

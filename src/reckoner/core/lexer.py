@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from enum import Enum
 from typing import NamedTuple
 
@@ -68,6 +69,15 @@ class Token(NamedTuple):
     value: float | complex = 0.0
 
 
+# A token made without the generated __new__'s Python frame: a formula of a long record has
+# dozens of tokens, and each costs more in that frame than in the scan.
+_new_tuple = tuple.__new__
+
+
+def _token(kind: T, text: str, pos: int, value: float | complex = 0.0) -> Token:
+    return _new_tuple(Token, (kind, text, pos, value))
+
+
 CHARSET_DESCRIPTION = (
     "digits, ASCII letters, $ and @ before a name, space, tab, newline, "
     "and the punctuation + - * / ^ ( ) [ ] { } , . _ = ->"
@@ -82,6 +92,8 @@ _WHITESPACE = frozenset(" \t\n")
 _DIGITS = frozenset("0123456789")
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NAME_CHARS = _NAME_START | _DIGITS
+# A name's whole run, read by the regex engine rather than a character at a time.
+_NAME_RUN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def at(pos: int) -> str:
@@ -101,11 +113,12 @@ def tokenize(text: str, symbol_names: frozenset[str]) -> list[Token]:
         elif c in _DIGITS:
             i = _number(text, i, tokens)
         elif c in _NAME_START:
-            j = _name_end(text, i)
-            tokens.append(Token(K_NAME, text[i:j], i))
+            j = _NAME_RUN.match(text, i).end()  # type: ignore[union-attr]  # c starts one
+            tokens.append(_token(K_NAME, text[i:j], i))
             i = j
         elif c == "@" or c == "$":
-            j = _name_end(text, i + 1)
+            run = _NAME_RUN.match(text, i + 1)
+            j = i + 1 if run is None else run.end()
             if j == i + 1:
                 what = "slot" if c == "@" else "notation"
                 raise fail(
@@ -116,31 +129,31 @@ def tokenize(text: str, symbol_names: frozenset[str]) -> list[Token]:
                 )
             name = text[i + 1 : j]
             if c == "@":
-                tokens.append(Token(K_SLOT, name, i))
+                tokens.append(_token(K_SLOT, name, i))
             else:
                 # `$sum_{` scans as one name `sum_`: split the position marker back off.
                 if ("$" + name) not in symbol_names and name.endswith("_"):
                     stem = "$" + name[:-1]
                     if stem in symbol_names:
-                        tokens.append(Token(K_SYMBOL, stem, i))
-                        tokens.append(Token(K_UNDERSCORE, "_", j - 1))
+                        tokens.append(_token(K_SYMBOL, stem, i))
+                        tokens.append(_token(K_UNDERSCORE, "_", j - 1))
                         i = j
                         continue
-                tokens.append(Token(K_SYMBOL, "$" + name, i))
+                tokens.append(_token(K_SYMBOL, "$" + name, i))
             i = j
         elif c == "-":
             if i + 1 < n and text[i + 1] == ">":
-                tokens.append(Token(K_ARROW, "->", i))
+                tokens.append(_token(K_ARROW, "->", i))
                 i += 2
             else:
-                tokens.append(Token(K_MINUS, "-", i))
+                tokens.append(_token(K_MINUS, "-", i))
                 i += 1
         elif c in _PUNCTUATION:
-            tokens.append(Token(_PUNCTUATION[c], c, i))
+            tokens.append(_token(_PUNCTUATION[c], c, i))
             i += 1
         else:
             raise fail(ErrorCode.INVALID_FORMULA, _charset_message(c, i))
-    tokens.append(Token(K_END, "", n))
+    tokens.append(_token(K_END, "", n))
     return tokens
 
 
@@ -229,5 +242,5 @@ def _number(text: str, start: int, tokens: list[Token]) -> int:
             f"i or j, so write {fix}",
         )
     value: float | complex = complex(0.0, magnitude) if imaginary else magnitude
-    tokens.append(Token(K_NUMBER, text[start:i], start, value))
+    tokens.append(_token(K_NUMBER, text[start:i], start, value))
     return i
