@@ -181,6 +181,13 @@ class Markup:
         pieces = self._pieces.get(id(value)) or self._pieces_of(value)
         return f"${identifier(name)}{pieces[2]}"
 
+    def named_each(self, pairs: tuple[tuple[str, Value], ...]) -> list[str]:
+        """``named`` of each (name, value), in one pass: a step's reads."""
+        known, make = self._pieces.get, self._pieces_of
+        return [
+            f"${identifier(name)}{(known(id(value)) or make(value))[2]}" for name, value in pairs
+        ]
+
     def value_table(self, header: tuple[str, ...], values: tuple[tuple[str, Value], ...]) -> str:
         """A table of named values (quantity, value, unit): a row per value, an object's
         fields a row each (``rows``)."""

@@ -115,6 +115,7 @@ def _solution(markup: Markup, labels: dict[str, str], entries: list[Entry]) -> l
     blocks: list[str] = []
     add = blocks.append
     paragraph, display, named = markup.paragraph, markup.display, markup.named
+    named_each = markup.named_each
     before, between, after = _around(labels["substituting"], "reads", "result")
     alone, alone_after = _around(labels["gives"], "result")
     comma, last = labels["comma"], labels["and"]
@@ -137,12 +138,8 @@ def _solution(markup: Markup, labels: dict[str, str], entries: list[Entry]) -> l
         if not reads:
             add(f"{alone}{result}{alone_after}")
             continue
-        if len(reads) == 1:
-            name, value = reads[0]
-            joined = named(name, value)
-        else:
-            shown = [named(name, value) for name, value in reads]
-            joined = f"{comma.join(shown[:-1])}{last}{shown[-1]}"
+        shown = named_each(reads)
+        joined = shown[0] if len(shown) == 1 else f"{comma.join(shown[:-1])}{last}{shown[-1]}"
         add(f"{before}{joined}{between}{result}{after}")
     return blocks
 
