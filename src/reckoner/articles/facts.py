@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from functools import cached_property
 from operator import itemgetter
@@ -160,24 +160,18 @@ class _Collector:
 _new = object.__new__
 
 
-def _slot_setter(cls: type, field_name: str) -> Callable[[object, object], None]:
-    setter: Callable[[object, object], None] = getattr(cls, field_name).__set__
-    return setter
+def _slot_setters(cls: type) -> tuple[Callable[[object, object], None], ...]:
+    """The slots' own setters of a dataclass's fields, in the fields' order."""
+    return tuple(getattr(cls, item.name).__set__ for item in fields(cls))
 
 
-_put_num_text = _slot_setter(Num, "text")
-_put_cplx_re = _slot_setter(Cplx, "re")
-_put_cplx_im = _slot_setter(Cplx, "im")
-_put_scalar_number = _slot_setter(Scalar, "number")
-_put_scalar_dim = _slot_setter(Scalar, "dim")
-_put_message_seq = _slot_setter(Message, "seq")
-_put_message_text = _slot_setter(Message, "text")
-_put_message_hidden = _slot_setter(Message, "hidden")
-_put_step_seq = _slot_setter(Step, "seq")
-_put_step_formula = _slot_setter(Step, "formula")
-_put_step_target = _slot_setter(Step, "target")
-_put_step_reads = _slot_setter(Step, "reads")
-_put_step_result = _slot_setter(Step, "result")
+(_put_num_text,) = _slot_setters(Num)
+_put_cplx_re, _put_cplx_im = _slot_setters(Cplx)
+_put_scalar_number, _put_scalar_dim = _slot_setters(Scalar)
+_put_message_seq, _put_message_text, _put_message_hidden = _slot_setters(Message)
+_put_step_seq, _put_step_formula, _put_step_target, _put_step_reads, _put_step_result = (
+    _slot_setters(Step)
+)
 
 
 def _scalar(number: Num | Cplx, dim: Dim) -> Scalar:

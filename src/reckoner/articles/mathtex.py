@@ -8,7 +8,7 @@ A formula that does not parse gets no LaTeX; the caller shows the ASCII text ins
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -312,11 +312,13 @@ def _chain(first: Node, rest: list[tuple[str, Node]]) -> str:
 
 # Typesetting depends on a formula's structure, not on which slots it names or which plain
 # numbers it writes: to the parser a slot and a plain number are the same kind of atom, and
-# both are typeset as their own text. So a formula is typeset once per shape (each slot and
-# plain number replaced by a placeholder slot), and the shape's LaTeX is kept as a format
-# template whose fields take the atoms' own LaTeX. A record that repeats a step over many
-# slots, or with other constants, parses that step once, and a formula of a known shape is
-# typeset by two scans and one format call.
+# both are typeset as their own text. So a shape (each slot and plain number replaced by a
+# placeholder slot) is parsed once, and its LaTeX kept as a format template whose fields
+# take the atoms' own LaTeX. Two levels of templates: by the formula with its slots' names
+# taken out (``formula_latex``: one cheap scan for "@" and one format call, for a step
+# repeated over other slots), and by the shape with its numbers taken out too (for a step
+# repeated with other constants). A shape's first formula is typeset as it stands, so a
+# record whose formulas never share a structure pays for no template.
 _HOLE_NAME = "zzqhole"
 _HOLE = "@" + _HOLE_NAME
 # The atoms a shape stands for: a slot (its whole name), and a plain number that is a whole
@@ -358,9 +360,12 @@ def _keep(table: dict[_K, _V], key: _K, value: _V) -> _V:
 
 
 _UNSEEN: Any = object()
-# A shape is typeset through a template from its second formula on: the first is typeset
-# as it stands, so a record whose formulas never share a structure pays no template work.
-_sighted: dict[str, None] = {}
+# A template is built for what comes round again: a shape from its second formula on (the
+# first is typeset as it stands, so a record whose formulas never share a structure pays no
+# template work), a key (below) from its second formula on (until then its shape's template
+# is filled directly, so formulas that differ in their constants pay no key template).
+_sighted_shapes: dict[str, None] = {}
+_sighted_keys: dict[str, None] = {}
 _shape_templates: dict[tuple[str, tuple[type, ...]], str | None] = {}
 _key_templates: dict[str, str | None] = {}
 
@@ -369,8 +374,6 @@ def _shape_template(shape: str, kinds: tuple[type, ...]) -> str | None:
     """The LaTeX of a shape (its atoms all ``@zzqhole``) as a format template. ``kinds``
     tells each atom's kind in order (``str`` for a slot, ``NoneType`` for a number): the
     slots are the first fields, in order, then the numbers."""
-    pieces = shape.split(_HOLE)
-    numbered = [pieces[0]] + [f"{_HOLE}{index}{piece}" for index, piece in enumerate(pieces[1:])]
     next_slot, next_number = 0, kinds.count(str)
     fields: list[int] = []  # the field of each atom, in the formula's order
     for kind in kinds:
@@ -380,7 +383,7 @@ def _shape_template(shape: str, kinds: tuple[type, ...]) -> str | None:
         else:
             fields.append(next_number)
             next_number += 1
-    return _template_of(_shape_latex("".join(numbered)), fields)
+    return _template_of(_shape_latex(_numbered(shape)), fields)
 
 
 # A formula's slots are found first (a scan that looks only for "@", cheap), and its text
@@ -406,26 +409,65 @@ def _key_template(key: str) -> Any:
         # The numbered placeholders must not carry the shape over the limit.
         return _keep(_key_templates, key, _direct_template(formula))
     kinds = tuple(map(type, atoms))
-    template = _shape_templates.get((shape, kinds), _UNSEEN)
-    if template is _UNSEEN:
-        if shape not in _sighted:
-            _keep(_sighted, shape, None)
-            return _UNSEEN
-        template = _keep(_shape_templates, (shape, kinds), _shape_template(shape, kinds))
-    if template is None:
-        return _keep(_key_templates, key, None)
+    template = _known_shape_template(shape, kinds)
+    if template is _UNSEEN or template is None:
+        return template if template is _UNSEEN else _keep(_key_templates, key, None)
     fields = [f"{_FIELD_OPEN}{index}{_FIELD_CLOSE}" for index in range(key.count(_SLOT_MARK))]
     filled = template.format(*fields, *filter(None, pieces[2::3]))
     escaped = filled.replace("{", "{{").replace("}", "}}")
     return _keep(_key_templates, key, escaped.replace(_FIELD_OPEN, "{").replace(_FIELD_CLOSE, "}"))
 
 
+def _known_shape_template(shape: str, kinds: tuple[type, ...]) -> Any:
+    """The shape's template, built on its second sighting; ``_UNSEEN`` on its first."""
+    template = _shape_templates.get((shape, kinds), _UNSEEN)
+    if template is _UNSEEN:
+        if shape not in _sighted_shapes:
+            _keep(_sighted_shapes, shape, None)
+            return _UNSEEN
+        template = _keep(_shape_templates, (shape, kinds), _shape_template(shape, kinds))
+    return template
+
+
+def _through_shape(formula: str, key: str) -> str | None:
+    """A formula whose key has no template yet: the key's template when the key comes
+    round again, else its shape's template filled with its own atoms, else (a shape met
+    for the first time) the formula typeset as it stands."""
+    if key in _sighted_keys:
+        template = _key_template(key)
+        if template is _UNSEEN:
+            return _shape_latex(formula)
+        return None if template is None else template.format(*_slot_identifiers(formula))
+    _keep(_sighted_keys, key, None)
+    pieces = _ATOMS.split(formula)
+    atoms = pieces[1::3]
+    shape = _HOLE.join(pieces[::3])
+    if len(shape) + len(atoms) * len(str(len(atoms))) > MAX_FORMULA_LENGTH:
+        return _shape_latex(formula)  # the numbered placeholders must not carry it over
+    template = _known_shape_template(shape, tuple(map(type, atoms)))
+    if template is _UNSEEN:
+        return _shape_latex(formula)
+    if template is None:
+        return None
+    result: str = template.format(
+        *map(identifier, filter(None, atoms)), *filter(None, pieces[2::3])
+    )
+    return result
+
+
+def _slot_identifiers(formula: str) -> Iterator[str]:
+    return map(identifier, _SLOT_NAME.findall(formula))
+
+
 def _direct_template(formula: str) -> str | None:
     """The template of a formula whose slots are all ``@zzqhole``, typeset as it stands."""
-    count = formula.count(_HOLE)
-    pieces = formula.split(_HOLE)
-    numbered = [pieces[0]] + [f"{_HOLE}{index}{piece}" for index, piece in enumerate(pieces[1:])]
-    return _template_of(_shape_latex("".join(numbered)), list(range(count)))
+    return _template_of(_shape_latex(_numbered(formula)), list(range(formula.count(_HOLE))))
+
+
+def _numbered(shape: str) -> str:
+    """The shape with its k-th ``@zzqhole`` made ``@zzqholek``, so the LaTeX tells them apart."""
+    pieces = shape.split(_HOLE)
+    return pieces[0] + "".join(f"{_HOLE}{index}{piece}" for index, piece in enumerate(pieces[1:]))
 
 
 def _template_of(latex: str | None, fields: list[int]) -> str | None:
@@ -455,9 +497,7 @@ def formula_latex(formula: str) -> str | None:
     key = _SLOT_MARK.join(pieces[::2])
     template = _key_templates.get(key, _UNSEEN)
     if template is _UNSEEN:
-        template = _key_template(key)
-        if template is _UNSEEN:
-            return _shape_latex(formula)
+        return _through_shape(formula, key)
     if template is None:
         return None
     result: str = template.format(*map(identifier, pieces[1::2]))
@@ -469,6 +509,7 @@ def clear_caches() -> None:
     formula_latex.cache_clear()
     _key_templates.clear()
     _shape_templates.clear()
-    _sighted.clear()
+    _sighted_keys.clear()
+    _sighted_shapes.clear()
     _shape_latex.cache_clear()
     identifier.cache_clear()
