@@ -89,6 +89,41 @@ def test_10_audit_reports_line_and_column() -> None:
     assert [(f.text, f.line, f.column) for f in found] == [("4711.5", 2, 6)]
 
 
+@pytest.mark.parametrize(
+    "shown",
+    ["run 0001e3000000", "1e999999999", "2.5e-99999999", "7 × 10⁻⁹⁹⁹⁹⁹⁹⁹⁹", "1e" + "9" * 5000],
+)
+def test_10_audit_reads_a_number_no_double_reaches_and_flags_it(shown: str) -> None:
+    """The audit holds every number against the facts; text that reads as a number beyond
+    any double (a hash, a run id, a typo) is one more unmatched number, never a crash."""
+    found = audit(shown, hand_facts())
+    assert [f.text for f in found] == [shown.removeprefix("run ")]
+
+
+def test_10_audit_accepts_a_run_id_that_reads_as_a_huge_number_when_the_record_holds_it() -> None:
+    """A compute row's run id is a fact of the record, whatever it reads as."""
+    rows = [
+        *hand_rows()[:-1],
+        row(
+            90,
+            "compute",
+            {
+                "engine": "python",
+                "version": "3.11.7",
+                "runId": "reckoner-with-compute-p-0000e3000000",
+                "attempt": 1,
+                "exitCode": 0,
+                "timedOut": False,
+                "receipt": "Computation/reckoner-with-compute-p-0000e3000000/receipt.json",
+                "stdoutTail": "det = -2",
+            },
+        ),
+        hand_rows()[-1],
+    ]
+    facts = collect_facts(HAND_ID, rows, is_open=False)
+    assert audit("its run reckoner-with-compute-p-0000e3000000 printed det = -2", facts) == []
+
+
 def engine_record(home: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[str, Any]:
     with Engine(home=str(home)) as engine:
         for tool, args in calls:

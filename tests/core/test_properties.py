@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from reckoner import wire
 from reckoner.core.api import Evaluated, check_name, evaluate, parse_value, render_value, stored
 from reckoner.core.dimensions import ALL_NAMES
-from reckoner.core.errors import ErrorCode, Failure
+from reckoner.core.errors import EngineError, ErrorCode, Failure
+from reckoner.core.lexer import T, tokenize
 from reckoner.core.limits import MAX_NESTING_DEPTH
-from reckoner.core.notation import NOTATIONS, Kind
+from reckoner.core.notation import BY_NAME, NOTATIONS, Kind
 from reckoner.core.values import Quantity, Value
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -426,3 +427,21 @@ def test_3_slow_set_and_get_answer_a_value_or_a_code(
     raw: Any, form: Any, digits: Any, dim: Any
 ) -> None:
     test_3_set_and_get_answer_a_value_or_a_code.hypothesis.inner_test(raw, form, digits, dim)  # type: ignore[attr-defined]
+
+
+@FAST
+@given(st.one_of(expressions, token_soup))
+def test_4_1_each_token_the_scanner_makes_is_the_text_at_its_position(formula: str) -> None:
+    """Manual 4.1: the scanner reads names, slots, notations and numbers whole; each token
+    is the formula's own text at the position it reports (a slot without its @), in order."""
+    try:
+        tokens = tokenize(formula, frozenset(BY_NAME))
+    except EngineError:
+        return
+    assert tokens[-1].kind is T.END and tokens[-1].pos == len(formula)
+    end = 0
+    for token in tokens[:-1]:
+        assert token.pos >= end and formula[end : token.pos].strip(" \t\n") == ""
+        written = "@" + token.text if token.kind is T.SLOT else token.text
+        assert formula[token.pos : token.pos + len(written)] == written
+        end = token.pos + len(written)

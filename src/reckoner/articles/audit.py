@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from reckoner.articles.facts import Facts
-from reckoner.articles.numbers import shown_numbers
+from reckoner.articles.numbers import WIDE, shown_numbers
 
 # A TeX subscript, braced one level deep or a single character: names, not numbers.
 _SUBSCRIPT = re.compile(r"_(?:\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z0-9])")
@@ -50,7 +50,7 @@ def audit(text: str, facts: Facts) -> list[Unmatched]:
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
     found: list[Unmatched] = []
     for shown in shown_numbers(scanned):
-        if _matches(reference, abs(shown.magnitude), shown.half_unit):
+        if _matches(reference, shown.magnitude.copy_abs(), shown.half_unit):
             continue
         line = bisect_left(line_starts, shown.start + 1)
         column = shown.start - line_starts[line - 1] + 1
@@ -61,6 +61,6 @@ def audit(text: str, facts: Facts) -> list[Unmatched]:
 def _matches(reference: tuple[Decimal, ...], magnitude: Decimal, half: Decimal) -> bool:
     # Inclusive at both ends: a fact exactly half a unit away rounds to the shown text under
     # half-up, and writers differ in how they break that tie.
-    low = magnitude - half
+    low = WIDE.subtract(magnitude, half)
     index = bisect_left(reference, low)
-    return index < len(reference) and reference[index] <= magnitude + half
+    return index < len(reference) and reference[index] <= WIDE.add(magnitude, half)

@@ -11,15 +11,16 @@ refused one, so a damaged record still yields what it holds.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from functools import cached_property
 from operator import itemgetter
 from typing import Any
 
-from reckoner.articles.numbers import cut, digit_runs, exact, shown_numbers
+from reckoner.articles.numbers import cut_all, digit_runs, exact, shown_numbers
 from reckoner.articles.pause import collector_paused
 from reckoner.compute.fact import ComputeFact, compute_fact
 from reckoner.lookup.fact import LookupFact, lookup_fact
@@ -114,9 +115,9 @@ class Facts:
         stored values, dimension exponents, array lengths, formula literals and the prose."""
         return _reference(self._sources)
 
-    @property
+    @cached_property
     def steps(self) -> tuple[Step, ...]:
-        return tuple(entry for entry in self.entries if isinstance(entry, Step))
+        return tuple(entry for entry in self.entries if type(entry) is Step)
 
     @property
     def prose(self) -> Iterable[str]:
@@ -137,16 +138,67 @@ class _Collector:
         self.conditions: dict[str, Value] = {}
         self.entries: list[Entry] = []
         self.closing: str | None = None
-        # Every distinct stored number, with its cut form.
+        # Every distinct stored number. Its text is cut for all of them at once when the
+        # rows are read (``_cut_numbers``); until then a Num has no text.
         self.numbers: dict[float, Num] = {}
+        # The complex numbers made meanwhile, each with the two numbers it shows.
+        self.pairs: list[tuple[Cplx, Num, Num]] = []
         self.texts: list[str] = []
         self.integers: set[int] = set()
         # Every distinct dim list seen, checked once: a record repeats a few vectors.
         self.dims: dict[tuple[object, ...], Dim] = {}
+        # A real's Scalar by its number alone, with the first dim list it came with: a
+        # step's reads repeat the stored values, and a number and a list compare cheaper
+        # than an 8-tuple is built and hashed. The same number with another dim list is
+        # found by the whole key in ``scalars``.
+        self.reals: dict[float, tuple[list[Any], Scalar]] = {}
         self.scalars: dict[tuple[object, ...], Scalar] = {}
+        # Complex numbers and arrays by their content (``_value``).
+        self.shared: dict[tuple[object, ...], Scalar | ArrayValue] = {}
 
-    def value(self, raw: object) -> Value | None:
-        return _value(raw, self)
+
+# A frozen dataclass's __init__ routes every field through object.__setattr__, which costs
+# more than the rest of reading a row; facts build their own instances (of classes without
+# defaults or __post_init__) through the slots' own setters instead.
+_new = object.__new__
+
+
+def _slot_setters(cls: type) -> tuple[Callable[[object, object], None], ...]:
+    """The slots' own setters of a dataclass's fields, in the fields' order."""
+    return tuple(getattr(cls, item.name).__set__ for item in fields(cls))
+
+
+(_put_num_text,) = _slot_setters(Num)
+_put_cplx_re, _put_cplx_im = _slot_setters(Cplx)
+_put_scalar_number, _put_scalar_dim = _slot_setters(Scalar)
+_put_message_seq, _put_message_text, _put_message_hidden = _slot_setters(Message)
+_put_step_seq, _put_step_formula, _put_step_target, _put_step_reads, _put_step_result = (
+    _slot_setters(Step)
+)
+
+
+def _scalar(number: Num | Cplx, dim: Dim) -> Scalar:
+    made: Scalar = _new(Scalar)
+    _put_scalar_number(made, number)
+    _put_scalar_dim(made, dim)
+    return made
+
+
+def _number(x: float, facts: _Collector) -> Num:
+    """The one Num of a stored number; its text comes with the others' (``_cut_numbers``)."""
+    known = facts.numbers.get(x)
+    if known is None:
+        known = facts.numbers[float(x)] = _new(Num)
+    return known
+
+
+def _cut_numbers(facts: _Collector) -> None:
+    """Every distinct number's text, cut in one pass, then the complex numbers' texts."""
+    for number, text in zip(facts.numbers.values(), cut_all(list(facts.numbers)), strict=True):
+        _put_num_text(number, text)
+    for pair, re_part, im_part in facts.pairs:
+        _put_cplx_re(pair, re_part.text)
+        _put_cplx_im(pair, im_part.text)
 
 
 RowReader = Callable[[_Collector, int, Mapping[str, Any]], None]
@@ -164,7 +216,11 @@ def _read_message(facts: _Collector, seq: int, content: Mapping[str, Any]) -> No
     if not isinstance(text, str):
         return
     hidden = content.get("hide") is True
-    facts.entries.append(Message(seq, text, hidden))
+    message: Message = _new(Message)
+    _put_message_seq(message, seq)
+    _put_message_text(message, text)
+    _put_message_hidden(message, hidden)
+    facts.entries.append(message)
     if not hidden:
         # An author's note must not put a number into the article, so its numbers are not facts.
         facts.texts.append(text)
@@ -194,12 +250,28 @@ def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     raw_vars = content.get("vars")
     reads: list[tuple[str, Value]] = []
     if isinstance(raw_vars, dict):
+        reals = facts.reals
         for name, raw in raw_vars.items():
-            value = _value(raw, facts)
+            # Most reads are a real a row stored before: _value's first test, inlined.
+            seen = None
+            if type(raw) is dict and len(raw) == 2:
+                number = raw.get("num")
+                if type(number) is float or type(number) is int:
+                    seen = reals.get(number)
+            if seen is not None and seen[0] == raw.get("dim"):
+                value: Value | None = seen[1]
+            else:
+                value = _value(raw, facts)
             if value is not None:
-                reads.append((str(name), value))
+                reads.append((name if type(name) is str else str(name), value))
     facts.texts.append(formula)
-    facts.entries.append(Step(seq, formula, target, tuple(reads), result))
+    step: Step = _new(Step)
+    _put_step_seq(step, seq)
+    _put_step_formula(step, formula)
+    _put_step_target(step, target)
+    _put_step_reads(step, tuple(reads))
+    _put_step_result(step, result)
+    facts.entries.append(step)
 
 
 def _read_search(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
@@ -263,23 +335,20 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
             f"Record {record_id} is still open, so it has no article yet; end it with "
             "record_end and generate again."
         )
+    rows = rows if isinstance(rows, list | tuple) else list(rows)
     facts = _Collector()
-    refused_readers = REFUSED_ROW_READERS
-    ordered = [
-        row
-        for row in rows
-        if type(row.get("seq")) is int and (row.get("ok") is True or _read_refused(row))
-    ]
-    # A record is written in seq order, so the (stable) sort is a single check of the run.
-    ordered.sort(key=_seq_of)
-    for row in ordered:
-        tool = row.get("tool")
-        readers = ROW_READERS if row.get("ok") is True else refused_readers
-        reader = readers.get(tool if type(tool) is str else str(tool))
-        if reader is not None:
-            content = row.get("content")
-            if type(content) is dict or isinstance(content, dict):
-                reader(facts, row["seq"], content)
+    if not _read_in_order(rows, facts):
+        # A record is written in seq order; a file edited out of it is read sorted (stably,
+        # so rows sharing a seq keep their order in the file).
+        ordered = [
+            row
+            for row in rows
+            if type(row.get("seq")) is int and (row.get("ok") is True or _read_refused(row))
+        ]
+        ordered.sort(key=_seq_of)
+        facts = _Collector()
+        _read_in_order(ordered, facts)
+    _cut_numbers(facts)
     if facts.title is None:
         raise ArticleRefusal(
             f"Record {record_id} has no accepted record_start row, so it has no title to "
@@ -295,6 +364,37 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
     )
 
 
+def _read_in_order(rows: Iterable[Mapping[str, Any]], facts: _Collector) -> bool:
+    """Read the accepted rows (and the refused ones a reader is kept for) into ``facts``;
+    False (and ``facts`` half read) as soon as one comes before the row read last in seq
+    order."""
+    readers = ROW_READERS
+    refused_readers = REFUSED_ROW_READERS
+    fields = _ROW_FIELDS
+    last: float = -math.inf
+    for row in rows:
+        try:
+            ok, seq, tool, content = fields(row)  # one call for the four a reader needs
+        except KeyError:  # a row the engine did not write whole: field by field
+            ok, seq, tool, content = (row.get(key) for key in _ROW_KEYS)
+        if type(seq) is not int:
+            continue
+        if ok is True:
+            reader = readers.get(tool if type(tool) is str else str(tool))
+        elif ok is False and type(tool) is str and tool in refused_readers:
+            reader = refused_readers[tool]  # a failed run that was archived
+        else:
+            continue
+        if seq < last:
+            return False
+        last = seq
+        if reader is not None and (type(content) is dict or isinstance(content, dict)):
+            reader(facts, seq, content)
+    return True
+
+
+_ROW_KEYS = ("ok", "seq", "tool", "content")
+_ROW_FIELDS = itemgetter(*_ROW_KEYS)
 _seq_of = itemgetter("seq")
 
 
@@ -309,7 +409,7 @@ def _reference(facts: _Collector) -> tuple[Decimal, ...]:
         numbers.update(exact(x))
     numbers.update(Decimal(abs(n)) for n in facts.integers)
     for text in [*facts.texts, facts.closing or ""]:
-        numbers.update(abs(shown.magnitude) for shown in shown_numbers(text))
+        numbers.update(shown.magnitude.copy_abs() for shown in shown_numbers(text))
         numbers.update(digit_runs(text))
     return tuple(sorted(numbers))
 
@@ -342,30 +442,34 @@ def _real(x: object, facts: _Collector) -> Num | None:
     if kind is not float and kind is not int:
         return None
     # A step reads the values earlier rows stored, so most numbers come round again.
-    known: Num | None = facts.numbers.get(x)  # type: ignore[call-overload]
-    if known is None:
-        number = float(x)  # type: ignore[arg-type]
-        known = facts.numbers[number] = Num(cut(number))
-    return known
+    return _number(x, facts)  # type: ignore[arg-type]  # checked above: float or int
 
 
 def _element(raw: object, facts: _Collector) -> Element | None:
+    kind = type(raw)
+    if kind is float or kind is int:
+        return _number(raw, facts)  # type: ignore[arg-type]  # checked above
     if isinstance(raw, list):
-        items = [_element(item, facts) for item in raw]
-        if any(item is None for item in items):
-            return None
+        items: list[Element] = []
+        for item in raw:
+            element = _element(item, facts)
+            if element is None:
+                return None
+            items.append(element)
         facts.integers.add(len(items))
-        return tuple(item for item in items if item is not None)
+        return tuple(items)
     if isinstance(raw, dict):
         return _complex(raw, facts)
-    return _real(raw, facts)
+    return None
 
 
 def _complex(raw: Mapping[str, Any], facts: _Collector) -> Cplx | None:
     re_part, im_part = _real(raw.get("re"), facts), _real(raw.get("im"), facts)
     if re_part is None or im_part is None:
         return None
-    return Cplx(re_part.text, im_part.text)
+    pair: Cplx = _new(Cplx)
+    facts.pairs.append((pair, re_part, im_part))
+    return pair
 
 
 def _value(raw: object, facts: _Collector) -> Value | None:
@@ -373,24 +477,14 @@ def _value(raw: object, facts: _Collector) -> Value | None:
     if type(raw) is not dict:
         return None
     number, dim_list = raw.get("num"), raw.get("dim")
-    if len(raw) == 2 and type(dim_list) is list and type(number) in (float, int):
+    if len(raw) == 2 and type(dim_list) is list and (type(number) is float or type(number) is int):
         # The commonest value, a real: the same number in the same unit recurs row after row.
-        key = (number, *dim_list)
-        try:
-            known = facts.scalars.get(key)
-        except TypeError:
-            return None  # a component that is a list or an object: not a vector
-        if known is None:
-            # Inlined _dim and _real: most stored numbers are new, and this runs per value.
-            dim = facts.dims.get(key[1:]) or _dim(dim_list, facts)
-            if dim is None:
-                return None
-            stored = float(number)  # type: ignore[arg-type]  # checked above: float or int
-            real = facts.numbers.get(stored)
-            if real is None:
-                real = facts.numbers[stored] = Num(cut(stored))
-            known = facts.scalars[key] = Scalar(real, dim)
-        return known
+        seen = facts.reals.get(number)
+        if seen is None:
+            return _first_real(number, dim_list, facts)
+        if seen[0] == dim_list:
+            return seen[1]
+        return _other_real(number, dim_list, facts)
     if "object" in raw:
         fields = raw["object"]
         if not isinstance(fields, dict):
@@ -406,15 +500,70 @@ def _value(raw: object, facts: _Collector) -> Value | None:
     if dim is None:
         return None
     if "num" in raw:
-        number = _real(raw["num"], facts)
-        return None if number is None else Scalar(number, dim)
+        real = _real(raw["num"], facts)
+        return None if real is None else _scalar(real, dim)
+    # A complex or an array recurs as a real does (a step reads what a set stored): it is
+    # found by its content, so it is read, and an article typesets it, once.
     if "re" in raw:
+        re_part, im_part = raw.get("re"), raw.get("im")
+        key: tuple[object, ...] | None = None
+        if type(re_part) in (float, int) and type(im_part) in (float, int):
+            key = ("re", re_part, im_part, dim)
+            known = facts.shared.get(key)
+            if known is not None:
+                return known
         pair = _complex(raw, facts)
-        return None if pair is None else Scalar(pair, dim)
-    if "array" in raw and isinstance(raw["array"], list):
+        if pair is None:
+            return None
+        made: Scalar | ArrayValue = _scalar(pair, dim)
+    elif "array" in raw and isinstance(raw["array"], list):
+        key = ("array", repr(raw["array"]), dim)
+        known = facts.shared.get(key)
+        if known is not None:
+            return known
         items = _element(raw["array"], facts)
-        return ArrayValue(items, dim) if isinstance(items, tuple) else None
-    return None
+        if not isinstance(items, tuple):
+            return None
+        made = ArrayValue(items, dim)
+    else:
+        return None
+    if key is not None:
+        facts.shared[key] = made
+    return made
+
+
+def _first_real(number: float, dim_list: list[Any], facts: _Collector) -> Scalar | None:
+    """A real whose number no value had before."""
+    try:
+        dim = facts.dims.get(tuple(dim_list)) or _dim(dim_list, facts)
+    except TypeError:
+        return None  # a component that is a list or an object: not a vector
+    if dim is None:
+        return None
+    shown = facts.numbers.get(number)  # _number and _scalar, inlined: this runs per new value
+    if shown is None:
+        shown = facts.numbers[float(number)] = _new(Num)
+    made: Scalar = _new(Scalar)
+    _put_scalar_number(made, shown)
+    _put_scalar_dim(made, dim)
+    facts.reals[number] = (dim_list, made)
+    return made
+
+
+def _other_real(number: float, dim_list: list[Any], facts: _Collector) -> Scalar | None:
+    """A real whose number came before with another dim list: found by its whole key (the
+    first list's Scalar stays with ``reals``), or made."""
+    key = (number, *dim_list)
+    try:
+        known = facts.scalars.get(key)
+    except TypeError:
+        return None
+    if known is None:
+        dim = facts.dims.get(key[1:]) or _dim(dim_list, facts)
+        if dim is None:
+            return None
+        known = facts.scalars[key] = _scalar(_number(float(number), facts), dim)
+    return known
 
 
 # -- language ----------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from reckoner.articles.facts import (
     Dim,
     Element,
     Num,
+    ObjectValue,
     Scalar,
     Value,
 )
@@ -79,10 +80,11 @@ class Markup:
     def __init__(self, imaginary: str = "i") -> None:
         self.imaginary = imaginary
         self._units: dict[Dim, str] = {}
-        # A value's TeX by the value object: facts share one object per distinct stored
-        # value, and an article shows most values twice (a condition and the step reading
-        # it, a result and the results table). Kept with the value, so ids stay unique.
-        self._tex: dict[int, tuple[Scalar | ArrayValue, str]] = {}
+        # A value's TeX, its unit and the text after its name (``_pieces``), by the value
+        # object: facts share one object per distinct stored value, and an article shows
+        # most values several times (a condition and each step reading it, a result and
+        # the results table). Kept with the value, so ids stay unique.
+        self._pieces: dict[int, tuple[str, str, str, Value]] = {}
 
     # -- formatting primitives, per format ------------------------------------------------
 
@@ -93,19 +95,27 @@ class Markup:
         return f"$$\n{tex}\n$$"
 
     def text(self, prose: str) -> str:
-        return prose.translate(_MD_TABLE)
+        # Most prose has nothing to escape, and a search for the characters that need it
+        # costs far less than a translation that maps every character.
+        return prose.translate(_MD_TABLE) if _MD_SPECIAL.search(prose) else prose
 
     def paragraph(self, prose: str) -> str:
         # A record message may span lines; each becomes its own line of the paragraph.
-        return "  \n".join(self.text(line) for line in prose.splitlines() or [""])
+        lines = prose.splitlines()
+        if len(lines) == 1:
+            return self.text(lines[0])  # the common case, without a generator
+        return "  \n".join(self.text(line) for line in lines or [""])
 
     def heading(self, prose: str, level: int) -> str:
         return "#" * level + " " + self.text(prose)
 
-    def table(self, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines.extend("| " + " | ".join(row) + " |" for row in rows)
-        return "\n".join(lines)
+    # How a table row's cells are put on its line.
+    _row_start, _cell_gap, _row_end = "| ", " | ", " |"
+
+    def _framed(self, header: tuple[str, ...], lines: list[str]) -> str:
+        """A table: the header, then the rows' lines."""
+        head = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        return "\n".join(head + lines)
 
     def quote(self, prose: str) -> str:
         return "\n".join("> " + line for line in self.paragraph(prose).split("\n"))
@@ -146,39 +156,68 @@ class Markup:
             self._units[dim] = shown
         return shown
 
-    def value_tex(self, value: Scalar | ArrayValue) -> str:
-        known = self._tex.get(id(value))
+    def _pieces_of(self, value: Value) -> tuple[str, str, str, Value]:
+        """(its TeX, its unit as ``unit`` gives it, what follows a name in ``named``, the
+        value), made once per value. The text after a name closes the math the name
+        opened: `` = 6875$ ohm``, or ``$ = (...)`` for an object (which has no TeX)."""
+        known = self._pieces.get(id(value))
         if known is not None:
-            return known[1]
-        if isinstance(value, Scalar):
-            tex = number_tex(value.number, self.imaginary)
+            return known
+        if isinstance(value, ObjectValue):
+            tex, unit, tail = "", "", f"$ = {self.value(value)}"
         else:
-            tex = _element_tex(value.items, self.imaginary)
-        self._tex[id(value)] = (value, tex)
-        return tex
+            if isinstance(value, ArrayValue):
+                tex = _element_tex(value.items, self.imaginary)
+            elif isinstance(value.number, Num):
+                text = value.number.text  # the commonest value, a real
+                tex = cut_tex(text) if "e" in text else text
+            else:
+                tex = number_tex(value.number, self.imaginary)
+            known_unit = self._units.get(value.dim)
+            unit = self.unit(value.dim) if known_unit is None else known_unit
+            tail = f" = {tex}$ {unit}" if unit else f" = {tex}$"
+        known = self._pieces[id(value)] = (tex, unit, tail, value)
+        return known
 
     def value(self, value: Value) -> str:
         """A value in running text: ``$6875$ ohm``, an object as its fields in parentheses."""
         if isinstance(value, Scalar | ArrayValue):
-            shown = self.math(self.value_tex(value))
-            unit = self.unit(value.dim)
+            tex, unit, _, _ = self._pieces_of(value)
+            shown = self.math(tex)
             return f"{shown} {unit}" if unit else shown
         parts = [f"{self.math(_field_tex(name))} = {self.value(sub)}" for name, sub in value.fields]
         return "(" + "; ".join(parts) + ")"
 
     def named(self, name: str, value: Value) -> str:
         """``$R_{p} = 6875$ ohm``."""
-        if isinstance(value, Scalar | ArrayValue):
-            shown = self.math(f"{identifier(name)} = {self.value_tex(value)}")
-            unit = self.unit(value.dim)
-            return f"{shown} {unit}" if unit else shown
-        return f"{self.math(identifier(name))} = {self.value(value)}"
+        pieces = self._pieces.get(id(value)) or self._pieces_of(value)
+        return f"${identifier(name)}{pieces[2]}"
+
+    def named_each(self, pairs: tuple[tuple[str, Value], ...]) -> list[str]:
+        """``named`` of each (name, value), in one pass: a step's reads."""
+        known, make = self._pieces.get, self._pieces_of
+        return [
+            f"${identifier(name)}{(known(id(value)) or make(value))[2]}" for name, value in pairs
+        ]
+
+    def value_table(self, header: tuple[str, ...], values: tuple[tuple[str, Value], ...]) -> str:
+        """A table of named values (quantity, value, unit): a row per value, an object's
+        fields a row each (``rows``)."""
+        start, gap, end = self._row_start, self._cell_gap, self._row_end
+        lines: list[str] = []
+        for name, value in values:
+            if isinstance(value, ObjectValue):
+                lines.extend(start + gap.join(row) + end for row in self.rows(name, value))
+                continue
+            tex, unit, _, _ = self._pieces.get(id(value)) or self._pieces_of(value)
+            lines.append(f"{start}${identifier(name)}${gap}${tex}${gap}{unit or '—'}{end}")
+        return self._framed(header, lines)
 
     def rows(self, name: str, value: Value) -> list[tuple[str, str, str]]:
         """Table rows (quantity, value, unit); an object gives one row per field."""
         if isinstance(value, Scalar | ArrayValue):
-            unit = self.unit(value.dim) or "—"
-            return [(self.math(identifier(name)), self.math(self.value_tex(value)), unit)]
+            tex, unit, _, _ = self._pieces_of(value)
+            return [(self.math(identifier(name)), self.math(tex), unit or "—")]
         out: list[tuple[str, str, str]] = []
         for field_name, sub in value.fields:
             for quantity, shown, unit in self.rows(field_name, sub):
@@ -186,7 +225,9 @@ class Markup:
         return out
 
 
-_MD_TABLE = str.maketrans({char: "\\" + char for char in "\\`*_$<>[]|#"})
+_MD_ESCAPED = "\\`*_$<>[]|#"
+_MD_TABLE = str.maketrans({char: "\\" + char for char in _MD_ESCAPED})
+_MD_SPECIAL = re.compile("[" + re.escape(_MD_ESCAPED) + "]")
 
 
 def _longest_run(text: str, char: str) -> int:
@@ -212,6 +253,7 @@ _TEX_ESCAPES = {
 
 
 _TEX_TABLE = str.maketrans(_TEX_ESCAPES)
+_TEX_SPECIAL = re.compile("[" + re.escape("".join(_TEX_ESCAPES)) + "]")
 
 
 class TexMarkup(Markup):
@@ -223,33 +265,35 @@ class TexMarkup(Markup):
         return f"\\[\n{tex}\n\\]"
 
     def text(self, prose: str) -> str:
-        return prose.translate(_TEX_TABLE)
+        return prose.translate(_TEX_TABLE) if _TEX_SPECIAL.search(prose) else prose
 
     def paragraph(self, prose: str) -> str:
-        lines = [self.text(line) for line in prose.splitlines() or [""]]
+        lines = prose.splitlines()
         if len(lines) == 1:
-            return lines[0]
+            return self.text(lines[0])
+        if not lines:
+            return ""
         # Each line of a several-line paragraph starts with an empty box, so an empty first
         # line is still a line for \\ to end and a line starting with [ or * is never read
         # as the optional argument of the \\ before it.
-        return "\\\\\n".join(r"\mbox{}" + line for line in lines)
+        return "\\\\\n".join(r"\mbox{}" + self.text(line) for line in lines)
 
     def heading(self, prose: str, level: int) -> str:
         command = {1: "section", 2: "subsection"}.get(level, "subsubsection")
         return f"\\{command}*{{{self.text(prose)}}}"
 
-    def table(self, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    _row_start, _cell_gap, _row_end = "", " & ", r" \\"
+
+    def _framed(self, header: tuple[str, ...], lines: list[str]) -> str:
         columns = "l" * len(header)
-        lines = [
+        head = [
             f"\\begin{{longtable}}{{{columns}}}",
             r"\toprule",
             " & ".join(header) + r" \\",
             r"\midrule",
             r"\endhead",
         ]
-        lines.extend(" & ".join(row) + r" \\" for row in rows)
-        lines.extend([r"\bottomrule", r"\end{longtable}"])
-        return "\n".join(lines)
+        return "\n".join(head + lines + [r"\bottomrule", r"\end{longtable}"])
 
     def quote(self, prose: str) -> str:
         return "\\begin{quote}\n" + self.paragraph(prose) + "\n\\end{quote}"

@@ -7,10 +7,10 @@ A formula that does not parse gets no LaTeX; the caller shows the ASCII text ins
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
+from typing import Any, TypeVar
 
 from reckoner.core.errors import EngineError
 from reckoner.core.limits import MAX_FORMULA_LENGTH
@@ -109,7 +109,6 @@ _GREEK = frozenset(
         "Omega",
     ]
 )
-_TRAILING_DIGITS = re.compile(r"^([A-Za-z]+)([0-9]+)$")
 _EXPONENT = re.compile(r"^([0-9.]+)e([+-]?[0-9]+)([ij]?)$")
 
 
@@ -123,9 +122,10 @@ def identifier(name: str) -> str:
     """A slot or bound name: ``V_in`` -> ``V_{\\mathrm{in}}``, ``R1`` -> ``R_{1}``."""
     base, sep, sub = name.partition("_")
     if not sep:
-        digits = _TRAILING_DIGITS.match(name)
-        if digits:
-            base, sub = digits.group(1), digits.group(2)
+        # Letters then digits (R1, x12): the digits are a subscript.
+        letters = name.rstrip("0123456789")
+        if letters != name and letters.isascii() and letters.isalpha():
+            base, sub = letters, name[len(letters) :]
     if not base or (sep and not sub):
         # A leading or trailing underscore has no natural subscript reading.
         return r"\mathit{" + _text(name) + "}"
@@ -134,7 +134,7 @@ def identifier(name: str) -> str:
     elif len(base) == 1:
         head = base
     else:
-        head = r"\mathit{" + _text(base) + "}"
+        head = r"\mathit{" + base + "}"  # the part before the first underscore has none
     return head + (f"_{{\\mathrm{{{_text(sub)}}}}}" if sub else "")
 
 
@@ -150,6 +150,9 @@ def _number(node: Number) -> str:
 
 
 def _strength(node: Node) -> int:
+    fixed = _FIXED_STRENGTH.get(type(node))
+    if fixed is not None:
+        return fixed
     if isinstance(node, Chain):
         return _ADDITIVE if node.rest and node.rest[0][0] in ("+", "-") else _MULTIPLICATIVE
     if isinstance(node, Binary):
@@ -158,8 +161,6 @@ def _strength(node: Node) -> int:
         if node.op in ("*", "/"):
             return _MULTIPLICATIVE
         return _POWER
-    if isinstance(node, Unary):
-        return _UNARY
     if isinstance(node, Number) and node.text[-1:] in ("i", "j"):
         return _MULTIPLICATIVE  # 2j typesets as a product
     if isinstance(node, Number) and "e" in node.text:
@@ -167,6 +168,19 @@ def _strength(node: Node) -> int:
     if isinstance(node, Bounded) and node.notation.name in ("$sum", "$prod", "$integral", "$limit"):
         return _MULTIPLICATIVE  # a big operator reaches to the right
     return _ATOM
+
+
+# The node kinds whose binding strength never depends on their content, looked up by type:
+# a long formula asks for the strength of nearly every node.
+_FIXED_STRENGTH = {
+    SlotRef: _ATOM,
+    BoundName: _ATOM,
+    Constant: _ATOM,
+    Call: _ATOM,
+    Index: _ATOM,
+    Field: _ATOM,
+    Unary: _UNARY,
+}
 
 
 def _paren(latex: str) -> str:
@@ -227,25 +241,51 @@ def _bounded(node: Bounded) -> str:
 
 def to_latex(node: Node) -> str:
     """LaTeX for one parse tree."""
-    if isinstance(node, Number):
-        return _number(node)
-    if isinstance(node, SlotRef | BoundName):
-        return identifier(node.name)
-    if isinstance(node, Constant):
-        return _CONSTANTS.get(node.notation.name, r"\mathrm{" + _text(node.notation.name[1:]) + "}")
-    if isinstance(node, Call):
-        return _call(node)
-    if isinstance(node, Bounded):
-        return _bounded(node)
-    if isinstance(node, Index):
-        return _wrap(node.target, _ATOM) + r"\left[" + to_latex(node.index) + r"\right]"
-    if isinstance(node, Field):
-        return _wrap(node.target, _ATOM) + r".\mathrm{" + _text(node.name) + "}"
-    if isinstance(node, Unary):
-        return node.op + _wrap(node.operand, _UNARY)
-    if isinstance(node, Chain):
-        return _chain(node.first, [(op, operand) for op, operand, _ in node.rest])
+    return _LATEX_OF[type(node)](node)
+
+
+def _constant(node: Constant) -> str:
+    return _CONSTANTS.get(node.notation.name, r"\mathrm{" + _text(node.notation.name[1:]) + "}")
+
+
+def _index(node: Index) -> str:
+    return _wrap(node.target, _ATOM) + r"\left[" + to_latex(node.index) + r"\right]"
+
+
+def _field(node: Field) -> str:
+    return _wrap(node.target, _ATOM) + r".\mathrm{" + _text(node.name) + "}"
+
+
+def _unary(node: Unary) -> str:
+    return node.op + _wrap(node.operand, _UNARY)
+
+
+def _chain_node(node: Chain) -> str:
+    return _chain(node.first, [(op, operand) for op, operand, _ in node.rest])
+
+
+def _binary(node: Binary) -> str:
     return _chain(node.left, [(node.op, node.right)])
+
+
+def _name(node: SlotRef | BoundName) -> str:
+    return identifier(node.name)
+
+
+# Each node kind's typesetting, looked up by type (one lookup, not a run of isinstance).
+_LATEX_OF: dict[type, Callable[[Any], str]] = {
+    Number: _number,
+    SlotRef: _name,
+    BoundName: _name,
+    Constant: _constant,
+    Call: _call,
+    Bounded: _bounded,
+    Index: _index,
+    Field: _field,
+    Unary: _unary,
+    Chain: _chain_node,
+    Binary: _binary,
+}
 
 
 def _chain(first: Node, rest: list[tuple[str, Node]]) -> str:
@@ -272,21 +312,25 @@ def _chain(first: Node, rest: list[tuple[str, Node]]) -> str:
 
 # Typesetting depends on a formula's structure, not on which slots it names or which plain
 # numbers it writes: to the parser a slot and a plain number are the same kind of atom, and
-# both are typeset as their own text. So a formula is typeset once per shape (each distinct
-# slot and plain number replaced by a numbered placeholder slot), and each placeholder then
-# becomes the slot's identifier or the number's digits. A record that repeats a step over
-# many slots, or with other constants, parses that step once.
+# both are typeset as their own text. So a shape (each slot and plain number replaced by a
+# placeholder slot) is parsed once, and its LaTeX kept as a format template whose fields
+# take the atoms' own LaTeX. Two levels of templates: by the formula with its slots' names
+# taken out (``formula_latex``: one cheap scan for "@" and one format call, for a step
+# repeated over other slots), and by the shape with its numbers taken out too (for a step
+# repeated with other constants). A shape's first formula is typeset as it stands, so a
+# record whose formulas never share a structure pays for no template.
 _HOLE_NAME = "zzqhole"
-# The scan reads names, notations, slots and number-like runs whole, as the lexer does, so a
-# digit inside a name (R1, $atan2) or an exponent (2e+5) is never taken for a number. A plain
-# number (digits, an optional decimal part, nothing glued after it) becomes a placeholder;
-# every other run, including what the lexer refuses, stays in the shape as written.
-_PIECE = re.compile(
+_HOLE = "@" + _HOLE_NAME
+# The atoms a shape stands for: a slot (its whole name), and a plain number that is a whole
+# token: not glued to a name (R1, $atan2), a decimal point (2.5.3), an exponent (2e+5,
+# 1.5e-3) or a suffix (2j), and short enough never to overflow (the lexer refuses that).
+# Anything else stays in the shape as written, which is always safe: it only shares less.
+_ATOMS = re.compile(
     r"@([A-Za-z_][A-Za-z0-9_]*)"
-    r"|([0-9]+(?:\.[0-9]+)?)(?![A-Za-z0-9_.])"
-    r"|([A-Za-z_$][A-Za-z0-9_]*|[0-9.][0-9A-Za-z_.]*(?:(?<=e)[+-][0-9A-Za-z_.]*)?)"
+    r"|(?<![A-Za-z0-9_.])(?<![0-9.]e[+-])([0-9]{1,300}(?:\.[0-9]+)?)(?![A-Za-z0-9_.])"
 )
-_HOLE = re.compile(r"\\mathit\{" + _HOLE_NAME + r"\}_\{\\mathrm\{([0-9]+)\}\}")
+# A placeholder as the shape's LaTeX shows it, with its number.
+_HOLE_LATEX = re.compile(r"\\mathit\{" + _HOLE_NAME + r"\}_\{\\mathrm\{([0-9]+)\}\}")
 
 
 @lru_cache(maxsize=8192)
@@ -299,56 +343,173 @@ def _shape_latex(shape: str) -> str | None:
         return None
 
 
-@lru_cache(maxsize=8192)
-def _shape_parts(shape: str) -> tuple[str, ...] | None:
-    """The shape's LaTeX split around its placeholders: text, hole number, text, ..."""
-    latex = _shape_latex(shape)
-    return None if latex is None else tuple(_HOLE.split(latex))
+# How many shapes and keys each table below holds before it starts again (a long record
+# has a few dozen; a server typesetting for days must not grow without bound).
+_TABLE_LIMIT = 8192
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _keep(table: dict[_K, _V], key: _K, value: _V) -> _V:
+    if len(table) >= _TABLE_LIMIT:
+        table.clear()  # one C call, safe beside a thread reading the table
+    table[key] = value
+    return value
+
+
+_UNSEEN: Any = object()
+# A template is built for what comes round again: a shape from its second formula on (the
+# first is typeset as it stands, so a record whose formulas never share a structure pays no
+# template work), a key (below) from its second formula on (until then its shape's template
+# is filled directly, so formulas that differ in their constants pay no key template).
+_sighted_shapes: dict[str, None] = {}
+_sighted_keys: dict[str, None] = {}
+_shape_templates: dict[tuple[str, tuple[type, ...]], str | None] = {}
+_key_templates: dict[str, str | None] = {}
+
+
+def _shape_template(shape: str, kinds: tuple[type, ...]) -> str | None:
+    """The LaTeX of a shape (its atoms all ``@zzqhole``) as a format template. ``kinds``
+    tells each atom's kind in order (``str`` for a slot, ``NoneType`` for a number): the
+    slots are the first fields, in order, then the numbers."""
+    next_slot, next_number = 0, kinds.count(str)
+    fields: list[int] = []  # the field of each atom, in the formula's order
+    for kind in kinds:
+        if kind is str:
+            fields.append(next_slot)
+            next_slot += 1
+        else:
+            fields.append(next_number)
+            next_number += 1
+    return _template_of(_shape_latex(_numbered(shape)), fields)
+
+
+# A formula's slots are found first (a scan that looks only for "@", cheap), and its text
+# with each slot's name taken out is the key of a template whose fields take the slots'
+# identifiers: the steps of a long record name other slots far more often than they change
+# their structure or their constants. The mark stands where a name was; it is no formula
+# character, so the key is unambiguous.
+_SLOT_NAME = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
+_SLOT_MARK = "\x00"
+# What stands for a slot's field while a template's numbers are filled in.
+_FIELD_OPEN, _FIELD_CLOSE = "\x01", "\x02"
+
+
+def _key_template(key: str) -> Any:
+    """The template of a formula with its slots' names taken out (``key``): its shape's
+    template with the numbers filled in and the slots left as fields; None when it does not
+    parse; ``_UNSEEN`` for a shape met for the first time (typeset the formula itself)."""
+    formula = key.replace(_SLOT_MARK, _HOLE)
+    pieces = _ATOMS.split(formula)
+    atoms = pieces[1::3]
+    shape = _HOLE.join(pieces[::3])
+    if len(shape) + len(atoms) * len(str(len(atoms))) > MAX_FORMULA_LENGTH:
+        # The numbered placeholders must not carry the shape over the limit.
+        return _keep(_key_templates, key, _direct_template(formula))
+    kinds = tuple(map(type, atoms))
+    template = _known_shape_template(shape, kinds)
+    if template is _UNSEEN or template is None:
+        return template if template is _UNSEEN else _keep(_key_templates, key, None)
+    fields = [f"{_FIELD_OPEN}{index}{_FIELD_CLOSE}" for index in range(key.count(_SLOT_MARK))]
+    filled = template.format(*fields, *filter(None, pieces[2::3]))
+    escaped = filled.replace("{", "{{").replace("}", "}}")
+    return _keep(_key_templates, key, escaped.replace(_FIELD_OPEN, "{").replace(_FIELD_CLOSE, "}"))
+
+
+def _known_shape_template(shape: str, kinds: tuple[type, ...]) -> Any:
+    """The shape's template, built on its second sighting; ``_UNSEEN`` on its first."""
+    template = _shape_templates.get((shape, kinds), _UNSEEN)
+    if template is _UNSEEN:
+        if shape not in _sighted_shapes:
+            _keep(_sighted_shapes, shape, None)
+            return _UNSEEN
+        template = _keep(_shape_templates, (shape, kinds), _shape_template(shape, kinds))
+    return template
+
+
+def _through_shape(formula: str, key: str) -> str | None:
+    """A formula whose key has no template yet: the key's template when the key comes
+    round again, else its shape's template filled with its own atoms, else (a shape met
+    for the first time) the formula typeset as it stands."""
+    if key in _sighted_keys:
+        template = _key_template(key)
+        if template is _UNSEEN:
+            return _shape_latex(formula)
+        return None if template is None else template.format(*_slot_identifiers(formula))
+    _keep(_sighted_keys, key, None)
+    pieces = _ATOMS.split(formula)
+    atoms = pieces[1::3]
+    shape = _HOLE.join(pieces[::3])
+    if len(shape) + len(atoms) * len(str(len(atoms))) > MAX_FORMULA_LENGTH:
+        return _shape_latex(formula)  # the numbered placeholders must not carry it over
+    template = _known_shape_template(shape, tuple(map(type, atoms)))
+    if template is _UNSEEN:
+        return _shape_latex(formula)
+    if template is None:
+        return None
+    result: str = template.format(
+        *map(identifier, filter(None, atoms)), *filter(None, pieces[2::3])
+    )
+    return result
+
+
+def _slot_identifiers(formula: str) -> Iterator[str]:
+    return map(identifier, _SLOT_NAME.findall(formula))
+
+
+def _direct_template(formula: str) -> str | None:
+    """The template of a formula whose slots are all ``@zzqhole``, typeset as it stands."""
+    return _template_of(_shape_latex(_numbered(formula)), list(range(formula.count(_HOLE))))
+
+
+def _numbered(shape: str) -> str:
+    """The shape with its k-th ``@zzqhole`` made ``@zzqholek``, so the LaTeX tells them apart."""
+    pieces = shape.split(_HOLE)
+    return pieces[0] + "".join(f"{_HOLE}{index}{piece}" for index, piece in enumerate(pieces[1:]))
+
+
+def _template_of(latex: str | None, fields: list[int]) -> str | None:
+    """A shape's LaTeX as a format template: placeholder k becomes field ``fields[k]``."""
+    if latex is None:
+        return None
+    parts = _HOLE_LATEX.split(latex)
+    for index in range(0, len(parts), 2):
+        parts[index] = parts[index].replace("{", "{{").replace("}", "}}")
+    for index in range(1, len(parts), 2):
+        parts[index] = "{" + str(fields[int(parts[index])]) + "}"
+    return "".join(parts)
 
 
 @lru_cache(maxsize=8192)
 def formula_latex(formula: str) -> str | None:
     """LaTeX for a formula, or None when the core does not parse it."""
-    if _HOLE_NAME in formula or len(formula) > MAX_FORMULA_LENGTH:
-        return _shape_latex(formula)  # a name that could be mistaken for a placeholder
-    # split() yields the text between matches, then each match's three groups (slot name,
-    # plain number, a run kept as written), so no match object is built per run.
-    pieces = _PIECE.split(formula)
-    fillers: list[str] = []
-    holes: dict[str, int] = {}
-    for index in range(1, len(pieces), 4):
-        slot, literal, kept = pieces[index : index + 3]
-        pieces[index + 2] = ""
-        if slot is not None:
-            key = "@" + slot
-        elif literal is not None and not math.isinf(float(literal)):
-            key = literal
-        else:
-            # Kept as written; an overflowing literal is refused by the parse as before.
-            pieces[index] = kept if literal is None else literal
-            pieces[index + 1] = ""
-            continue
-        number = holes.get(key)
-        if number is None:
-            number = holes[key] = len(fillers)
-            fillers.append(identifier(slot) if slot is not None else key)
-        pieces[index] = f"@{_HOLE_NAME}{number}"
-        pieces[index + 1] = ""
-    shape = "".join(pieces)
-    if len(shape) > MAX_FORMULA_LENGTH:
-        return _shape_latex(formula)  # the placeholders must not carry it over the limit
-    parts = _shape_parts(shape)
-    if parts is None:
+    if _HOLE_NAME in formula or _SLOT_MARK in formula or len(formula) > MAX_FORMULA_LENGTH:
+        # A name or a character that could be mistaken for a placeholder; a formula over
+        # the limit gets the parser's own refusal (its shape could be shorter).
+        return _shape_latex(formula)
+    # split() yields the text between slots and each slot's name, from one scan.
+    pieces = _SLOT_NAME.split(formula)
+    slots = len(pieces) // 2
+    if len(formula) + slots * (len(_HOLE) + len(str(slots))) > MAX_FORMULA_LENGTH:
+        return _shape_latex(formula)  # numbered placeholders must not carry it over the limit
+    key = _SLOT_MARK.join(pieces[::2])
+    template = _key_templates.get(key, _UNSEEN)
+    if template is _UNSEEN:
+        return _through_shape(formula, key)
+    if template is None:
         return None
-    out = list(parts)
-    for index in range(1, len(out), 2):
-        out[index] = fillers[int(out[index])]
-    return "".join(out)
+    result: str = template.format(*map(identifier, pieces[1::2]))
+    return result
 
 
 def clear_caches() -> None:
     """Forget every typeset formula (benchmarks measure the work, not the cache)."""
     formula_latex.cache_clear()
-    _shape_parts.cache_clear()
+    _key_templates.clear()
+    _shape_templates.clear()
+    _sighted_keys.clear()
+    _sighted_shapes.clear()
     _shape_latex.cache_clear()
     identifier.cache_clear()

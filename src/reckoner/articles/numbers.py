@@ -12,11 +12,17 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 
 MAX_DECIMALS = 4
 SMALLEST_PLAIN = 1e-3
 LARGEST_PLAIN = 1e6
+
+WIDE = Context(Emax=MAX_EMAX, Emin=MIN_EMIN)
+"""The arithmetic of shown numbers: an article may quote text that reads as a number no
+double reaches (a run id such as ``0000e3000000``), and reading it must never trap."""
+_EXPONENT_DIGITS = 15  # a longer exponent is clamped: far past every fact either way
+_CLAMPED_EXPONENT = 1_000_000_000_000_000  # 10**_EXPONENT_DIGITS
 
 
 def cut(x: float) -> str:
@@ -42,11 +48,66 @@ def _trim(text: str) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+# cut_all's one format per number: the conversions cut makes, one number to a line. A
+# plain form ends its line with a newline, everything else with a carriage return, so only
+# a plain fraction's zeros ever stand before a newline (never an exponent's, as in e+10).
+_PLAIN_FORMAT = f"%.{MAX_DECIMALS}f\n"
+_EXPONENT_FORMAT = f"%.{MAX_DECIMALS}e\r"
+_ZERO_FORMAT = "0%.0s\r"  # consumes the number and shows "0", whatever its sign
+_OTHER_FORMAT = "%r\r"  # inf, -inf, nan as repr shows them
+
+
+def _trimmings(end: str, done: str) -> tuple[tuple[str, str], ...]:
+    """The replacements that drop the zeros closing a four-digit fraction before ``end``:
+    an all-zero fraction goes with its point (the line then ends with ``done``, out of
+    the later steps' reach), then three, two and one closing zeros. After each step no
+    fraction before ``end`` closes with the zeros the earlier steps took."""
+    zeros = "0" * MAX_DECIMALS
+    steps = [("." + zeros + end, done)]
+    steps.extend((zeros[:count] + end, end) for count in range(MAX_DECIMALS - 1, 0, -1))
+    return tuple(steps)
+
+
+_REPLACEMENTS = (
+    *_trimmings("\n", "\r"),
+    *_trimmings("e", "e"),
+    # An exponent as cut writes it: no plus sign, no leading zero (e+06 -> e6, e-04 ->
+    # e-4); %e writes two digits at least, so one leading zero at most.
+    ("e+0", "e"),
+    ("e-0", "e-"),
+    ("e+", "e"),
+)
+
+
+def cut_all(xs: list[float]) -> list[str]:
+    """``[cut(x) for x in xs]``, in one formatting pass and a few whole-text replacements:
+    a record holds thousands of numbers, and a call per number costs more than the
+    conversion itself."""
+    low, high = SMALLEST_PLAIN, LARGEST_PLAIN
+    isfinite = math.isfinite
+    formats = "".join(
+        [
+            _PLAIN_FORMAT
+            if low <= abs(x) < high
+            else _ZERO_FORMAT
+            if x == 0
+            else _EXPONENT_FORMAT
+            if isfinite(x)
+            else _OTHER_FORMAT
+            for x in xs
+        ]
+    )
+    text = formats % tuple(xs)
+    for old, new in _REPLACEMENTS:
+        text = text.replace(old, new)
+    return text.splitlines()
+
+
 def cut_tex(text: str) -> str:
     """A cut number as TeX math: ``3.2397e-4`` -> ``3.2397\\times 10^{-4}``."""
-    mantissa, sep, exponent = text.partition("e")
-    if not sep:
+    if "e" not in text:
         return text
+    mantissa, _, exponent = text.partition("e")
     return f"{mantissa}\\times 10^{{{exponent}}}"
 
 
@@ -77,6 +138,14 @@ class ShownNumber:
     half_unit: Decimal
 
 
+def _exponent(text: str) -> int:
+    """A written exponent (``-12``, ``+3``, ``3000000``), clamped where no context holds it."""
+    digits = text.lstrip("+-")
+    if len(digits) <= _EXPONENT_DIGITS:
+        return int(text)
+    return -_CLAMPED_EXPONENT if text.startswith("-") else _CLAMPED_EXPONENT
+
+
 def shown_numbers(text: str) -> list[ShownNumber]:
     """Every number in ``text``, in order, with the precision its digits claim."""
     found: list[ShownNumber] = []
@@ -84,20 +153,20 @@ def shown_numbers(text: str) -> list[ShownNumber]:
         mantissa = match.group("mantissa").replace(",", "")
         exponent_text = match.group("e") or match.group("caret")
         if exponent_text is not None:
-            exponent = int(exponent_text.replace("−", "-").replace(" ", ""))
+            exponent = _exponent(exponent_text.replace("−", "-").replace(" ", ""))
         elif match.group("sup") is not None:
-            exponent = int(match.group("sup").translate(_SUPERSCRIPTS))
+            exponent = _exponent(match.group("sup").translate(_SUPERSCRIPTS))
         else:
             exponent = 0
         decimals = len(mantissa.partition(".")[2])
-        value = Decimal(mantissa).scaleb(exponent)
+        value = WIDE.scaleb(Decimal(mantissa), exponent)
         found.append(
             ShownNumber(
                 start=match.start(),
                 end=match.end(),
                 text=match.group(0),
                 magnitude=value,
-                half_unit=Decimal(5).scaleb(exponent - decimals - 1),
+                half_unit=WIDE.scaleb(Decimal(5), exponent - decimals - 1),
             )
         )
     return found

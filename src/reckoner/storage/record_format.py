@@ -171,10 +171,15 @@ def summarize(rows: Iterable[Mapping[str, Any]], *, is_open: bool = False) -> Re
     last_row: Mapping[str, Any] | None = None
     for row in rows:
         last_row = row
-        if not found_start and is_accepted(row, "record_start"):
-            found_start = True
-            title, record_id, opened_at = start_identity(row)
-        elif not is_open and is_accepted(row, "record_end"):
+        # is_accepted, read once per row: this loop runs over every row of every record read.
+        if row.get("ok") is not True:
+            continue
+        tool = row.get("tool")
+        if tool == "record_start":
+            if not found_start:
+                found_start = True
+                title, record_id, opened_at = start_identity(row)
+        elif tool == "record_end" and not is_open:
             last_end = row_time(row)
     if last_row is not None:
         last_at = row_time(last_row)

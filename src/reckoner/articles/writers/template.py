@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from reckoner.articles.facts import Facts, Message, Step, Value
+from reckoner.articles.facts import Entry, Facts, Message, Value
 from reckoner.articles.markup import Markup, markup_for
 from reckoner.articles.mathtex import formula_latex, identifier
 from reckoner.articles.pause import collector_paused
@@ -100,58 +100,78 @@ class TemplateWriter:
 def render(facts: Facts, language: str, format_name: str) -> str:
     """The article body for ``format_name`` (``md`` or ``tex``) in ``language``."""
     labels = _LABELS[language]
-    imaginary = "j" if any("$j" in step.formula for step in facts.steps) else "i"
+    # "$j" cannot straddle two formulas: the newline between them is no formula character.
+    imaginary = "j" if "$j" in "\n".join([step.formula for step in facts.steps]) else "i"
     markup = markup_for(format_name, imaginary)
     blocks = [markup.heading(facts.title, 1)]
     header = (labels["quantity"], labels["value"], labels["unit"])
     if facts.conditions:
         blocks.append(markup.heading(labels["given"], 2))
-        blocks.append(markup.table(header, _table_rows(markup, facts.conditions)))
+        blocks.append(markup.value_table(header, facts.conditions))
     visible = [e for e in facts.entries if not (isinstance(e, Message) and e.hidden)]
     if visible:
         blocks.append(markup.heading(labels["solution"], 2))
-        for entry in visible:
-            if isinstance(entry, Message):
-                blocks.append(markup.paragraph(entry.text))
-            elif isinstance(entry, LookupFact):
-                blocks.extend(_lookup(markup, labels, entry))
-            elif isinstance(entry, ComputeFact):
-                blocks.extend(_computation(markup, labels, entry))
-            else:
-                blocks.extend(_step(markup, labels, entry))
+        blocks.extend(_solution(markup, labels, visible))
     results = _results(facts)
     if results:
         blocks.append(markup.heading(labels["results"], 2))
-        blocks.append(markup.table(header, _table_rows(markup, results)))
+        blocks.append(markup.value_table(header, results))
     if facts.closing:
         blocks.append(markup.heading(labels["conclusion"], 2))
         blocks.append(markup.paragraph(facts.closing))
     return "\n\n".join(blocks) + "\n"
 
 
-def _table_rows(markup: Markup, values: tuple[tuple[str, Value], ...]) -> list[tuple[str, ...]]:
-    return [row for name, value in values for row in markup.rows(name, value)]
+def _around(label: str, *fields: str) -> list[str]:
+    """A label's text around its fields, in their order: ``Substituting {reads} gives
+    {result}.`` -> ``["Substituting ", " gives ", "."]`` (joined with the values in between,
+    without parsing the label again for every step)."""
+    pieces: list[str] = []
+    rest = label
+    for name in fields:
+        head, _, rest = rest.partition("{" + name + "}")
+        pieces.append(head)
+    pieces.append(rest)
+    return pieces
 
 
-def _step(markup: Markup, labels: dict[str, str], step: Step) -> list[str]:
-    tex = formula_latex(step.formula)
-    if tex is not None:
-        shown = markup.display(f"{identifier(step.target)} = {tex}")
-    else:
-        # A formula an older build wrote and this parser refuses: shown as written.
-        shown = markup.paragraph(step.formula)
-    result = markup.named(step.target, step.result)
-    if step.reads:
-        reads = [markup.named(name, value) for name, value in step.reads]
-        joined = (
-            reads[0]
-            if len(reads) == 1
-            else labels["comma"].join(reads[:-1]) + labels["and"] + reads[-1]
-        )
-        sentence = labels["substituting"].format(reads=joined, result=result)
-    else:
-        sentence = labels["gives"].format(result=result)
-    return [shown, sentence]
+def _solution(markup: Markup, labels: dict[str, str], entries: list[Entry]) -> list[str]:
+    """The blocks of the solution: each message as a paragraph, each step as its typeset
+    relation and the sentence substituting what it read, each lookup with its sources, each
+    computation with its receipt."""
+    blocks: list[str] = []
+    add = blocks.append
+    paragraph, display, named = markup.paragraph, markup.display, markup.named
+    named_each = markup.named_each
+    before, between, after = _around(labels["substituting"], "reads", "result")
+    alone, alone_after = _around(labels["gives"], "result")
+    comma, last = labels["comma"], labels["and"]
+    for step in entries:
+        if isinstance(step, Message):
+            add(paragraph(step.text))
+            continue
+        if isinstance(step, LookupFact):
+            blocks.extend(_lookup(markup, labels, step))
+            continue
+        if isinstance(step, ComputeFact):
+            blocks.extend(_computation(markup, labels, step))
+            continue
+        target = step.target
+        tex = formula_latex(step.formula)
+        if tex is not None:
+            add(display(f"{identifier(target)} = {tex}"))
+        else:
+            # A formula an older build wrote and this parser refuses: shown as written.
+            add(paragraph(step.formula))
+        result = named(target, step.result)
+        reads = step.reads
+        if not reads:
+            add(f"{alone}{result}{alone_after}")
+            continue
+        shown = named_each(reads)
+        joined = shown[0] if len(shown) == 1 else f"{comma.join(shown[:-1])}{last}{shown[-1]}"
+        add(f"{before}{joined}{between}{result}{after}")
+    return blocks
 
 
 def _lookup(markup: Markup, labels: dict[str, str], lookup: LookupFact) -> list[str]:
