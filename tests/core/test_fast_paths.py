@@ -145,3 +145,31 @@ def test_issue_8_a_fold_through_the_scalar_route_adds_in_order(
     for term in terms[1:]:
         expected = expected + term if fold == "+" else expected * term
     assert _bits(_value(formula, slots).payload) == _bits(expected)  # type: ignore[arg-type]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.floats(allow_nan=False, allow_infinity=False, width=64),
+    st.integers(min_value=-30, max_value=30).filter(bool),  # 10**0 is the identity map
+    st.booleans(),
+)
+def test_issue_14_a_power_of_ten_unit_moves_the_decimal_point_as_the_exact_route_does(
+    x: float, k: int, scale_only: bool
+) -> None:
+    """Issue 14 (speed of `unit`): a factor of exactly 10**k with no offset (kOhm, mm, mPa*s)
+    converts by moving the decimal point of the written spelling; both directions give the
+    bits the exact integer route gives, a zero's sign included."""
+    from fractions import Fraction
+
+    from reckoner.core.tagged import UnitSpec
+
+    factor = Fraction(10) ** k
+    fast = UnitSpec.of("u", VOLT, factor, Fraction(0))
+    exact = UnitSpec("u", VOLT, factor, Fraction(0), float(factor), 0.0, None, None)
+    assert fast.decimal_shift == k
+    assert _bits(fast.into_si(x, scale_only=scale_only)) == _bits(
+        exact.into_si(x, scale_only=scale_only)
+    )
+    assert _bits(fast.out_of_si(x, scale_only=scale_only)) == _bits(
+        exact.out_of_si(x, scale_only=scale_only)
+    )

@@ -55,6 +55,9 @@ class UnitSpec:
     factor: float
     offset: float
     table_map: dims.AffineMap | None
+    # The k of a factor that is exactly 10**k with no offset (kOhm, mm, mPa*s, kJ), else
+    # None: such a conversion only moves the decimal point of the written spelling.
+    decimal_shift: int | None = None
 
     @classmethod
     def of(cls, text: str, vector: dims.Vector, factor: Fraction, offset: Fraction) -> UnitSpec:
@@ -63,7 +66,8 @@ class UnitSpec:
             candidate = dims.affine_map(name)
             if factor == Fraction(candidate.factor) and offset == Fraction(str(candidate.offset)):
                 table_map = candidate
-        return cls(text, vector, factor, offset, float(factor), float(offset), table_map)
+        shift = _power_of_ten(factor) if offset == 0 else None
+        return cls(text, vector, factor, offset, float(factor), float(offset), table_map, shift)
 
     @property
     def is_identity(self) -> bool:
@@ -74,6 +78,8 @@ class UnitSpec:
         if self.table_map is not None:
             m = self.table_map
             return x * m.factor if scale_only else x * m.factor + m.offset
+        if self.decimal_shift is not None:
+            return _shifted(x, self.decimal_shift)
         mantissa, shift = _decimal(x)
         p, q = self.exact_factor.numerator, self.exact_factor.denominator
         r, s = (
@@ -90,6 +96,8 @@ class UnitSpec:
         if self.table_map is not None:
             m = self.table_map
             return x / m.factor if scale_only else (x - m.offset) / m.factor
+        if self.decimal_shift is not None:
+            return _shifted(x, -self.decimal_shift)
         mantissa, shift = _decimal(x)
         p, q = self.exact_factor.numerator, self.exact_factor.denominator
         r, s = (
@@ -111,6 +119,33 @@ def _decimal(x: float) -> tuple[int, int]:
         exponent = int(power)
     whole, _, fraction = text.partition(".")
     return int(whole + fraction), exponent - len(fraction)
+
+
+def _power_of_ten(factor: Fraction) -> int | None:
+    """k when ``factor`` is exactly 10**k (k of either sign), else None."""
+    p, q = factor.numerator, factor.denominator
+    if q == 1:
+        whole, sign = p, 1
+    elif p == 1:
+        whole, sign = q, -1
+    else:
+        return None
+    digits = str(whole)
+    return sign * (len(digits) - 1) if digits == "1" + "0" * (len(digits) - 1) else None
+
+
+def _shifted(x: float, k: int) -> float:
+    """The double nearest ``x``'s shortest decimal spelling times 10**k: what the exact
+    integer conversion gives, with the decimal point moved and parsed (correctly rounded)
+    instead of a big division. A zero spelling comes out as +0.0, as the integer route gives
+    it; a product too small for a double keeps its sign, as that route's division does."""
+    if x == 0:
+        return 0.0
+    text = repr(x)
+    if "e" in text:
+        text, power = text.split("e")
+        k += int(power)
+    return float(f"{text}e{k}")
 
 
 def _ratio(numerator: int, denominator: int) -> float:
