@@ -102,8 +102,9 @@ def test_11_1_select_all_and_delete_behind_a_confirmation_dialog(
     assert list((home / "records").glob("17*.jsonl")) == []
     assert (home / "open-record.jsonl").exists()
     assert page.locator(".open-record .title").inner_text() == "Live solve"
-    # Nothing is left to select, so the keyboard lands on the view itself.
-    assert page.evaluate("document.activeElement.id") == "main"
+    # Nothing is left to select, so the keyboard lands on the view itself, once the list has
+    # been drawn again after the deletes (the focus moves last, after the re-render).
+    page.wait_for_function("document.activeElement?.id === 'main'", timeout=WAIT_MS)
 
 
 def test_11_1_escape_closes_the_dialog_and_deletes_nothing(
