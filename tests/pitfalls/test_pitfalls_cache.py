@@ -162,10 +162,17 @@ def test_a_damaged_or_foreign_cache_is_rebuilt_from_the_entries_file(
     how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "lib"
-    expected = _answers(_saved(root))
+    written = _saved(root)
+    expected, expected_entries = _answers(written), written.entries()
     cache = root / CACHE
-    cache.write_bytes(_damage(cache.read_bytes(), how))
-    assert _answers(Library(root)) == expected
+    good = cache.read_bytes()
+    damaged = _damage(good, how)
+    cache.write_bytes(damaged)
+    reader = Library(root)
+    assert _answers(reader) == expected
+    assert reader.entries() == expected_entries  # every field, not only ids and scores
+    # A damaged cache that answered would stay as it is; a rejected one is built anew.
+    assert cache.read_bytes() not in (damaged, b"")
     _file_only(monkeypatch)  # the rebuild rewrote a good cache
     assert _answers(Library(root)) == expected
 
