@@ -13,9 +13,9 @@ their search index, so a process that starts cold (the hook, when a reminder fir
 a library of any size without reading and folding every line. Its header names the entries
 file's inode, size, modification and change times as they were when it was read; any write
 to the file, a hand edit included, changes them, and a header that differs, a checksum that
-fails or a cache from another Python makes the next reader rebuild it from ``entries.jsonl``
-and rewrite it whole. Failing to write it is not an error: it only costs the next reader
-that rebuild.
+fails or a cache from another Python or another reckoner makes the next reader rebuild it
+from ``entries.jsonl`` and rewrite it whole. Failing to write it is not an error: it only
+costs the next reader that rebuild.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import os
 import sys
 import time
 import zlib
+
+from reckoner import __version__
 
 from . import render
 from .lean_json import dumps, loads
@@ -44,7 +46,7 @@ ENTRIES = "entries.jsonl"
 CARDS = "cards"
 INDEX = "INDEX.md"
 CACHE = ".search-cache"
-CACHE_FORMAT = 1
+CACHE_FORMAT = 1  # the payload's layout; the rules that fill it change with __version__
 _LOCK = ".lock"
 _CHECKSUM_BYTES = 4
 
@@ -77,10 +79,12 @@ def _stamp(stat: os.stat_result) -> Stamp:
 
 
 def _cache_header(stamp: Stamp) -> bytes:
-    # marshal's format and native byte order vary between Pythons and machines.
+    # marshal's format and native byte order vary between Pythons and machines, and the
+    # normalising, tokens and weights behind the payload between versions of reckoner.
     python = f"{sys.implementation.cache_tag} {sys.byteorder} marshal {marshal.version}"
+    made = f"reckoner pitfalls search cache {CACHE_FORMAT} {python} reckoner {__version__}"
     source = " ".join(str(part) for part in stamp)
-    return f"reckoner pitfalls search cache {CACHE_FORMAT} {python} {ENTRIES} {source}\n".encode()
+    return f"{made} {ENTRIES} {source}\n".encode()
 
 
 def _fold(data: bytes) -> list[dict[str, Any]]:
