@@ -13,6 +13,8 @@ from pathlib import Path
 from service_helpers import OHM, file_lines, open_file
 
 from reckoner import Engine, wire
+from reckoner.core import Failure, parse_value
+from reckoner.service.slots import SlotTable
 
 
 def _arrays() -> tuple[list[float], list[float]]:
@@ -104,3 +106,20 @@ def test_3_4_reading_options_kept_between_calls_still_name_their_own_tool(
         )
         assert refused_get["error"].startswith("get's dim 'degX'")
         assert refused_eval["error"].startswith("eval's read dim 'degX'")
+
+
+def test_7_2_an_array_a_row_carries_is_spelled_once_per_revision() -> None:
+    """7.2, issue 8: the array an eval computed, real (numpy) or complex (a list), is spelled
+    once per revision: every row that carries the slot embeds that text, the same bytes as
+    its stored form, and no row walks the numbers again."""
+    real = parse_value({"array": [0.5, 2.0, -0.0], "dim": "volt"})
+    complex_ = parse_value({"array": [{"re": 1.5, "im": -2.0}, {"re": 3.0, "im": 0.25}]})
+    table = SlotTable()
+    for name, value in (("real", real), ("complex", complex_)):
+        assert not isinstance(value, Failure)
+        slot = table.write(name, None, value)
+        row = slot.row_form()
+        assert row is slot.row_form()
+        spelled = row if isinstance(row, wire.Encoded) else row["array"]
+        assert isinstance(spelled, wire.Encoded), name
+        assert wire.dumps({"v": row}) == wire.dumps({"v": slot.stored})

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import numpy as np
+
 from reckoner import wire
 from reckoner.core import Failure, Quantity, Value, parse_value, stored
 from reckoner.core.api import stored_for_row
-
-_SCALARS = (float, complex)
 
 
 class StoredValueError(Exception):
@@ -55,12 +55,11 @@ class Slot:
         if form is None:
             value = self.value
             assert value is not None
-            if type(value) is not Quantity or type(value.payload) in _SCALARS:
-                row = self.row = self._form = stored(value)
+            if type(value) is Quantity and type(value.payload) is np.ndarray:
+                # An eval's float64 array: its numbers are spelled straight from numpy.
+                row = self.row = wire.with_arrays_spelled(stored_for_row(value))
                 return row
-            # An eval's array: its float64 numbers are spelled straight from numpy.
-            row = self.row = wire.with_arrays_spelled(stored_for_row(value))
-            return row
+            form = self._form = stored(value)
         row = self.row = form if "array" not in form else wire.preencoded(form)
         return row
 
