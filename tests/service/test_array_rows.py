@@ -123,3 +123,17 @@ def test_7_2_an_array_a_row_carries_is_spelled_once_per_revision() -> None:
         spelled = row if isinstance(row, wire.Encoded) else row["array"]
         assert isinstance(spelled, wire.Encoded), name
         assert wire.dumps({"v": row}) == wire.dumps({"v": slot.stored})
+
+
+def test_3_4_a_kept_reading_option_answers_only_its_own_spelling(recording: Engine) -> None:
+    """3.4, 8: digits 2**70 (an integer) is a count of digits; the equal double 2.0**70 is
+    refused, before and after the integer's options were kept: a refusal never depends on
+    which calls came first."""
+    refused = recording.call("get", {"name": "V", "digits": 2.0**70})
+    assert refused["code"] == "ENGINE_INVALID_ARGS"
+    assert refused["error"].startswith("digits is the number 1.1805916207174113e+21")
+    assert recording.call("get", {"name": "V", "digits": 2**70})["ok"]
+    assert recording.call("get", {"name": "V", "digits": 2.0**70}) == refused
+    read = {"formula": "@V", "target": "W", "read": {"digits": 2.0**70}}
+    assert recording.call("eval", {**read, "read": {"digits": 2**70}})["ok"]
+    assert recording.call("eval", read)["code"] == "ENGINE_INVALID_ARGS"

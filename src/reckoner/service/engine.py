@@ -793,7 +793,8 @@ def _text_arg(args: dict[str, Any], key: str, tool: str, *, required: bool) -> s
 
 
 # Options read often (a get with no options, or with dim "degC") are checked once: the key
-# holds only None, strings and numbers, and a RenderOptions is never changed once built.
+# holds only None, strings and numbers, each beside its type (2**70 digits is accepted, the
+# equal float 2.0**70 refused), and a RenderOptions is never changed once built.
 _KNOWN_OPTIONS: dict[tuple[Any, ...], RenderOptions] = {}
 _KNOWN_OPTIONS_LIMIT = 512
 _HASHABLE_OPTION = (type(None), str, int, float)
@@ -802,7 +803,7 @@ _HASHABLE_OPTION = (type(None), str, int, float)
 def _read_options(source: dict[str, Any], where: str) -> RenderOptions:
     """get's reading options (form, digits, dim, unit), checked in that order."""
     form, digits, dim, unit = (source.get(key) for key in READ_KEYS)
-    key = (where, form, digits, dim)
+    key = (where, type(form), form, type(digits), digits, type(dim), dim)
     known = (
         unit is None
         and type(form) in _HASHABLE_OPTION
