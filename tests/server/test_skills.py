@@ -125,6 +125,22 @@ def test_every_skill_example_evaluates_as_shown(example: Example, tmp_path: Path
             )
 
 
+def test_persona_rule_3_walkthroughs_put_a_message_before_every_eval() -> None:
+    """Persona rule 3: each step is one eval preceded by a record_message saying what it
+    does; the template's walkthroughs (the blocks that open a record) show it that way,
+    the stopped one included, since a model copies them."""
+    walkthroughs = [
+        example
+        for example in ALL_EXAMPLES
+        if example.skill == TEMPLATE.name and example.steps[0].tool == "record_start"
+    ]
+    assert len(walkthroughs) >= 3
+    for example in walkthroughs:
+        for before, step in zip(example.steps, example.steps[1:], strict=False):
+            if step.tool == "eval":
+                assert before.tool == "record_message", f"{example.id}: {step.line}"
+
+
 def test_issue_14_skill_calls_use_the_contract_keys() -> None:
     """Issue 14: every call the skills show names a contract tool with only its keys; a call
     that leaves out a required key or adds another is shown refused."""
