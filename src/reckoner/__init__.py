@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from reckoner.version import __version__
+
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook's start
 if TYPE_CHECKING:
     from typing import Any
 
     from reckoner.service.engine import Engine
 
-__all__ = ["Engine"]
-__version__ = "0.1.0"
+__all__ = ["Engine", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

@@ -26,7 +26,7 @@ import sys
 import time
 import zlib
 
-from reckoner import __version__
+from reckoner.version import __version__
 
 from . import render
 from .lean_json import dumps, loads
