@@ -133,7 +133,6 @@ class Engine:
         layout = self._home_lock.layout
         self.lane: int = layout.lane
         self._clock = clock or _epoch_ms
-        self._given_clock = clock  # None: rows read time.time_ns inline, without two calls
         self._mutex = threading.RLock()
         self._closed = False
         if fsync is None:
@@ -652,9 +651,7 @@ class Engine:
         record = self._record
         assert record is not None
         seq = record.seq + 1
-        clock = self._given_clock
-        at = time.time_ns() // 1_000_000 if clock is None else clock()
-        row = {"seq": seq, "at": at, "tool": tool, "ok": ok, "content": content}
+        row = {"seq": seq, "at": self._clock(), "tool": tool, "ok": ok, "content": content}
         try:
             self._journal.append(row)
         except wire.UnstorableText:
