@@ -564,8 +564,6 @@ def row_form(value: Value) -> dict[str, JSON]:
 
 
 def _stored_form(value: Value, bare: Callable[[Payload], JSON]) -> dict[str, JSON]:
-    if type(value) is Quantity and type(value.payload) is float:  # the commonest value
-        return {"num": stored_number(value.payload), "dim": dims.integers(value.vector)}
     if isinstance(value, Obj):
         return {"object": {name: _stored_form(v, bare) for name, v in value.fields.items()}}
     dim = dims.integers(value.vector)
