@@ -202,11 +202,6 @@ class _Compiler:
             return node.value
         return None
 
-    def _pure_operand(self, node: Node) -> bool:
-        """`_is_constant`, a leaf decided here without the call."""
-        leaf = _LEAF_IS_CONSTANT.get(type(node))
-        return self._is_constant(node) if leaf is None else leaf
-
     def _is_constant(self, node: Node) -> bool:
         """True when the subtree reads no slot, no bound name and runs no bounded form.
 
@@ -237,9 +232,7 @@ class _Compiler:
             children = (node.target,)  # type: ignore[union-attr]
         pure = True
         for child in children:
-            # A leaf decides without a call; only an inner child recurses (once: cached).
-            leaf = _LEAF_IS_CONSTANT.get(type(child))
-            if not (self._is_constant(child) if leaf is None else leaf):
+            if not self._is_constant(child):  # an inner child is decided once: cached
                 pure = False
                 break
         self._pure[id(node)] = pure
@@ -356,8 +349,8 @@ class _Compiler:
         # A run of constants at the front (the 2*$pi of 2*$pi*@f*@L) is computed once: the
         # same operations in the same order, so the same double, with none left per call.
         constants = 0
-        if self._pure_operand(node.first):
-            while constants < len(terms) and self._pure_operand(terms[constants][1]):
+        if self._is_constant(node.first):
+            while constants < len(terms) and self._is_constant(terms[constants][1]):
                 constants += 1
         if 0 < constants < len(terms):
             prefix = Chain(node.first, terms[:constants])
