@@ -239,15 +239,14 @@ class _Compiler:
         return pure
 
     def _compile(self, node: Node, scope: dict[str, int]) -> Compiled:
-        # Dispatch on the node's class; each branch returns a closure.
+        # Dispatch on the node's class (a SlotRef never comes here: compile() takes it);
+        # each branch returns a closure.
         kind = type(node)
         if kind is Chain:
             return self._chain(node, scope)  # type: ignore[arg-type]
         if kind is Number:
             constant = Quantity(node.value, dims.ZERO)  # type: ignore[union-attr]
             return lambda run: constant
-        if kind is SlotRef:
-            return _slot(node.name, node.pos)  # type: ignore[union-attr]
         if kind is BoundName:
             return self._bound(node, scope)  # type: ignore[arg-type]
         if kind is Constant:
