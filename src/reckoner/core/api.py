@@ -58,6 +58,7 @@ if sys.getrecursionlimit() < _FRAMES_NEEDED:
     sys.setrecursionlimit(_FRAMES_NEEDED)
 
 
+# Not frozen, as Quantity is not: one is built per eval, and nothing changes it afterwards.
 @dataclass(slots=True)
 class Evaluated:
     """A formula's value and the slots it read, in first-use order."""
