@@ -250,18 +250,8 @@ def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     raw_vars = content.get("vars")
     reads: list[tuple[str, Value]] = []
     if isinstance(raw_vars, dict):
-        reals = facts.reals
         for name, raw in raw_vars.items():
-            # Most reads are a real a row stored before: _value's first test, inlined.
-            seen = None
-            if type(raw) is dict and len(raw) == 2:
-                number = raw.get("num")
-                if type(number) is float or type(number) is int:
-                    seen = reals.get(number)
-            if seen is not None and seen[0] == raw.get("dim"):
-                value: Value | None = seen[1]
-            else:
-                value = _value(raw, facts)
+            value = _value(raw, facts)
             if value is not None:
                 reads.append((name if type(name) is str else str(name), value))
     facts.texts.append(formula)
