@@ -21,8 +21,13 @@ keeps its best round of process CPU time (a machine shared with other work distu
 less than wall time); what a side returns is freed after its clock stops, on both sides
 alike. Every article run typesets afresh.
 
+``--breakdown`` adds where the article side's time goes: the record's rows by kind, the
+archive's read against the bare parse, the cut of every distinct stored number, and the
+typesetting of the distinct formula texts (with, per formula typeset as it stands, its
+scan, parse and LaTeX).
+
 Run: ``uv run python bench/bench_articles.py [--rows N] [--rounds N] [--shapes]
-[--record agent|uniform] [--distinct-formulas] [--distinct-shapes]``.
+[--record agent|uniform] [--distinct-formulas] [--distinct-shapes] [--breakdown]``.
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +50,12 @@ from reckoner.articles import compiler
 from reckoner.articles.audit import audit
 from reckoner.articles.facts import Facts, collect_facts
 from reckoner.articles.latex import shell
-from reckoner.articles.mathtex import clear_caches
+from reckoner.articles.mathtex import clear_caches, formula_latex, to_latex
+from reckoner.articles.numbers import cut_all
 from reckoner.articles.writers.template import render
+from reckoner.core.lexer import tokenize
+from reckoner.core.notation import BY_NAME
+from reckoner.core.parser import parse
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_format import parse_lines
 from reckoner.storage.record_store import RecordArchive
@@ -82,6 +92,57 @@ def pdf_pages(body: str, language: str) -> int | None:
     return None
 
 
+def breakdown(
+    rows: list[Mapping[str, Any]],
+    facts: Facts,
+    read: Callable[[], Any],
+    floor_s: float,
+    rounds: int,
+) -> None:
+    """Where the article side's time goes (``--breakdown``)."""
+    kinds = Counter(str(row.get("tool")) if row.get("ok") is True else "refused" for row in rows)
+    stored = sum(
+        1 if row["tool"] == "set" else 1 + len(row["content"].get("vars") or {})
+        for row in rows
+        if row.get("ok") is True and row.get("tool") in ("set", "eval")
+    )
+    numbers = list(facts._sources.numbers)
+    formulas = list(dict.fromkeys(step.formula for step in facts.steps))
+    trees = [parse(formula) for formula in formulas]
+    symbols = frozenset(BY_NAME)
+
+    def typeset() -> Any:
+        clear_caches()
+        return [formula_latex(formula) for formula in formulas]
+
+    read_s, cut_s, typeset_s, scan_s, parse_s, latex_s = best_cpu(
+        [
+            read,
+            lambda: cut_all(numbers),
+            typeset,
+            lambda: [tokenize(formula, symbols) for formula in formulas],
+            lambda: [parse(formula) for formula in formulas],
+            lambda: [to_latex(tree) for tree in trees],
+        ],
+        rounds,
+    )
+    print("    rows: " + ", ".join(f"{count} {kind}" for kind, count in kinds.most_common()))
+    print(
+        f"    archive read {read_s * 1000:.1f} ms (the bare parse {floor_s * 1000:.1f} ms); "
+        f"{stored} stored values, {len(numbers)} distinct numbers cut in {cut_s * 1000:.1f} ms"
+    )
+    print(
+        f"    {len(facts.steps)} steps, {len(formulas)} distinct formula texts typeset in "
+        f"{typeset_s * 1000:.1f} ms"
+    )
+    each = 1e6 / max(1, len(formulas))
+    print(
+        f"    a formula typeset as it stands, on average "
+        f"({sum(map(len, formulas)) * each / 1e6:.0f} characters): scan {scan_s * each:.0f} us, "
+        f"parse {(parse_s - scan_s) * each:.0f} us, LaTeX {latex_s * each:.0f} us"
+    )
+
+
 def make(home: Path, options: argparse.Namespace) -> tuple[str, str]:
     """The record to measure and the one whose LaTeX article is audited, made under ``home``."""
     if options.record == "agent":
@@ -113,6 +174,9 @@ def main() -> None:
         "--distinct-shapes",
         action="store_true",
         help="uniform record: every formula has its own structure (twelve factors of one)",
+    )
+    parser.add_argument(
+        "--breakdown", action="store_true", help="where the article side's time goes"
     )
     parser.add_argument("--make-into", help=argparse.SUPPRESS)  # the child that makes the record
     options = parser.parse_args()
@@ -182,6 +246,9 @@ def main() -> None:
             f"    of which facts {facts_s * 1000:.1f} ms, template {render_s * 1000:.1f} ms "
             f"({(facts_s + render_s) / floor_s:.2f}x the floor)"
         )
+
+        if options.breakdown:
+            breakdown(rows, held, lambda: archive.read(record_id), floor_s, options.rounds)
 
         audit_view = RecordArchive(HomeLayout(Path(root) / "audit-home")).read(audit_id)
         assert audit_view is not None
