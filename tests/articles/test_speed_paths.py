@@ -213,3 +213,70 @@ def test_issue10_a_name_of_letters_then_digits_takes_the_digits_as_its_subscript
     """Issue 10 (each formula typeset as mathematics): a trailing run of digits after
     letters is a subscript; any other name keeps its digits in its body."""
     assert identifier(name) == latex
+
+
+# Few numbers and dim lists, written as the engine and a hand-edited file may write them (an
+# int or a float, 0.0 or -0.0, a dim of floats, a damaged dim), so that a record's values
+# come round again with another dim or another spelling.
+_POOL_NUMBERS = st.sampled_from([1, 1.0, 2.5, 0.0, -0.0, 1e7, 3])
+_ONE = [1, 0, 0, 0, 0, 0, 0]
+_POOL_DIMS = st.sampled_from(
+    [[0] * 7, _ONE, [1.0, *_ONE[1:]], _ONE[::-1], _ONE[:6], [[1], *_ONE[1:]], [0.5, *_ONE[1:]]]
+)
+
+
+@st.composite
+def _pooled_values(draw: st.DrawFn, depth: int = 0) -> Any:
+    kind = draw(st.sampled_from(["num", "num", "re", "array"] + (["object"] if depth < 1 else [])))
+    if kind == "num":
+        return {"num": draw(_POOL_NUMBERS), "dim": draw(_POOL_DIMS)}
+    if kind == "re":
+        parts = st.sampled_from([1, 2.5, -0.0])
+        return {"re": draw(parts), "im": draw(parts), "dim": draw(_POOL_DIMS)}
+    if kind == "array":
+        few = st.sampled_from([1, 2.5])
+        items = draw(st.lists(st.one_of(few, st.lists(few, max_size=1)), max_size=2))
+        return {"array": items, "dim": draw(_POOL_DIMS)}
+    names = st.sampled_from(["a", "b"])
+    return {"object": draw(st.dictionaries(names, _pooled_values(depth + 1), min_size=1))}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["set", "eval"]),
+            st.sampled_from(["x", "y"]),
+            st.one_of(_pooled_values(), _pooled_values(), st.none()),
+            st.dictionaries(st.sampled_from(["x", "y"]), _pooled_values(), max_size=2),
+        ),
+        max_size=12,
+    )
+)
+def test_issue10_a_value_found_again_is_the_value_its_row_gives_read_alone(
+    calls: list[tuple[str, str, Any, dict[str, Any]]],
+) -> None:
+    """Issue 10 (Speed; manual 10: conditions are each slot's last set, steps carry what they
+    read): the collector finds a value it met before by its number, or by its content, rather
+    than reading it again; each condition and each step is still what its own row gives when
+    it is the only row of a record, however the same numbers came before."""
+    start = {"seq": 1, "tool": "record_start", "ok": True, "content": {"title": "t"}}
+    end = {"seq": 99, "tool": "record_end", "ok": True, "content": {}}
+    rows: list[dict[str, Any]] = []
+    for seq, (tool, name, value, reads) in enumerate(calls, start=2):
+        if tool == "set":
+            content: dict[str, Any] = {"name": name, "value": value}
+        else:
+            content = {"formula": "@x + @y", "target": name, "vars": reads, "result": value}
+        rows.append({"seq": seq, "tool": tool, "ok": True, "content": content})
+    whole = collect_facts(HAND_ID, [start, *rows, end], is_open=False)
+    conditions: dict[str, Any] = {}
+    steps: list[Any] = []
+    for one in rows:
+        alone = collect_facts(HAND_ID, [start, one, end], is_open=False)
+        steps.extend(alone.steps)
+        if one["tool"] == "set" and one["content"]["value"] is None:
+            conditions.pop(one["content"]["name"], None)
+        conditions.update(alone.conditions)
+    assert whole.steps == tuple(steps)
+    assert whole.conditions == tuple(conditions.items())
