@@ -50,7 +50,7 @@ from reckoner.articles import compiler
 from reckoner.articles.audit import audit
 from reckoner.articles.facts import Facts, collect_facts
 from reckoner.articles.latex import shell
-from reckoner.articles.mathtex import clear_caches, formula_latex, to_latex
+from reckoner.articles.mathtex import _shape_latex, clear_caches, formula_latex, to_latex
 from reckoner.articles.numbers import cut_all
 from reckoner.articles.writers.template import render
 from reckoner.core.lexer import tokenize
@@ -131,9 +131,10 @@ def breakdown(
         f"    archive read {read_s * 1000:.1f} ms (the bare parse {floor_s * 1000:.1f} ms); "
         f"{stored} stored values, {len(numbers)} distinct numbers cut in {cut_s * 1000:.1f} ms"
     )
+    typeset()
     print(
         f"    {len(facts.steps)} steps, {len(formulas)} distinct formula texts typeset in "
-        f"{typeset_s * 1000:.1f} ms"
+        f"{typeset_s * 1000:.1f} ms ({_shape_latex.cache_info().currsize} parses)"
     )
     each = 1e6 / max(1, len(formulas))
     print(
