@@ -191,6 +191,26 @@ def test_bad_unit_is_one_sentence_and_writes_nothing(
 
 
 @pytest.mark.parametrize(
+    ("sign", "name", "factor"), [("%", "percent", 0.01), ("‰", "permille", 0.001)]
+)
+def test_a_percent_sign_is_refused_with_the_name_that_works(
+    recording: Engine, sign: str, name: str, factor: float
+) -> None:
+    """Issue 14 "Refusals that never mislead": `%` and `‰` are signs, not unit names; the
+    refusal names the spelling the grammar takes, and that spelling, written as it says,
+    is stored."""
+    for unit in (sign, f"{sign}/s"):
+        refused = recording.call("set", {"name": "f", "value": {"num": 1.5, "unit": unit}})
+        assert refused["code"] == ErrorCode.INVALID_DIMENSION.value
+        assert f"'{name}'" in refused["error"] or f" {name} " in refused["error"]
+        fixed = recording.call(
+            "set", {"name": "f", "value": {"num": 1.5, "unit": unit.replace(sign, name)}}
+        )
+        assert fixed["ok"], fixed
+        assert fixed["value"]["num"] == pytest.approx(1.5 * factor, rel=1e-15)
+
+
+@pytest.mark.parametrize(
     ("tool", "args", "says"),
     [
         ("set", {"name": "x", "value": {"num": 1, "unit": "m", "dim": "ohm"}}, "give unit alone"),

@@ -42,7 +42,18 @@ _EXPONENT = re.compile(
 )
 
 # A few non-ASCII symbols people paste, with the ASCII spelling the grammar takes.
-_ASCII_HINTS = {"µ": "u", "μ": "u", "Ω": "ohm", "°": "deg", "·": "*", "²": "^2", "³": "^3"}
+_ASCII_HINTS = {
+    "µ": "u",
+    "μ": "u",
+    "Ω": "ohm",
+    "°": "deg",
+    "·": "*",
+    "²": "^2",
+    "³": "^3",
+    "‰": "permille",
+}
+# ASCII signs written for a unit that the grammar spells as a name.
+_SIGN_NAMES = {"%": "percent"}
 
 _lock = threading.Lock()
 _registry: Any = None
@@ -213,6 +224,12 @@ class _Reader:
             return []  # the 1 of 1/s
         if not found:
             raise self._refuse("ends where a unit name belongs; complete it, as in kg/m^3")
+        if found in _SIGN_NAMES:
+            name = _SIGN_NAMES[found]
+            raise self._refuse(
+                f"has {found!r} where a unit name belongs; a unit spells it {name} "
+                f"(as in {name} or {name}/s)"
+            )
         raise self._refuse(
             f"has {found!r} where a unit name belongs; write unit names joined by * and /, "
             f"such as kg/m^3 (numbers other than the 1 of 1/s belong in the value)"
