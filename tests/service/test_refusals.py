@@ -33,10 +33,23 @@ CHAINS: dict[ErrorCode, list[Step]] = {
             ("end of the formula", "complete the expression"),
         ),
         ("eval", {"formula": "@V + @V", "target": "y"}, None, ()),
+        # Signs other languages use point to the notation that does the same.
+        ("eval", {"formula": "@V**2", "target": "y"}, E.INVALID_FORMULA, ("'**'", "@x^2")),
+        ("eval", {"formula": "@V^2", "target": "y"}, None, ()),
+        ("eval", {"formula": "7 % 2", "target": "y"}, E.INVALID_FORMULA, ("$mod(a, b)",)),
+        ("eval", {"formula": "$mod(7, 2)", "target": "y"}, None, ()),
+        ("eval", {"formula": "5%*@V", "target": "y"}, E.INVALID_FORMULA, ("/100",)),
+        ("eval", {"formula": "5/100*@V", "target": "y"}, None, ()),
+        ("eval", {"formula": "5!", "target": "y"}, E.INVALID_FORMULA, ("$prod_{k=1}^{n}(k)",)),
+        ("eval", {"formula": "$prod_{k=1}^{5}(k)", "target": "y"}, None, ()),
+        ("eval", {"formula": "|@V|", "target": "y"}, E.INVALID_FORMULA, ("'|'", "$abs(x)")),
+        ("eval", {"formula": "$abs(@V)", "target": "y"}, None, ()),
     ],
     E.INVALID_NUMBER: [
         ("eval", {"formula": "2e", "target": "y"}, E.INVALID_NUMBER, ("'2e'", "'2e3'")),
         ("eval", {"formula": "2e3", "target": "y"}, None, ()),
+        ("eval", {"formula": ".5*@V", "target": "y"}, E.INVALID_NUMBER, ("'.5'", "'0.5'")),
+        ("eval", {"formula": "0.5*@V", "target": "y"}, None, ()),
     ],
     E.INVALID_IDENTIFIER: [
         ("eval", {"formula": "2R", "target": "y"}, E.INVALID_IDENTIFIER, ("'R'", "'2*R'")),
@@ -57,6 +70,10 @@ CHAINS: dict[ErrorCode, list[Step]] = {
     E.INVALID_NOTATION: [
         ("eval", {"formula": "$sqrt", "target": "y"}, E.INVALID_NOTATION, ("$sqrt(x)",)),
         ("eval", {"formula": "$sqrt(4)", "target": "y"}, None, ()),
+        ("eval", {"formula": "$log10(100)", "target": "y"}, E.INVALID_NOTATION, ("$log(x)",)),
+        ("eval", {"formula": "$log(100)", "target": "y"}, None, ()),
+        ("eval", {"formula": "$pow(2, 3)", "target": "y"}, E.INVALID_NOTATION, ("a^b",)),
+        ("eval", {"formula": "2^3", "target": "y"}, None, ()),
     ],
     E.INVALID_ARITY: [
         (

@@ -7,7 +7,7 @@ from enum import Enum
 from typing import NamedTuple
 
 from .errors import ErrorCode, fail
-from .notation import ascii_spelling
+from .notation import ascii_spelling, sign_spelling
 
 
 class T(Enum):
@@ -165,6 +165,8 @@ def _charset_message(c: str, pos: int) -> str:
     hint = ""
     if c == ">":
         hint = " ('>' exists only in the two-character '->' of a $limit subscript)"
+    elif sign_spelling(c):
+        hint = f" (write {sign_spelling(c)})"
     elif code > 127:
         spelled = ascii_spelling(c)
         hint = (

@@ -194,3 +194,30 @@ def ascii_spelling(symbol: str) -> str | None:
     if name is not None:
         return dollar_form(name[1:])
     return _SYMBOL_OPERATORS.get(symbol)
+
+
+# ASCII signs other languages give an operation, which this one writes as a notation.
+_SIGN_SPELLINGS = {
+    "%": f"{dollar_form('mod')} for a remainder, or /100 for a percentage",
+    "|": f"{dollar_form('abs')} for an absolute value",
+    "!": "$prod_{k=1}^{n}(k) for a factorial",
+}
+
+
+def sign_spelling(sign: str) -> str | None:
+    """What to write for an ASCII sign outside the language (`%` -> `$mod(a, b)`), or None."""
+    return _SIGN_SPELLINGS.get(sign)
+
+
+# Function names other languages use for an operation the language has under another name.
+_FOREIGN_FUNCTIONS = {
+    "$log10": f"the base-10 logarithm is {dollar_form('log')}",
+    "$lg": f"the base-10 logarithm is {dollar_form('log')}",
+    "$pow": "a power is written a^b",
+    "$hypot": "a hypotenuse is written $sqrt(a^2 + b^2)",
+}
+
+
+def foreign_function_hint(name: str) -> str | None:
+    """How the language writes what an unknown `$name` means elsewhere, or None."""
+    return _FOREIGN_FUNCTIONS.get(name)

@@ -35,7 +35,16 @@ from .lexer import (
     tokenize,
 )
 from .limits import MAX_FORMULA_LENGTH, MAX_NESTING_DEPTH
-from .notation import BY_NAME, VOCABULARY, Binding, Kind, Notation, Positions, dollar_form
+from .notation import (
+    BY_NAME,
+    VOCABULARY,
+    Binding,
+    Kind,
+    Notation,
+    Positions,
+    dollar_form,
+    foreign_function_hint,
+)
 from .syntax import (
     Binary,
     Bounded,
@@ -288,6 +297,20 @@ class _Parser:
             return inner
         if kind is K_CARET and self.peek().kind is K_LBRACE:
             raise self._caret_brace(tok)
+        before = self.tokens[self.i - 1]  # at the first token: the end token, no '*'
+        if kind is K_STAR and before.kind is K_STAR and before.pos + 1 == tok.pos:
+            raise fail(
+                ErrorCode.INVALID_FORMULA,
+                f"'**' at {at(before.pos)} is not an operator of the formula language; a "
+                "power is written with '^', as in @x^2",
+            )
+        after = self.peek()
+        if kind is K_DOT and after.kind is K_NUMBER and after.pos == tok.pos + 1:
+            raise fail(
+                ErrorCode.INVALID_NUMBER,
+                f"the number '.{after.text}' at {at(tok.pos)} has no digit before its decimal "
+                f"point; write it as '0.{after.text}'",
+            )
         expected = "a number, @slot, $notation, bound name or '('"
         raise fail(
             ErrorCode.INVALID_FORMULA,
@@ -301,10 +324,12 @@ class _Parser:
         self.i += 1
         notation = BY_NAME.get(tok.text)
         if notation is None:
+            hint = foreign_function_hint(tok.text)
             raise fail(
                 ErrorCode.INVALID_NOTATION,
-                f"'{tok.text}' at {at(tok.pos)} is not a notation; the 35 notations are "
-                f"{VOCABULARY}",
+                f"'{tok.text}' at {at(tok.pos)} is not a notation"
+                + (f" ({hint})" if hint else "")
+                + f"; the 35 notations are {VOCABULARY}",
             )
         if notation.kind is Kind.CONSTANT:
             return self.constant(notation, tok)
