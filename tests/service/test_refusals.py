@@ -44,12 +44,12 @@ CHAINS: dict[ErrorCode, list[Step]] = {
         ("eval", {"formula": "$prod_{k=1}^{5}(k)", "target": "y"}, None, ()),
         ("eval", {"formula": "|@V|", "target": "y"}, E.INVALID_FORMULA, ("'|'", "$abs(x)")),
         ("eval", {"formula": "$abs(@V)", "target": "y"}, None, ()),
+        ("eval", {"formula": ".5*@V", "target": "y"}, E.INVALID_FORMULA, ("'.5'", "'0.5'")),
+        ("eval", {"formula": "0.5*@V", "target": "y"}, None, ()),
     ],
     E.INVALID_NUMBER: [
         ("eval", {"formula": "2e", "target": "y"}, E.INVALID_NUMBER, ("'2e'", "'2e3'")),
         ("eval", {"formula": "2e3", "target": "y"}, None, ()),
-        ("eval", {"formula": ".5*@V", "target": "y"}, E.INVALID_NUMBER, ("'.5'", "'0.5'")),
-        ("eval", {"formula": "0.5*@V", "target": "y"}, None, ()),
     ],
     E.INVALID_IDENTIFIER: [
         ("eval", {"formula": "2R", "target": "y"}, E.INVALID_IDENTIFIER, ("'R'", "'2*R'")),

@@ -307,7 +307,7 @@ class _Parser:
         after = self.peek()
         if kind is K_DOT and after.kind is K_NUMBER and after.pos == tok.pos + 1:
             raise fail(
-                ErrorCode.INVALID_NUMBER,
+                ErrorCode.INVALID_FORMULA,  # the code it always had; the sentence gained the fix
                 f"the number '.{after.text}' at {at(tok.pos)} has no digit before its decimal "
                 f"point; write it as '0.{after.text}'",
             )
