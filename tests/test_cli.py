@@ -87,6 +87,22 @@ def test_2_2_call_prints_the_receipt_and_exits_1_when_refused(tmp_path: Path) ->
     assert stdin.returncode == 0 and json.loads(stdin.stdout) == {"ok": True}
 
 
+def test_call_takes_the_tools_it_lists_and_points_compute_to_its_command(tmp_path: Path) -> None:
+    """Issue 14 (one contract): `call --help` names the tools `call` takes (the six and
+    search), and compute, which runs beside the engine, is pointed to `reckoner compute run`;
+    a compute call through `call` is the engine's unknown-tool refusal, not a run."""
+    shown = reckoner("call", "--help")
+    assert shown.returncode == 0
+    usage = shown.stdout.split("positional arguments:")[0]
+    assert "search" in usage and "compute" not in usage
+    assert "reckoner compute run" in shown.stdout
+    home = tmp_path / "home"
+    assert call(home, "record_start", {"title": "compute is elsewhere"}) == (0, {"ok": True})
+    code, receipt = call(home, "compute", {"op": "probe"})
+    assert code == 1 and receipt["code"] == "ENGINE_INVALID_ARGS"
+    assert receipt["error"].startswith("unknown tool 'compute'")
+
+
 def test_call_with_bad_json_is_one_sentence(tmp_path: Path) -> None:
     assert_one_sentence(reckoner("call", "get", "{name: R}", "--home", str(tmp_path / "h")))
 

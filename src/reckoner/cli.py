@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from reckoner.core.contract import Tool
+
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
 
@@ -108,17 +110,26 @@ def _signatures(tools: Any) -> list[str]:
     return lines
 
 
+def _call_tools() -> tuple[Tool, ...]:
+    """What `reckoner call` takes: the engine's six and search, which runs through the
+    engine's gate; compute runs beside the engine and has its own command."""
+    from reckoner.core.contract import SEARCH_TOOL, TOOLS
+
+    return (*TOOLS, SEARCH_TOOL)
+
+
 def _tools_help() -> str:
     """The tools and their argument keys, from the one contract."""
-    from reckoner.core.contract import SEARCH_TOOL, TOOLS
+    from reckoner.core.contract import COMPUTE_TOOL
 
     lines = [
         "tools and their JSON arguments (key? is optional):",
-        *_signatures((*TOOLS, SEARCH_TOOL)),
+        *_signatures(_call_tools()),
     ]
     lines.append(
         """example: reckoner call set '{"name": "R1", "value": {"num": 4700, "dim": "ohm"}}'"""
     )
+    lines.append(f"{COMPUTE_TOOL.name} has a command of its own: reckoner {COMPUTE_TOOL.name} run")
     return "\n".join(lines)
 
 
@@ -163,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The whole command line; `reckoner --help` lists every command."""
     import argparse
 
-    from reckoner.core.contract import ANY_TOOL_BY_NAME, PURE_PRESET
+    from reckoner.core.contract import PURE_PRESET
     from reckoner.server.defaults import DEFAULT_HTTP_PORT
     from reckoner.server.texts import PRESETS
 
@@ -182,13 +193,13 @@ def build_parser() -> argparse.ArgumentParser:
         "call",
         help="make one engine call on the home and print its receipt as JSON",
         description=(
-            f"Make one call ({', '.join(ANY_TOOL_BY_NAME)}) on the home's engine and print the "
-            "receipt as JSON. Exit code 1 when the engine refused."
+            f"Make one call ({', '.join(tool.name for tool in _call_tools())}) on the home's "
+            "engine and print the receipt as JSON. Exit code 1 when the engine refused."
         ),
         epilog=_tools_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    call.add_argument("tool", metavar="TOOL", help=" | ".join(ANY_TOOL_BY_NAME))
+    call.add_argument("tool", metavar="TOOL", help=" | ".join(t.name for t in _call_tools()))
     call.add_argument(
         "args", metavar="JSON", help="the arguments as one JSON object ('-' reads stdin)"
     )
