@@ -65,6 +65,7 @@ def test_10_article_latex_compiles_into_a_folder_named_after_the_file(
     [
         (["1799999999999"], "There is no readable record '1799999999999'"),
         ([HAND_ID, "--name", "../escape"], "contains a path separator"),
+        ([HAND_ID, "--name", "a/b"], "as the output directory (the dialog's directory, or --out)"),
     ],
 )
 def test_10_bad_input_is_one_sentence_and_writes_nothing(

@@ -50,7 +50,7 @@ def file_stem(requested: str | None, record_id: str, format_name: str) -> str:
     if "/" in name or "\\" in name:
         raise ArticleRefusal(
             f"The file name {requested!r} contains a path separator; give a bare name and "
-            "choose the folder with the directory field."
+            "choose the folder as the output directory (the dialog's directory, or --out)."
         )
     bad = sorted({char for char in name if char in _RESERVED or ord(char) < 32})
     if bad:
