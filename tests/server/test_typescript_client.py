@@ -1,8 +1,9 @@
-"""A second, independent client: the official TypeScript MCP SDK against `reckoner serve`.
+"""A second, independent client: the official TypeScript MCP SDK against `reckoner serve`,
+over stdio and over streamable HTTP on loopback.
 
-Claude Desktop, Claude Code and Cursor speak MCP through the TypeScript SDK's lineage, not
-the Python one that the other server tests use; a server that only one SDK understands
-would pass those tests and still fail its users. The SDK is installed on first use with
+Many MCP hosts are built on the TypeScript SDK rather than the Python one that the other
+server tests use; a server that only one SDK understands would pass those tests and still
+fail its users. The SDK is installed on first use with
 `npm ci`, at the version `typescript_client/package-lock.json` pins; without Node.js and npm
 (`.ci/run` installs them) the tests fail, never skip.
 """
@@ -17,7 +18,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from mcp_helpers import serve_command
+import pytest
+from mcp_helpers import http_server, serve_command
 
 from home_rows import record_rows
 from reckoner import __version__
@@ -50,14 +52,22 @@ def _installed_node() -> str:
     return node
 
 
-def run_typescript_client(home: Path, calls: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Run the TypeScript SDK client against a fresh server in ``home``; what it received."""
+def run_typescript_client(
+    home: Path, calls: list[tuple[str, Any]], *, transport: str = "stdio"
+) -> dict[str, Any]:
+    """Run the TypeScript SDK client against a fresh server in ``home`` over ``transport``
+    (``stdio``, or ``http`` on loopback); what it received."""
     node = _installed_node()
+    if transport == "http":
+        with http_server(home) as url:
+            return _run_plan(node, {"url": url, "calls": calls})
     command = serve_command(home)
-    plan = {
-        "server": {"command": command[0], "args": command[1:], "env": dict(os.environ)},
-        "calls": calls,
-    }
+    server = {"command": command[0], "args": command[1:], "env": dict(os.environ)}
+    return _run_plan(node, {"server": server, "calls": calls})
+
+
+def _run_plan(node: str, plan: dict[str, Any]) -> dict[str, Any]:
+    """``client.mjs`` run on ``plan``; the JSON document it printed."""
     finished = subprocess.run(
         [node, str(CLIENT / "client.mjs")],
         input=json.dumps(plan),
@@ -81,8 +91,9 @@ def receipt(entry: dict[str, Any]) -> dict[str, Any]:
     return dict(structured)
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_manual_2_and_11_the_typescript_sdk_lists_and_calls_what_the_contract_names(
-    tmp_path: Path,
+    tmp_path: Path, transport: str
 ) -> None:
     """Manual 2 (the six operations), 11 (the persona as instructions, the two skills as
     prompts and resources), issue 14 (`unit` and `read`): through the TypeScript SDK the
@@ -99,7 +110,7 @@ def test_manual_2_and_11_the_typescript_sdk_lists_and_calls_what_the_contract_na
         ("get", {"name": "R", "unit": "Ohm"}),
         ("record_end", {"text": "P = 30.64 mW."}),
     ]
-    received = run_typescript_client(home, calls)
+    received = run_typescript_client(home, calls, transport=transport)
 
     assert received["serverVersion"]["name"] == "reckoner"
     assert received["serverVersion"]["version"] == __version__

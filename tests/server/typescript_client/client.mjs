@@ -1,9 +1,11 @@
 // A second, independent MCP client: the official TypeScript SDK drives `reckoner serve` over
-// stdio. It reads a plan from stdin ({server: {command, args, env}, calls: [[tool, args]]}),
-// makes the calls in order and prints what the SDK handed back as one JSON document, so the
-// Python test owns every assertion and this file owns only the SDK's side of the wire.
+// stdio or streamable HTTP. It reads a plan from stdin ({server: {command, args, env}} or
+// {url}, then calls: [[tool, args]]), makes the calls in order and prints what the SDK handed
+// back as one JSON document, so the Python test owns every assertion and this file owns only
+// the SDK's side of the wire.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 async function readStdin() {
   const chunks = [];
@@ -13,14 +15,19 @@ async function readStdin() {
 
 async function main() {
   const plan = await readStdin();
-  const transport = new StdioClientTransport({
-    command: plan.server.command,
-    args: plan.server.args,
-    env: plan.server.env,
-    stderr: "pipe",
-  });
   let stderr = "";
-  transport.stderr?.on("data", (chunk) => (stderr += chunk.toString("utf8")));
+  let transport;
+  if (plan.url) {
+    transport = new StreamableHTTPClientTransport(new URL(plan.url));
+  } else {
+    transport = new StdioClientTransport({
+      command: plan.server.command,
+      args: plan.server.args,
+      env: plan.server.env,
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (chunk) => (stderr += chunk.toString("utf8")));
+  }
   const client = new Client({ name: "reckoner-ts-interop", version: "1.0.0" });
   await client.connect(transport);
 
