@@ -66,16 +66,20 @@ def test_11_3_generate_latex_compiles_a_pdf(http: httpx.Client, out: Path) -> No
     assert job["compileError"] is None
 
 
+@pytest.mark.parametrize("spelled", ["markdown", "md", "Markdown", "LaTeX", "TEX"])
 def test_9_1_generate_uses_the_remembered_settings_of_its_format(
-    http: httpx.Client, out: Path
+    http: httpx.Client, out: Path, spelled: str
 ) -> None:
-    saved = http.put(
-        f"{API}/settings",
-        json={"generation": {"format": "markdown", "directory": str(out), "language": "zh-CN"}},
-    )
+    """9.1: a job takes its format's remembered directory and language, whichever spelling
+    of the format it names."""
+    canonical = "latex" if "tex" in spelled.lower() else "markdown"
+    remembered = {"format": canonical, "directory": str(out), "language": "zh-CN"}
+    saved = http.put(f"{API}/settings", json={"generation": remembered})
     assert saved.status_code == 200, saved.text
-    job = generate(http, format="markdown")
-    assert job["path"] == str(out / "reckoner-17000000.md") and job["language"] == "zh-CN"
+    job = generate(http, format=spelled, compile=False)
+    latex = out / "reckoner-17000000" / "reckoner-17000000.tex"
+    expected = latex if canonical == "latex" else out / "reckoner-17000000.md"
+    assert job["path"] == str(expected) and job["language"] == "zh-CN", job
 
 
 @pytest.mark.parametrize(

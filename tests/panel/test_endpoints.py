@@ -427,6 +427,20 @@ def test_9_1_put_writes_only_the_named_section_and_keeps_other_keys(
     assert client.get(f"{API}/settings").json()["panel"] == {"showAll": True}
 
 
+@pytest.mark.parametrize(("spelled", "saved"), [("md", "markdown"), ("TeX", "latex")])
+def test_11_3_a_format_is_named_as_generate_and_the_cli_name_it(
+    home: Path, client: TestClient, spelled: str, saved: str
+) -> None:
+    """11.3: PUT takes the format by its name or its extension, as generate and
+    `reckoner article --format` do, and saves it under the format's own subtree (9.1)."""
+    response = client.put(
+        f"{API}/settings", json={"generation": {"format": spelled, "language": "en"}}
+    )
+    assert response.status_code == 200, response.text
+    stored = json.loads((home / "state.json").read_text())["generation"]
+    assert stored == {saved: {"language": "en"}}
+
+
 def test_9_1_null_clears_a_choice_back_to_the_default(home: Path, client: TestClient) -> None:
     client.put(f"{API}/settings", json={"panel": {"showAll": True}})
     response = client.put(f"{API}/settings", json={"panel": {"showAll": None}})
@@ -440,7 +454,7 @@ def test_9_1_null_clears_a_choice_back_to_the_default(home: Path, client: TestCl
         (b"not json", "not valid JSON"),
         (b"[1,2]", "must be a JSON object"),
         (b"{}", "names no section"),
-        (b'{"generation":{"format":"md"}}', "must name its format, markdown or latex"),
+        (b'{"generation":{"format":"pdf"}}', "must name its format, markdown (md) or latex"),
         (b'{"panel":{"showAll":"yes"}}', "must be true, false or null"),
         (b'{"panel":{"colour":"red"}}', "has no field 'colour'"),
         (b'{"panel":5}', "must be an object"),

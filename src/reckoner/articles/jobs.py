@@ -18,13 +18,13 @@ from reckoner.articles import compiler, files
 from reckoner.articles.audit import Unmatched, audit
 from reckoner.articles.facts import ArticleRefusal, collect_facts, resolve_language
 from reckoner.articles.latex import BodyRefusal, shell
+from reckoner.articles.settings import format_named
 from reckoner.articles.writers.base import Draft, Writer, WriterCancelled, WriterFailure
 from reckoner.storage.record_format import is_valid_record_id
 from reckoner.storage.record_store import RecordArchive
 from reckoner.wire import dumps
 
 FORMATS = ("markdown", "latex")
-_FORMAT_ALIASES = {"md": "markdown", "markdown": "markdown", "tex": "latex", "latex": "latex"}
 PHASES = ("prepare", "generate", "write", "compile")
 # Where each phase starts on the progress bar.
 _PHASE_START = {"prepare": 0, "generate": 10, "write": 70, "compile": 80}
@@ -36,8 +36,10 @@ class JobCancelled(Exception):
 
 
 def canonical_format(requested: object) -> str:
-    if isinstance(requested, str) and requested.lower() in _FORMAT_ALIASES:
-        return _FORMAT_ALIASES[requested.lower()]
+    """``markdown`` or ``latex`` for any spelling of either; any other is refused."""
+    named = format_named(requested)
+    if named is not None:
+        return named
     raise ArticleRefusal(
         f"The format {requested!r} is not one of markdown (md) or latex (tex); pick one of those."
     )

@@ -20,12 +20,20 @@ _FORMAT_FIELDS = {
     "markdown": ("directory", "language"),
     "latex": ("directory", "language", "compile"),
 }
+# Each format's name and its file extension name it, in any case: one vocabulary for the
+# settings, the generate endpoint and the command line.
+_FORMAT_SPELLINGS = {"markdown": "markdown", "md": "markdown", "latex": "latex", "tex": "latex"}
 _WRITER_FIELDS = ("kind", "model", "baseUrl")
 MAX_TEXT = 4096
 
 
 class GenerationSettingsError(ValueError):
     """A change that cannot be saved; the message is one sentence."""
+
+
+def format_named(requested: object) -> str | None:
+    """The format a spelling names (``markdown`` or ``md``, ``latex`` or ``tex``), or None."""
+    return _FORMAT_SPELLINGS.get(requested.lower()) if isinstance(requested, str) else None
 
 
 def generation_view(stored: Mapping[str, Any], default_directory: str) -> JsonObject:
@@ -77,11 +85,11 @@ def merge_generation(stored: Mapping[str, Any], change: object) -> JsonObject | 
         if not merged["writer"]:
             del merged["writer"]
         return merged or None
-    format_name = change.get("format")
-    if format_name not in _FORMAT_FIELDS:
+    format_name = format_named(change.get("format"))
+    if format_name is None:
         raise GenerationSettingsError(
-            f"The generation change must name its format, markdown or latex (or save the "
-            f'writer as {{"writer": {{...}}}}), not {format_name!r}.'
+            f"The generation change must name its format, markdown (md) or latex (tex) (or "
+            f'save the writer as {{"writer": {{...}}}}), not {change.get("format")!r}.'
         )
     fields = _FORMAT_FIELDS[format_name]
     entry = stored.get(format_name)

@@ -21,7 +21,7 @@ from reckoner.articles import compiler, files
 from reckoner.articles.facts import ArticleRefusal
 from reckoner.articles.jobs import JobRequest, JobRunner
 from reckoner.articles.reveal import reveal
-from reckoner.articles.settings import generation_view
+from reckoner.articles.settings import format_named, generation_view
 from reckoner.articles.writers.choose import writer_for
 from reckoner.storage.record_store import RecordArchive
 from reckoner.storage.state_file import GENERATION_KEY, StateFile
@@ -86,9 +86,11 @@ class ArticlesApi:
                 return _error(400, f"generate's {key} must be {kind}.")
         if not isinstance(body.get("recordId"), str):
             return _error(400, "generate needs the recordId of a closed record.")
-        settings = await run_in_threadpool(self._settings)
         format_name = body.get("format") or "markdown"
-        chosen = settings.get("latex" if format_name in ("latex", "tex") else "markdown", {})
+        settings = await run_in_threadpool(self._settings)
+        # Any spelling of a format takes its remembered settings; an unknown one fails the
+        # job with the job's own sentence.
+        chosen = settings.get(format_named(format_name) or "markdown", {})
         writer = settings["writer"]
         job_request = JobRequest(
             record_id=body["recordId"],
