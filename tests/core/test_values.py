@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import cmath
 import math
 from typing import Any
 
 import numpy as np
 import pytest
 from core_helpers import get, get_refused, obj, q, set_refused, set_value, vec
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reckoner.core.api import stored
 from reckoner.core.dimensions import ALL_NAMES, ZERO
 from reckoner.core.errors import ErrorCode
 from reckoner.core.limits import MAX_ARRAY_ELEMENTS, MAX_VALUE_DEPTH
-from reckoner.core.values import Obj, Quantity
+from reckoner.core.values import Obj, Quantity, element_count, first_non_finite, make_array
 
 OHM = [2, 1, -3, -2, 0, 0, 0]
 KELVIN = [0, 0, 0, 0, 1, 0, 0]
@@ -580,3 +583,85 @@ def test_3_3_degc_on_a_flat_array_is_the_scalar_map_on_each_element() -> None:
 def test_3_2_a_bad_element_in_a_flat_array_is_named_by_its_index(bad: Any, needle: str) -> None:
     message = set_refused({"array": [1.0, 2, bad, 4]}, ErrorCode.INVALID_ARGS)
     assert "value.array[2]" in message and needle in message
+
+
+# -- 3.3 arrays: the numpy payload, and the nested list for every other shape ----------------
+
+
+def _rectangular_reals(elements: list[Any]) -> bool:
+    """The straightforward rule: a shape exists (every list at one depth has the same nonzero
+    length, at most 31 deep) and every leaf is a float."""
+    depth_widths: dict[int, set[int]] = {}
+    leaves: list[Any] = []
+
+    def walk(items: list[Any], depth: int) -> None:
+        depth_widths.setdefault(depth, set()).add(len(items))
+        for item in items:
+            if type(item) is list:
+                walk(item, depth + 1)
+            else:
+                leaves.append((depth, item))
+
+    walk(elements, 0)
+    deepest = max(depth_widths)
+    return (
+        all(len(widths) == 1 and 0 not in widths for widths in depth_widths.values())
+        and deepest < 32
+        and all(depth == deepest and type(leaf) is float for depth, leaf in leaves)
+    )
+
+
+nested_elements = st.recursive(
+    st.lists(st.sampled_from([0.5, -2.0, 1.5 + 2j]), min_size=1, max_size=3),
+    lambda inner: st.lists(inner, min_size=1, max_size=3),
+    max_leaves=24,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(nested_elements)
+def test_3_3_an_array_is_numpy_exactly_when_it_is_rectangular_and_real(elements: Any) -> None:
+    """3.3, issue 8: `make_array`, which checks a whole depth at a time, gives numpy exactly
+    where the straightforward rule finds a shape and real leaves, and the same numbers."""
+    made = make_array(elements)
+    assert isinstance(made, np.ndarray) is _rectangular_reals(elements)
+    if isinstance(made, np.ndarray):
+        assert made.tolist() == elements
+
+
+def test_3_3_rows_of_equal_length_whose_own_rows_differ_are_stored_as_given() -> None:
+    """3.3: `[[[1], [2]], [[1, 2], [3, 4]]]` has no shape below its second depth; it is stored
+    as the nested list it is (it once reached numpy and answered an internal error)."""
+    raw = [[[1.0], [2.0]], [[1.0, 2.0], [3.0, 4.0]]]
+    value = set_value({"array": raw})
+    assert isinstance(value, Quantity) and value.payload == raw
+    assert get(value) == {"array": [[[1], [2]], [[1, 2], [3, 4]]], "dim": "dim-less"}
+
+
+def _leaves(items: list[Any]) -> list[Any]:
+    return [leaf for item in items for leaf in (_leaves(item) if type(item) is list else [item])]
+
+
+leaf_lists = st.recursive(
+    st.lists(
+        st.sampled_from([0.5, -0.0, math.inf, -math.inf, math.nan, 2 + 1j, complex(math.inf, 1)]),
+        min_size=1,
+        max_size=4,
+    ),
+    lambda inner: st.lists(inner, min_size=1, max_size=3),
+    max_leaves=24,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(leaf_lists)
+def test_issue_8_leaf_count_and_first_non_finite_leaf_match_a_plain_walk(items: Any) -> None:
+    """Issue 8: the count of leaves and the first leaf that is not finite, each found
+    without a Python call per leaf where it can be, equal a plain walk of the list."""
+    leaves = _leaves(items)
+    assert element_count(items) == len(leaves)
+    bad = [leaf for leaf in leaves if not cmath.isfinite(leaf)]
+    found = first_non_finite(Quantity(items, ZERO))
+    assert (found is None) is (not bad)
+    if bad:
+        assert repr(found) == repr(bad[0])

@@ -8,9 +8,11 @@ complexes and lists otherwise, so each element keeps its own real-or-complex ide
 
 from __future__ import annotations
 
+import cmath
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -78,18 +80,20 @@ def make_array(elements: list[Element]) -> RealArray | list[Element]:
 
 
 def _all_real_rectangular(elements: list[Element], dimensions: int) -> bool:
-    first = elements[0]
-    if type(first) is float:
-        return all(type(e) is float for e in elements)
-    if type(first) is list:
-        if not first or dimensions >= _NUMPY_MAX_DIMENSIONS:
-            return False
-        width = len(first)
-        return all(
-            type(e) is list and len(e) == width and _all_real_rectangular(e, dimensions + 1)
-            for e in elements
-        )
-    return False
+    """True when every leaf is a float and every list at one depth has the same nonzero
+    length: the shape numpy needs. Checked a whole depth at a time (the lists of a depth
+    joined into the next), so a million leaves cost a few passes in C, and two rows of
+    equal length whose own rows differ (``[[[1], [2]], [[1, 2], [3, 4]]]``) stay a list."""
+    kinds = set(map(type, elements))
+    if kinds == {float}:
+        return True
+    if kinds != {list} or dimensions >= _NUMPY_MAX_DIMENSIONS:
+        return False
+    widths = set(map(len, elements))  # type: ignore[arg-type]
+    if len(widths) != 1 or 0 in widths:
+        return False
+    joined: list[Element] = list(chain.from_iterable(elements))  # type: ignore[arg-type]
+    return _all_real_rectangular(joined, dimensions + 1)
 
 
 def element_count(payload: Payload) -> int:
@@ -97,7 +101,11 @@ def element_count(payload: Payload) -> int:
     if isinstance(payload, np.ndarray):
         return int(payload.size)
     if type(payload) is list:
-        return sum(element_count(e) for e in payload)
+        # A list of scalars (a complex array may hold a million) is counted by its length,
+        # found without a Python call per element; only nested lists are walked.
+        if list not in map(type, payload):
+            return len(payload)
+        return sum(element_count(e) if type(e) is list else 1 for e in payload)
     return 1
 
 
@@ -140,7 +148,10 @@ def first_non_finite(value: Value) -> Scalar | None:
 
 
 def _first_non_finite_element(items: list[Element]) -> Scalar | None:
-    # A plain loop, not iter_leaves: a million-element complex array is walked per call.
+    # A list of finite scalars, the usual case, is vouched for in one C pass; otherwise a
+    # plain loop (not iter_leaves) finds the first bad leaf.
+    if list not in map(type, items) and all(map(cmath.isfinite, items)):  # type: ignore[arg-type]
+        return None
     isfinite = math.isfinite
     for e in items:
         kind = type(e)
