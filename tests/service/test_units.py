@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from service_helpers import StepClock
 
@@ -285,6 +285,34 @@ def test_conversion_is_exact_on_the_written_decimal(x: float, unit: str) -> None
         back = spec.out_of_si(si)
         scale = max(abs(x), abs(float(spec.exact_offset / spec.exact_factor)))
         assert abs(back - x) <= 1e-13 * scale + 1e-300  # subnormals may underflow in SI
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    xs=st.lists(
+        st.floats(allow_nan=False, allow_infinity=False, min_value=-1e12, max_value=1e12)
+        | st.integers(min_value=-(10**6), max_value=10**6),
+        min_size=1,
+        max_size=12,
+    ),
+    unit=st.sampled_from(["kOhm", "km/h", "degF", "degC", "mPa*s", "uF", "mm", "K", "kWh"]),
+)
+def test_an_array_stores_each_number_as_it_stores_the_number_alone(
+    tmp_path_factory: pytest.TempPathFactory, xs: list[float | int], unit: str
+) -> None:
+    """Issue 14: "stored in SI exactly as dim would store it": a number written in a unit is
+    the same double inside an array as alone (98.6 degF is 310.15 K in both; the array's
+    numpy route once scaled by the float factor and stored 310.15000000000003)."""
+    home = tmp_path_factory.mktemp("array-units")
+    with Engine(home, clock=StepClock()) as engine:
+        assert engine.call("record_start", {"title": "arrays in units"})["ok"]
+        array = engine.call("set", {"name": "a", "value": {"array": xs, "unit": unit}})
+        alone = [
+            engine.call("set", {"name": "s", "value": {"num": x, "unit": unit}})["value"]["num"]
+            for x in xs
+        ]
+        assert array["ok"], array
+        assert [repr(float(n)) for n in array["value"]["array"]] == [repr(float(n)) for n in alone]
 
 
 _UNIT_PIECES = st.sampled_from(

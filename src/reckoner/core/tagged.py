@@ -364,9 +364,16 @@ def _flat_real(
         return None
     if not bool(np.isfinite(array).all()):
         return None
-    if not mapping.is_identity:
-        array = array * mapping.factor + mapping.offset
-    return array
+    if mapping.is_identity:
+        return array
+    if type(mapping) is UnitSpec and mapping.table_map is None:
+        # A unit converts each written number exactly, as it converts a scalar: the same
+        # number stores the same double in an array and alone (98.6 degF is 310.15 K).
+        into_si = mapping.into_si
+        return np.array([into_si(x) for x in array.tolist()], dtype=np.float64)
+    table = mapping.table_map if type(mapping) is UnitSpec else mapping
+    assert table is not None
+    return array * table.factor + table.offset
 
 
 def _too_deep(where: str) -> Exception:
