@@ -16,7 +16,14 @@ from reckoner.core.api import stored
 from reckoner.core.dimensions import ALL_NAMES, ZERO
 from reckoner.core.errors import ErrorCode
 from reckoner.core.limits import MAX_ARRAY_ELEMENTS, MAX_VALUE_DEPTH
-from reckoner.core.values import Obj, Quantity, element_count, first_non_finite, make_array
+from reckoner.core.values import (
+    Obj,
+    Quantity,
+    element_count,
+    first_non_finite,
+    is_rectangular,
+    make_array,
+)
 
 OHM = [2, 1, -3, -2, 0, 0, 0]
 KELVIN = [0, 0, 0, 0, 1, 0, 0]
@@ -625,6 +632,7 @@ def test_3_3_an_array_is_numpy_exactly_when_it_is_rectangular_and_real(elements:
     where the straightforward rule finds a shape and real leaves, and the same numbers."""
     made = make_array(elements)
     assert isinstance(made, np.ndarray) is _rectangular_reals(elements)
+    assert is_rectangular(elements, frozenset({float})) is _rectangular_reals(elements)
     if isinstance(made, np.ndarray):
         assert made.tolist() == elements
 

@@ -315,6 +315,87 @@ def test_an_array_stores_each_number_as_it_stores_the_number_alone(
         assert [repr(float(n)) for n in array["value"]["array"]] == [repr(float(n)) for n in alone]
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    rows=st.integers(min_value=1, max_value=4).flatmap(
+        lambda width: st.lists(
+            st.lists(
+                st.floats(allow_nan=False, allow_infinity=False, min_value=-1e9, max_value=1e9)
+                | st.integers(min_value=-(10**20), max_value=10**20),
+                min_size=width,
+                max_size=width,
+            ),
+            min_size=1,
+            max_size=4,
+        )
+    ),
+    tag=st.sampled_from(
+        [{"unit": "km/h"}, {"unit": "degF"}, {"unit": "mm"}, {"dim": "degC"}, {"dim": "metre"}]
+    ),
+)
+def test_a_matrix_stores_each_number_as_it_stores_the_number_alone(
+    tmp_path_factory: pytest.TempPathFactory, rows: list[list[float | int]], tag: dict[str, str]
+) -> None:
+    """Issue 8 and 14: a rectangular array of numbers (taken in one numpy pass) stores each
+    number as the number alone stores it, in a unit or a dim, with its shape kept."""
+    home = tmp_path_factory.mktemp("matrix")
+    with Engine(home, clock=StepClock()) as engine:
+        assert engine.call("record_start", {"title": "a matrix"})["ok"]
+        matrix = engine.call("set", {"name": "m", "value": {"array": rows, **tag}})
+        assert matrix["ok"], matrix
+        stored = matrix["value"]["array"]
+        assert [len(row) for row in stored] == [len(row) for row in rows]
+        for stored_row, row in zip(stored, rows, strict=True):
+            for shown, x in zip(stored_row, row, strict=True):
+                alone = engine.call("set", {"name": "s", "value": {"num": x, **tag}})
+                assert repr(float(shown)) == repr(float(alone["value"]["num"]))
+
+
+_parts = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e12, max_value=1e12) | (
+    st.sampled_from([0.0, -0.0, 0.125, 2.5, 0.15, -2.5e-7, 1.0000000000000002])
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    elements=st.lists(_parts | st.builds(complex, _parts, _parts), min_size=1, max_size=10),
+    digits=st.integers(min_value=1, max_value=17),
+    form=st.sampled_from([None, "rect"]),
+    reading=st.sampled_from([{}, {"unit": "km/h"}, {"unit": "mm/s"}, {"dim": "metre/second"}]),
+)
+def test_a_complex_array_reads_each_element_as_the_element_alone(
+    tmp_path_factory: pytest.TempPathFactory,
+    elements: list[float | complex],
+    digits: int,
+    form: str | None,
+    reading: dict[str, str],
+) -> None:
+    """Issue 14 and 3.4: a get with digits of an array holding complex numbers (rounded in
+    numpy a part at a time) shows each element exactly as a get of that element alone."""
+    if reading.get("dim") == "metre/second":
+        reading = {"dim": [1, 0, -1, 0, 0, 0, 0]}  # type: ignore[dict-item]
+    home = tmp_path_factory.mktemp("complex-read")
+
+    def tagged(e: float | complex) -> dict[str, Any]:
+        number = {"re": e.real, "im": e.imag} if type(e) is complex else {"num": e}
+        return {**number, "dim": [1, 0, -1, 0, 0, 0, 0]}
+
+    options: dict[str, Any] = {"digits": digits, **reading, **({"form": form} if form else {})}
+    with Engine(home, clock=StepClock()) as engine:
+        assert engine.call("record_start", {"title": "complex reads"})["ok"]
+        leaves = [{"re": e.real, "im": e.imag} if type(e) is complex else e for e in elements]
+        stored = engine.call(
+            "set", {"name": "z", "value": {"array": leaves, "dim": [1, 0, -1, 0, 0, 0, 0]}}
+        )
+        assert stored["ok"], stored
+        shown = engine.call("get", {"name": "z", **options})["value"]["array"]
+        for element, got in zip(elements, shown, strict=True):
+            assert engine.call("set", {"name": "e", "value": tagged(element)})["ok"]
+            alone = engine.call("get", {"name": "e", **options})["value"]
+            expected = alone.get("num", {k: alone[k] for k in ("re", "im") if k in alone})
+            assert repr(got) == repr(expected), (element, got, alone)
+
+
 _UNIT_PIECES = st.sampled_from(
     [
         "m",

@@ -74,26 +74,29 @@ _NUMPY_MAX_DIMENSIONS = 32
 
 def make_array(elements: list[Element]) -> RealArray | list[Element]:
     """The canonical payload for these elements: numpy when rectangular and all real."""
-    if elements and _all_real_rectangular(elements, 1):
+    if elements and is_rectangular(elements, _FLOAT):
         return np.array(elements, dtype=np.float64)
     return elements
 
 
-def _all_real_rectangular(elements: list[Element], dimensions: int) -> bool:
-    """True when every leaf is a float and every list at one depth has the same nonzero
-    length: the shape numpy needs. Checked a whole depth at a time (the lists of a depth
-    joined into the next), so a million leaves cost a few passes in C, and two rows of
-    equal length whose own rows differ (``[[[1], [2]], [[1, 2], [3, 4]]]``) stay a list."""
+_FLOAT = frozenset({float})
+
+
+def is_rectangular(elements: list[Any], leaves: frozenset[type], dimensions: int = 1) -> bool:
+    """True when every leaf's type is one of ``leaves`` and every list at one depth has the
+    same nonzero length: the shape numpy needs (at most 31 deep). Checked a whole depth at a
+    time (the lists of a depth joined into the next), so a million leaves cost a few passes
+    in C, and two rows of equal length whose own rows differ (``[[[1], [2]], [[1, 2],
+    [3, 4]]]``) are not rectangular."""
     kinds = set(map(type, elements))
-    if kinds == {float}:
-        return True
+    if kinds <= leaves:
+        return bool(kinds)
     if kinds != {list} or dimensions >= _NUMPY_MAX_DIMENSIONS:
         return False
-    widths = set(map(len, elements))  # type: ignore[arg-type]
+    widths = set(map(len, elements))
     if len(widths) != 1 or 0 in widths:
         return False
-    joined: list[Element] = list(chain.from_iterable(elements))  # type: ignore[arg-type]
-    return _all_real_rectangular(joined, dimensions + 1)
+    return is_rectangular(list(chain.from_iterable(elements)), leaves, dimensions + 1)
 
 
 def element_count(payload: Payload) -> int:
