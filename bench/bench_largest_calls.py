@@ -1,0 +1,54 @@
+"""The slowest calls at the array limit (issue 8): sets, gets and evals of a million
+complex elements (rectangular, polar) and of 500,000 pairs, each timed as thread CPU time.
+
+These are the calls the fuzz run in `tests/service/test_fuzz_engine.py` found slowest; the
+list printed here is what the README's "No call runs for seconds" quotes.
+
+Run: ``uv run python bench/bench_largest_calls.py [--top N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from typing import Any
+
+from reckoner import Engine
+
+ELEMENTS = 1_000_000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--top", type=int, default=8, help="how many of the slowest to print")
+    options = parser.parse_args()
+    sets: dict[str, Any] = {
+        "cplx": {"array": [{"re": k + 0.5, "im": 1.5} for k in range(ELEMENTS)]},
+        "polar": {"array": [{"mag": k + 0.5, "ang": 1.5} for k in range(ELEMENTS)]},
+        "pairs": {"array": [[k + 0.5, 1.5] for k in range(ELEMENTS // 2)]},
+    }
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("set", {"name": name, "value": value}) for name, value in sets.items()
+    ]
+    for name in sets:
+        for reading in ({}, {"form": "polar"}, {"digits": 3}, {"form": "rect", "digits": 3}):
+            calls.append(("get", {"name": name, **reading}))
+        calls.append(("eval", {"formula": f"@{name}", "target": "out"}))
+        calls.append(("eval", {"formula": f"@{name}+@{name}", "target": "out"}))
+    timed: list[tuple[float, str]] = []
+    with tempfile.TemporaryDirectory() as home, Engine(home=home) as engine:
+        assert engine.call("record_start", {"title": "the largest calls"})["ok"]
+        for tool, args in calls:
+            started = time.thread_time()
+            receipt = engine.call(tool, args)
+            took = time.thread_time() - started
+            shown = {k: v for k, v in args.items() if k != "value"}
+            timed.append((took, f"{tool} {shown} ok={receipt['ok']}"))
+    print(f"the {options.top} slowest of {len(calls)} calls, thread CPU time:")
+    for took, what in sorted(timed, reverse=True)[: options.top]:
+        print(f"  {took:5.2f} s  {what}")
+
+
+if __name__ == "__main__":
+    main()
