@@ -12,7 +12,6 @@ import cmath
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -96,7 +95,7 @@ def is_rectangular(elements: list[Any], leaves: frozenset[type], dimensions: int
     widths = set(map(len, elements))
     if len(widths) != 1 or 0 in widths:
         return False
-    return is_rectangular(list(chain.from_iterable(elements)), leaves, dimensions + 1)
+    return is_rectangular([e for row in elements for e in row], leaves, dimensions + 1)
 
 
 def element_count(payload: Payload) -> int:
