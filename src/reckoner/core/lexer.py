@@ -165,8 +165,8 @@ def _charset_message(c: str, pos: int) -> str:
     hint = ""
     if c == ">":
         hint = " ('>' exists only in the two-character '->' of a $limit subscript)"
-    elif sign_spelling(c):
-        hint = f" (write {sign_spelling(c)})"
+    elif spelled_sign := sign_spelling(c):
+        hint = f" (write {spelled_sign})"
     elif code > 127:
         spelled = ascii_spelling(c)
         hint = (

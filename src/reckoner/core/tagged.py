@@ -750,17 +750,21 @@ def _zip_leaves(first: list[JSON], second: list[JSON] | None, a: str, b: str) ->
     ]
 
 
-def _mapped_out(array: RealArray, options: RenderOptions) -> RealArray:
-    """`_map_out` over a real array: numpy's - and / round exactly as Python's."""
+def _mapped_out(array: RealArray, options: RenderOptions, *, scale_only: bool = False) -> RealArray:
+    """`_map_out` over a real array: numpy's - and / round exactly as Python's
+    (``scale_only``: imaginary parts, which take the scale and never the offset)."""
     mapping = options.mapping
     if mapping.is_identity:
         return array
     if type(mapping) is UnitSpec:
         if mapping.table_map is None:
             # An exact unit converts each number through integers, as a scalar does.
-            out = [mapping.out_of_si(x) for x in array.ravel().tolist()]
+            out_of_si = mapping.out_of_si
+            out = [out_of_si(x, scale_only=scale_only) for x in array.ravel().tolist()]
             return np.array(out, dtype=np.float64).reshape(array.shape)
         mapping = mapping.table_map
+    if scale_only:
+        return array / mapping.factor
     return (array - mapping.offset) / mapping.factor
 
 
@@ -802,27 +806,18 @@ def _render_flat_rounded(items: list[Element], options: RenderOptions) -> list[J
     mapped and rounded in numpy as a real array's are: per element, `round_significant`
     costs microseconds, and a million complex elements hold two million parts."""
     values = np.array(items, dtype=np.complex128)
-    real = _json_numbers(_rounded(_mapped_out(values.real.copy(), options), options))
-    imag = _json_numbers(_rounded(_scaled_out(values.imag.copy(), options), options))
+    real_parts = _mapped_out(values.real.copy(), options)
+    imag_parts = _mapped_out(values.imag.copy(), options, scale_only=True)
+    real, imag = (
+        _json_numbers(_rounded(real_parts, options)),
+        _json_numbers(_rounded(imag_parts, options)),
+    )
     if options.form == "rect":
         return [{"re": x, "im": y} for x, y in zip(real, imag, strict=True)]
     return [
         {"re": x, "im": y} if type(e) is complex else x
         for e, x, y in zip(items, real, imag, strict=True)
     ]
-
-
-def _scaled_out(array: RealArray, options: RenderOptions) -> RealArray:
-    """`_mapped_out` for imaginary parts, which take the scale and never the offset."""
-    mapping = options.mapping
-    if mapping.is_identity:
-        return array
-    if type(mapping) is UnitSpec:
-        if mapping.table_map is None:
-            out = [mapping.out_of_si(x, scale_only=True) for x in array.tolist()]
-            return np.array(out, dtype=np.float64)
-        mapping = mapping.table_map
-    return array / mapping.factor
 
 
 def _render_list(
