@@ -1,5 +1,7 @@
 """The slowest calls at the array limit (issue 8): sets, gets and evals of a million
-complex elements (rectangular, polar) and of 500,000 pairs, each timed as thread CPU time.
+complex elements (rectangular, polar) and of 500,000 pairs, and sets of a million reals
+with a dim and with a unit (each number converted exactly, as alone), each timed as thread
+CPU time.
 
 These are the calls the fuzz run in `tests/service/test_fuzz_engine.py` found slowest; the
 list printed here is what the README's "No call runs for seconds" quotes.
@@ -21,7 +23,7 @@ ELEMENTS = 1_000_000
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--top", type=int, default=8, help="how many of the slowest to print")
+    parser.add_argument("--top", type=int, default=10, help="how many of the slowest to print")
     options = parser.parse_args()
     sets: dict[str, Any] = {
         "cplx": {"array": [{"re": k + 0.5, "im": 1.5} for k in range(ELEMENTS)]},
@@ -31,6 +33,11 @@ def main() -> None:
     calls: list[tuple[str, dict[str, Any]]] = [
         ("set", {"name": name, "value": value}) for name, value in sets.items()
     ]
+    reals = [k * 0.37 + 0.1 for k in range(ELEMENTS)]
+    calls.append(("set", {"name": "speeds", "value": {"array": reals, "unit": "km/h"}}))
+    calls.append(
+        ("set", {"name": "speeds", "value": {"array": reals, "dim": [1, 0, -1] + [0] * 4}})
+    )
     for name in sets:
         for reading in ({}, {"form": "polar"}, {"digits": 3}, {"form": "rect", "digits": 3}):
             calls.append(("get", {"name": name, **reading}))
@@ -44,6 +51,9 @@ def main() -> None:
             receipt = engine.call(tool, args)
             took = time.thread_time() - started
             shown = {k: v for k, v in args.items() if k != "value"}
+            tag = {k: v for k, v in args.get("value", {}).items() if k in ("unit", "dim")}
+            if tag:
+                shown["value"] = tag
             timed.append((took, f"{tool} {shown} ok={receipt['ok']}"))
     print(f"the {options.top} slowest of {len(calls)} calls, thread CPU time:")
     for took, what in sorted(timed, reverse=True)[: options.top]:
