@@ -250,10 +250,22 @@ def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     raw_vars = content.get("vars")
     reads: list[tuple[str, Value]] = []
     if isinstance(raw_vars, dict):
+        reals = facts.reals
         for name, raw in raw_vars.items():
+            if type(name) is not str:
+                name = str(name)
+            # Most reads are a real an earlier row stored, found here by its number and dim
+            # list as ``_value`` would find it, without the call.
+            if type(raw) is dict and len(raw) == 2:
+                number = raw.get("num")
+                if type(number) is float or type(number) is int:
+                    seen = reals.get(number)
+                    if seen is not None and seen[0] == raw.get("dim"):
+                        reads.append((name, seen[1]))
+                        continue
             value = _value(raw, facts)
             if value is not None:
-                reads.append((name if type(name) is str else str(name), value))
+                reads.append((name, value))
     facts.texts.append(formula)
     step: Step = _new(Step)
     _put_step_seq(step, seq)

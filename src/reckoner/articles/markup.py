@@ -85,6 +85,9 @@ class Markup:
         # most values several times (a condition and each step reading it, a result and
         # the results table). Kept with the value, so ids stay unique.
         self._pieces: dict[int, tuple[str, str, str, Value]] = {}
+        # The text after a name alone, by the same key: a step's sentence looks up a tail per
+        # value it names, a dict lookup where a call to ``tail`` would cost more than it.
+        self.tails: dict[int, str] = {}
 
     # -- formatting primitives, per format ------------------------------------------------
 
@@ -157,8 +160,8 @@ class Markup:
         return shown
 
     def _pieces_of(self, value: Value) -> tuple[str, str, str, Value]:
-        """(its TeX, its unit as ``unit`` gives it, what follows a name in ``named``, the
-        value), made once per value. The text after a name closes the math the name
+        """(its TeX, its unit as ``unit`` gives it, what follows its name in a sentence
+        (``tail``), the value), made once per value. The text after a name closes the math the name
         opened: `` = 6875$ ohm``, or ``$ = (...)`` for an object (which has no TeX)."""
         known = self._pieces.get(id(value))
         if known is not None:
@@ -177,6 +180,7 @@ class Markup:
             unit = self.unit(value.dim) if known_unit is None else known_unit
             tail = f" = {tex}$ {unit}" if unit else f" = {tex}$"
         known = self._pieces[id(value)] = (tex, unit, tail, value)
+        self.tails[id(value)] = tail
         return known
 
     def value(self, value: Value) -> str:
@@ -188,17 +192,10 @@ class Markup:
         parts = [f"{self.math(_field_tex(name))} = {self.value(sub)}" for name, sub in value.fields]
         return "(" + "; ".join(parts) + ")"
 
-    def named(self, name: str, value: Value) -> str:
-        """``$R_{p} = 6875$ ohm``."""
-        pieces = self._pieces.get(id(value)) or self._pieces_of(value)
-        return f"${identifier(name)}{pieces[2]}"
-
-    def named_each(self, pairs: tuple[tuple[str, Value], ...]) -> list[str]:
-        """``named`` of each (name, value), in one pass: a step's reads."""
-        known, make = self._pieces.get, self._pieces_of
-        return [
-            f"${identifier(name)}{(known(id(value)) or make(value))[2]}" for name, value in pairs
-        ]
+    def tail(self, value: Value) -> str:
+        """What follows a value's name, which opens the math, in a sentence: ``$R_{p}`` +
+        `` = 6875$ ohm`` (``tails`` holds it once made)."""
+        return self._pieces_of(value)[2]
 
     def value_table(self, header: tuple[str, ...], values: tuple[tuple[str, Value], ...]) -> str:
         """A table of named values (quantity, value, unit): a row per value, an object's

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from reckoner.articles.facts import Entry, Facts, Message, Value
+from reckoner.articles.facts import Entry, Facts, Message, Step, Value
 from reckoner.articles.markup import Markup, markup_for
 from reckoner.articles.mathtex import formula_latex, identifier
 from reckoner.articles.pause import collector_paused
@@ -141,35 +141,44 @@ def _solution(markup: Markup, labels: dict[str, str], entries: list[Entry]) -> l
     computation with its receipt."""
     blocks: list[str] = []
     add = blocks.append
-    paragraph, display, named = markup.paragraph, markup.display, markup.named
-    named_each = markup.named_each
+    paragraph, display = markup.paragraph, markup.display
+    # A step is most of an article: its pieces are found here rather than through
+    # ``markup.named`` per value, each name typeset once for the relation and its sentence.
+    tail_of, known_tail = markup.tail, markup.tails.get
     before, between, after = _around(labels["substituting"], "reads", "result")
     alone, alone_after = _around(labels["gives"], "result")
     comma, last = labels["comma"], labels["and"]
     for step in entries:
-        if isinstance(step, Message):
-            add(paragraph(step.text))
+        if type(step) is not Step:
+            if type(step) is Message:
+                add(paragraph(step.text))
+            elif isinstance(step, LookupFact):
+                blocks.extend(_lookup(markup, labels, step))
+            elif isinstance(step, ComputeFact):
+                blocks.extend(_computation(markup, labels, step))
             continue
-        if isinstance(step, LookupFact):
-            blocks.extend(_lookup(markup, labels, step))
-            continue
-        if isinstance(step, ComputeFact):
-            blocks.extend(_computation(markup, labels, step))
-            continue
-        target = step.target
+        target = identifier(step.target)
         tex = formula_latex(step.formula)
         if tex is not None:
-            add(display(f"{identifier(target)} = {tex}"))
+            add(display(f"{target} = {tex}"))
         else:
             # A formula an older build wrote and this parser refuses: shown as written.
             add(paragraph(step.formula))
-        result = named(target, step.result)
+        value = step.result
+        result = f"${target}{known_tail(id(value)) or tail_of(value)}"
         reads = step.reads
         if not reads:
             add(f"{alone}{result}{alone_after}")
             continue
-        shown = named_each(reads)
-        joined = shown[0] if len(shown) == 1 else f"{comma.join(shown[:-1])}{last}{shown[-1]}"
+        if len(reads) == 1:
+            name, value = reads[0]
+            joined = f"${identifier(name)}{known_tail(id(value)) or tail_of(value)}"
+        else:
+            shown = [
+                f"${identifier(name)}{known_tail(id(value)) or tail_of(value)}"
+                for name, value in reads
+            ]
+            joined = f"{comma.join(shown[:-1])}{last}{shown[-1]}"
         add(f"{before}{joined}{between}{result}{after}")
     return blocks
 
