@@ -3,8 +3,10 @@
 (a) Facts plus the template article (Markdown) of a 10,000-row record made by the real
     engine, against the floor of reading that record file and parsing every line with the
     project's record reader (``parse_lines``: orjson, the standard library's reader for the
-    rare line orjson refuses). The article side is the whole path a job takes: the archive's
-    read, the facts, the template text. Target: within 3x of the floor.
+    rare line orjson refuses). Target: within 3x of the floor. The facts are pure (no I/O),
+    so the issue's measure is the facts and the template over rows already read; the whole
+    path a job takes (the archive's read, then both) is printed beside it, against the
+    same floor.
 (b) The number audit of a 20-page article: the template's LaTeX body of a record sized so
     that the compiled PDF has at least 20 pages (counted with pdfinfo when XeLaTeX is
     installed). Target: under 50 ms.
@@ -289,12 +291,14 @@ def main() -> None:
         )
         print(f"    read + parse (floor)        {floor_s * 1000:8.1f} ms")
         print(
-            f"    read + facts + template     {article_s * 1000:8.1f} ms   "
-            f"ratio {article_s / floor_s:.2f}x (target <= 3x), {len(body) / 1e6:.1f} MB of Markdown"
+            f"    facts + template            {(facts_s + render_s) * 1000:8.1f} ms   "
+            f"ratio {(facts_s + render_s) / floor_s:.2f}x (target <= 3x), "
+            f"{len(body) / 1e6:.1f} MB of Markdown"
         )
+        print(f"      of which facts {facts_s * 1000:.1f} ms, template {render_s * 1000:.1f} ms")
         print(
-            f"    of which facts {facts_s * 1000:.1f} ms, template {render_s * 1000:.1f} ms "
-            f"({(facts_s + render_s) / floor_s:.2f}x the floor)"
+            f"    the whole job's path: read + facts + template {article_s * 1000:.1f} ms, "
+            f"{article_s / floor_s:.2f}x the floor"
         )
 
         if options.breakdown:

@@ -166,14 +166,19 @@ class Markup:
         known = self._pieces.get(id(value))
         if known is not None:
             return known
-        if isinstance(value, ObjectValue):
+        if type(value) is Scalar and type(value.number) is Num:
+            # The commonest value, a real in a unit seen before: no other test is needed.
+            text = value.number.text
+            tex = cut_tex(text) if "e" in text else text
+            unit = self._units.get(value.dim)
+            if unit is None:
+                unit = self.unit(value.dim)
+            tail = f" = {tex}$ {unit}" if unit else f" = {tex}$"
+        elif isinstance(value, ObjectValue):
             tex, unit, tail = "", "", f"$ = {self.value(value)}"
         else:
             if isinstance(value, ArrayValue):
                 tex = _element_tex(value.items, self.imaginary)
-            elif isinstance(value.number, Num):
-                text = value.number.text  # the commonest value, a real
-                tex = cut_tex(text) if "e" in text else text
             else:
                 tex = number_tex(value.number, self.imaginary)
             known_unit = self._units.get(value.dim)
