@@ -211,6 +211,18 @@ def test_issue_14_skills_teach_units_read_and_the_fixes() -> None:
     assert any("read" in s.args for s in calls if s.tool == "eval")
 
 
+def test_issue_14_skills_teach_read_on_set_and_read_lists() -> None:
+    """Issue 14: the interface and the template each show, in blocks run above, a set with
+    read (a pure conversion) and an eval whose read is a list (one value in two units), and
+    the persona names both."""
+    for skill in (INTERFACE, TEMPLATE):
+        calls = [s for e in ALL_EXAMPLES if e.skill == skill.name for s in e.steps]
+        assert any("read" in s.args for s in calls if s.tool == "set"), skill.name
+        assert any(isinstance(s.args.get("read"), list) for s in calls if s.tool == "eval")
+    text = persona("reckoner")
+    assert '[{"unit": "kJ"}, {"unit": "kWh"}]' in text and "`read` on the `set`" in text
+
+
 def test_persona_states_the_pure_preset_rules() -> None:
     """The server instructions: set/eval as the only number sources, no prose arithmetic,
     stop on a missing quantity, every question in a record; issue 14: units transcribed as
