@@ -844,9 +844,12 @@ _NOT_READ = object()  # no read asked for (a reading may itself be any JSON valu
 _READ_EXAMPLE = '{"digits": 4, "unit": "mW"}'
 
 
+_READ_WHERE = {"set": "set's read", "eval": "eval's read"}
+
+
 def _readings(read: Any, tool: str) -> _Readings:
     """set's and eval's read: an object of get's options, or a list of 1 to MAX_READINGS."""
-    where = f"{tool}'s read"
+    where = _READ_WHERE[tool]
     if isinstance(read, dict):
         return (_read_options(_read_object(read, where), where),), False
     if not isinstance(read, list):
@@ -897,8 +900,9 @@ def _read_object(read: Any, where: str) -> dict[str, Any]:
 def _reading(value: Any, readings: _Readings) -> Any:
     """The value as get renders it with each reading's options: one, or a list in order."""
     options, listed = readings
-    shown = [_settled(guarded(partial(render, value, each))) for each in options]
-    return shown if listed else shown[0]
+    if not listed:
+        return _settled(guarded(partial(render, value, options[0])))
+    return [_settled(guarded(partial(render, value, each))) for each in options]
 
 
 def _fact_args(tool: str, args: object) -> dict[str, Any]:
