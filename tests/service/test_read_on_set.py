@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from service_helpers import StepClock, cli_call
 
 from home_rows import record_rows
@@ -102,6 +104,47 @@ def test_a_read_list_answers_each_reading_in_order(recording: Engine, tool: str)
     assert content["reading" if tool == "set" else "value"] == expected
     one = recording.call(tool, {**args, "read": [reads[0]]})
     assert one["value"] == [expected[0]]
+
+
+# Readings a power takes: units of its vector, forms, digits and the two spellings of dim.
+POWER_READS = (
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "unit": st.sampled_from(["mW", "W", "kW", "MW", "J/s", "kJ/h", "erg/s"]),
+            "digits": st.integers(1, 17),
+            "form": st.sampled_from(["rect", "polar"]),
+        },
+    )
+    | st.just({"dim": "watt"})
+    | st.just({"dim": [2, 1, -3, 0, 0, 0, 0]})
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    num=st.floats(-1e12, 1e12, allow_nan=False, allow_infinity=False),
+    reads=st.lists(POWER_READS, min_size=1, max_size=MAX_READINGS),
+    tool=st.sampled_from(["set", "eval"]),
+)
+def test_every_read_list_answers_the_gets_it_replaces(
+    recording: Engine, num: float, reads: list[dict[str, Any]], tool: str
+) -> None:
+    """Issue 14, as a property: for any power and any list of 1 to MAX_READINGS readings,
+    set and eval answer exactly the list of what get answers with each reading's options,
+    and the first reading alone, as an object, answers exactly that get's value."""
+    recording.call("set", {"name": "p0", "value": {"num": num, "dim": "watt"}})
+    if tool == "set":
+        args: dict[str, Any] = {"name": "p", "value": {"num": num, "dim": "watt"}}
+    else:
+        args = {"formula": "@p0", "target": "p"}
+    listed = recording.call(tool, {**args, "read": reads})
+    assert listed["ok"], listed
+    assert listed["value"] == [recording.call("get", {"name": "p", **r})["value"] for r in reads]
+    single = recording.call(tool, {**args, "read": reads[0]})
+    assert single["value"] == listed["value"][0]
 
 
 def test_a_single_read_object_answers_byte_for_byte_as_before(recording: Engine) -> None:
