@@ -842,9 +842,7 @@ def _read_options(source: dict[str, Any], where: str) -> RenderOptions:
 _Readings = tuple[tuple[RenderOptions, ...], bool]
 _NOT_READ = object()  # no read asked for (a reading may itself be any JSON value)
 _READ_EXAMPLE = '{"digits": 4, "unit": "mW"}'
-
-
-_READ_WHERE = {"set": "set's read", "eval": "eval's read"}
+_READ_WHERE = {"set": "set's read", "eval": "eval's read"}  # named once, not per call
 
 
 def _readings(read: Any, tool: str) -> _Readings:
