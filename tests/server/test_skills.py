@@ -19,6 +19,7 @@ import pytest
 from reckoner.core.contract import PRESET_NAMES, TOOL_BY_NAME
 from reckoner.core.dimensions import NAME_TABLE
 from reckoner.core.errors import ErrorCode
+from reckoner.core.limits import MAX_READINGS
 from reckoner.core.notation import NOTATIONS
 from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.service import Engine
@@ -221,6 +222,10 @@ def test_issue_14_skills_teach_read_on_set_and_read_lists() -> None:
         assert any(isinstance(s.args.get("read"), list) for s in calls if s.tool == "eval")
     text = persona("reckoner")
     assert '[{"unit": "kJ"}, {"unit": "kWh"}]' in text and "`read` on the `set`" in text
+    # The list's limit is the engine's one constant, as the interface states it.
+    interface = skill_text(INTERFACE)
+    assert f"a **list** of 1 to {MAX_READINGS} option objects" in interface
+    assert f"more than {MAX_READINGS} readings" in interface
 
 
 def test_persona_states_the_pure_preset_rules() -> None:
