@@ -1,10 +1,11 @@
 """A scripted agent benchmark (issue 14): realistic questions, each as the call sequence a
 careful agent makes, run through a real MCP client against `reckoner serve`.
 
-Every question is written twice: with `unit` on set/get and `read` on eval, and as the same
-question written without them (the manual's calls only: SI numbers and `dim`, a hand-made
-unit slot and a division for every non-SI answer, a `get` after every `eval`). Both runs
-must reach the known answers; the table counts the calls.
+Every question is written twice: with `unit` on set/get and `read` on set and eval (a list
+of readings where one value is asked in two units), and as the same question written without
+them (the manual's calls only: SI numbers and `dim`, a hand-made unit slot and a division for
+every non-SI answer, a `get` after every `eval`). Both runs must reach the known answers; the
+table counts the calls.
 
 Run: ``uv run python bench/agent_tasks.py`` (prints the README's table).
 """
@@ -36,13 +37,22 @@ def end(text: str) -> Call:
     return ("record_end", {"text": text})
 
 
-def given(name: str, num: float | list[float], unit: str | None = None) -> Call:
-    """A given quantity, transcribed with the unit it was given in."""
+def given(
+    name: str,
+    num: float | list[float],
+    unit: str | None = None,
+    read: dict[str, Any] | None = None,
+) -> Call:
+    """A given quantity, transcribed with the unit it was given in; with `read` options when
+    the question only asks for it in another unit (a pure conversion, read by the set)."""
     tag = "array" if isinstance(num, list) else "num"
     value: dict[str, Any] = {tag: num}
     if unit is not None:
         value["unit"] = unit
-    return ("set", {"name": name, "value": value})
+    args: dict[str, Any] = {"name": name, "value": value}
+    if read:
+        args["read"] = read
+    return ("set", args)
 
 
 def si(name: str, num: float | list[float], dim: str | list[int] | None = None) -> Call:
@@ -54,11 +64,17 @@ def si(name: str, num: float | list[float], dim: str | list[int] | None = None) 
     return ("set", {"name": name, "value": value})
 
 
-def step(why: str, formula: str, target: str, **read: Any) -> tuple[Call, Call]:
+def step(
+    why: str, formula: str, target: str, *readings: dict[str, Any], **read: Any
+) -> tuple[Call, Call]:
     """One step as the persona asks for it (rule 3): a message saying what the step does,
-    then its eval, with `read` options when the result is shown in the same call."""
+    then its eval, with `read` options when the result is shown in the same call, or a list
+    of readings (`readings`) when it is asked in several units."""
     args: dict[str, Any] = {"formula": formula, "target": target}
-    if read:
+    assert not (readings and read), "one reading as options, or several as a list"
+    if readings:
+        args["read"] = list(readings)
+    elif read:
         args["read"] = read
     return note(why), ("eval", args)
 
@@ -309,8 +325,13 @@ TASKS: list[Task] = [
             given("T1", 20, "degC"),
             given("T2", 80, "degC"),
             *step("The temperature rise.", "@T2-@T1", "dT", unit="delta_degC"),
-            *step("The heat needed.", "@m*@c*@dT", "Q", unit="kJ", digits=4),
-            get("Q", unit="kWh", digits=3),
+            *step(
+                "The heat needed.",
+                "@m*@c*@dT",
+                "Q",
+                {"unit": "kJ", "digits": 4},
+                {"unit": "kWh", "digits": 3},
+            ),
             end("Q = 501.6 kJ = 0.139 kWh."),
         ],
         [
@@ -369,10 +390,8 @@ TASKS: list[Task] = [
         [
             start("Fahrenheit"),
             note("A level reads with degC, a difference with delta_degC."),
-            given("T", 98.6, "degF"),
-            get("T", unit="degC", digits=4),
-            given("dT", 3, "delta_degF"),
-            get("dT", unit="delta_degC", digits=3),
+            given("T", 98.6, "degF", {"unit": "degC", "digits": 4}),
+            given("dT", 3, "delta_degF", {"unit": "delta_degC", "digits": 3}),
             end("98.6 degF = 37 degC; a 3 degF rise is 1.67 degC."),
         ],
         [
@@ -454,8 +473,13 @@ TASKS: list[Task] = [
             given("rho", 998, "kg/m^3"),
             given("g", 9.81, "m/s^2"),
             given("h", 10, "m"),
-            *step("The gauge pressure at depth.", "@rho*@g*@h", "p", unit="kPa", digits=4),
-            get("p", unit="psi", digits=3),
+            *step(
+                "The gauge pressure at depth.",
+                "@rho*@g*@h",
+                "p",
+                {"unit": "kPa", "digits": 4},
+                {"unit": "psi", "digits": 3},
+            ),
             end("p = 97.9 kPa = 14.2 psi."),
         ],
         [
@@ -696,7 +720,13 @@ def check(task: Task, receipts: list[dict[str, Any]], *, with_units: bool) -> li
         assert receipts[-1] == {"ok": True}
         return ["stops: " + refused[0][1]["error"].split(";")[0]]
     assert not refused, refused
-    values = [r["value"] for r in receipts if "value" in r]
+    # A list read answers a list of readings: each is a value of its own.
+    values = [
+        v
+        for r in receipts
+        if "value" in r
+        for v in (r["value"] if isinstance(r["value"], list) else [r["value"]])
+    ]
     shown = []
     for answer in task.answers:
         hits = [

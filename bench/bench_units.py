@@ -4,6 +4,10 @@
     `dim` (`{"num": x, "dim": "ohm"}`), trace rows written. Target: within 1.2x.
 (b) An `eval` with `read` (`{"unit": "mW", "digits": 4}`) against the `eval` plus the `get`
     it replaces. Target: below 1x.
+(c) An `eval` whose `read` is a list of two units (mW and W) against the `eval` plus the two
+    `get`s it replaces. Target: below 1x.
+(d) A `set` with `read` (a kOhm given read in ohm) against the `set` plus the `get` it
+    replaces. Target: below 1x.
 
 Run: ``uv run python bench/bench_units.py [--calls N] [--repeats N]``.
 """
@@ -47,6 +51,11 @@ def main() -> None:
         step = {"formula": "@V^2/@R", "target": "P"}
         read = {**step, "read": {"unit": "mW", "digits": 4}}
         get = {"name": "P", "unit": "mW", "digits": 4}
+        get_w = {"name": "P", "unit": "W", "digits": 4}
+        read_two = {**step, "read": [{"unit": "mW", "digits": 4}, {"unit": "W", "digits": 4}]}
+        read_ohm = {"unit": "ohm", "digits": 4}
+        set_read = [{**args, "read": read_ohm} for args in by_unit]
+        get_ohm = {"name": "R", **read_ohm}
 
         def sets(batch: list[dict[str, object]]) -> Callable[[], None]:
             def loop() -> None:
@@ -55,24 +64,36 @@ def main() -> None:
 
             return loop
 
-        def eval_read() -> None:
-            for _ in range(calls):
-                engine.call("eval", read)
+        def repeated(*sequence: tuple[str, dict[str, object]]) -> Callable[[], None]:
+            """The same calls, in order, once per loop step."""
 
-        def eval_then_get() -> None:
-            for _ in range(calls):
-                engine.call("eval", step)
-                engine.call("get", get)
+            def loop() -> None:
+                for _ in range(calls):
+                    for tool, args in sequence:
+                        engine.call(tool, args)
+
+            return loop
+
+        def set_then_get() -> None:
+            for args in by_unit:
+                engine.call("set", args)
+                engine.call("get", get_ohm)
 
         assert engine.call("eval", read)["value"]["unit"] == "mW"
+        assert [v["unit"] for v in engine.call("eval", read_two)["value"]] == ["mW", "W"]
+        assert engine.call("set", set_read[0])["value"]["unit"] == "ohm"
         gc.collect()
         gc.freeze()
         best = _best(
             {
                 "set dim": sets(by_dim),
                 "set unit": sets(by_unit),
-                "eval+read": eval_read,
-                "eval, get": eval_then_get,
+                "eval+read": repeated(("eval", read)),
+                "eval, get": repeated(("eval", step), ("get", get)),
+                "eval+read list": repeated(("eval", read_two)),
+                "eval, get, get": repeated(("eval", step), ("get", get), ("get", get_w)),
+                "set+read": sets(set_read),
+                "set, get": set_then_get,
             },
             options.repeats,
         )
@@ -85,6 +106,15 @@ def main() -> None:
     print(
         f"(b) eval with read {us['eval+read']:.1f} us vs eval + get {us['eval, get']:.1f} us: "
         f"{us['eval+read'] / us['eval, get']:.2f}x (target below 1x)"
+    )
+    print(
+        f"(c) eval with a read list of 2 units {us['eval+read list']:.1f} us vs eval + get + get "
+        f"{us['eval, get, get']:.1f} us: {us['eval+read list'] / us['eval, get, get']:.2f}x "
+        f"(target below 1x)"
+    )
+    print(
+        f"(d) set with read {us['set+read']:.1f} us vs set + get {us['set, get']:.1f} us: "
+        f"{us['set+read'] / us['set, get']:.2f}x (target below 1x)"
     )
 
 

@@ -224,6 +224,18 @@ WRONG_ARGUMENTS: list[tuple[str, Any, ErrorCode]] = [
     ("get", {"name": "R", "unit": "mA"}, ErrorCode.INCOMPATIBLE_DIMENSION),
     ("get", {"name": "R", "unit": "kOhm", "dim": "ohm"}, ErrorCode.INVALID_ARGS),
     ("eval", {"formula": "@R", "target": "R", "read": []}, ErrorCode.INVALID_ARGS),
+    # Issue 14's read on set and read lists, wrong: each refuses the whole call.
+    ("eval", {"formula": "@R", "target": "R", "read": [{}] * 5}, ErrorCode.INVALID_ARGS),
+    ("eval", {"formula": "@R", "target": "R", "read": [{}, "kOhm"]}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "R", "value": {"num": 1}, "read": []}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "R", "value": {"num": 1}, "read": "degC"}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "R", "value": {"num": 1}, "read": [{"colour": 1}]}, ErrorCode.INVALID_ARGS),
+    ("set", {"name": "R", "value": None, "read": {}}, ErrorCode.INVALID_ARGS),
+    (
+        "set",
+        {"name": "R", "value": {"num": 1, "unit": "ohm"}, "read": [{}, {"unit": "V"}]},
+        ErrorCode.INCOMPATIBLE_DIMENSION,
+    ),
     (
         "eval",
         {"formula": "@R", "target": "R", "read": {"unit": "V"}},

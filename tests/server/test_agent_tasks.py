@@ -15,7 +15,8 @@ from agent_tasks import TASKS, Task, table
 def test_issue_14_scripted_questions_reach_known_answers_in_fewer_calls(tmp_path: Path) -> None:
     """Issue 14: at least 12 realistic questions (electrical, mechanics, thermal, fluids, a
     sweep, a must-stop) run through `reckoner serve`; with unit/read none needs a hand-made
-    unit slot, none needs more calls, and together they need far fewer."""
+    unit slot, none needs more calls, and together they need at least 40% fewer calls than
+    the same questions written without `read` (the issue's target)."""
     areas = {task.area.split(" ")[0] for task in TASKS}
     assert len(TASKS) >= 12 and {"electrical", "mechanics", "thermal", "fluids"} <= areas
     assert any(task.stops for task in TASKS) and any("sweep" in task.area for task in TASKS)
@@ -26,17 +27,27 @@ def test_issue_14_scripted_questions_reach_known_answers_in_fewer_calls(tmp_path
         assert shown, task.question
     total_with = sum(row[1] for row in rows)
     total_without = sum(row[2] for row in rows)
-    assert total_with <= 0.7 * total_without, (total_with, total_without)
+    assert total_with <= 0.6 * total_without, (total_with, total_without)
 
 
 def _units_asked(task: Task) -> set[str]:
     """Every unit a question's calls name, given or read (minutes spelled out)."""
     units: set[str] = set()
     for tool, args in task.with_units:
-        options = args["value"] if tool == "set" else args.get("read", args)
-        if isinstance(options, dict) and isinstance(options.get("unit"), str):
-            units.add(options["unit"])
+        read = args.get("read", [])
+        options = [*(read if isinstance(read, list) else [read])]
+        options.append(args["value"] if tool == "set" else args)
+        units.update(o["unit"] for o in options if isinstance(o.get("unit"), str))
     return {"minutes" if u == "min" else u for u in units}
+
+
+def test_issue_14_runs_without_read_are_the_manual_s_calls_only() -> None:
+    """The baseline stays the manual's calls: no unit on any value, no read on any call, so
+    every call read and unit save is counted against it."""
+    for task in TASKS:
+        for tool, args in task.without:
+            assert "read" not in args and "unit" not in args, (task.question, tool, args)
+            assert tool != "set" or args["value"] is None or "unit" not in args["value"]
 
 
 def test_issue_14_scripts_follow_the_persona_rule_3_message_before_every_eval() -> None:

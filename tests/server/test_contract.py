@@ -39,6 +39,7 @@ OPTIONAL_SAMPLES: dict[tuple[str, str], Any] = {
     ("get", "dim"): "ohm",
     ("get", "unit"): "kOhm",
     ("eval", "read"): {"digits": 3},
+    ("set", "read"): [{"digits": 3}, {"form": "polar"}],
     ("record_message", "hide"): True,
     ("record_end", "text"): "done",
 }
@@ -80,9 +81,10 @@ def _assert_refusal_names(tool: str, what: str, receipt: dict[str, Any]) -> None
 
 
 def test_contract_keys_cover_the_manual_2_1_operations() -> None:
-    """Manual 2.1: the six tools and their keys (issue 14 adds get's unit and eval's read)."""
+    """Manual 2.1: the six tools and their keys (issue 14 adds get's unit, and read on eval
+    and on set)."""
     assert [t.signature() for t in TOOLS] == [
-        "set {name, value}",
+        "set {name, value, read?}",
         "get {name, form?, digits?, dim?, unit?}",
         "eval {formula, target, read?}",
         "record_start {title}",
@@ -234,3 +236,47 @@ def test_issue_14_unit_and_read_through_a_real_mcp_client(tmp_path: Path) -> Non
     assert receipts[4] == {"ok": True, "name": "P", "value": shown}
     assert receipts[5]["code"] == ErrorCode.INVALID_DIMENSION.value
     assert "delta_degC" in receipts[5]["error"]
+
+
+def test_issue_14_read_on_set_and_read_lists_through_a_real_mcp_client(tmp_path: Path) -> None:
+    """Issue 14: read on set (a pure conversion) and a read list on eval (one value in two
+    units) over MCP stdio, each answering what get answers; a list too long refuses."""
+    home = tmp_path / "home"
+    in_two = [{"unit": "kJ", "digits": 4}, {"unit": "kWh", "digits": 3}]
+
+    async def main() -> list[dict[str, Any]]:
+        async with Client(stdio_params(home)) as client:
+            calls: list[tuple[str, dict[str, Any]]] = [
+                ("record_start", {"title": "reads over MCP"}),
+                (
+                    "set",
+                    {
+                        "name": "T",
+                        "value": {"num": 98.6, "unit": "degF"},
+                        "read": {"unit": "degC", "digits": 4},
+                    },
+                ),
+                ("set", {"name": "E", "value": {"num": 501.6, "unit": "kJ"}}),
+                ("eval", {"formula": "@E", "target": "Q", "read": in_two}),
+                ("get", {"name": "Q", **in_two[0]}),
+                ("get", {"name": "Q", **in_two[1]}),
+                ("eval", {"formula": "@E", "target": "Q", "read": in_two * 3}),
+            ]
+            return [receipt_of(await client.call_tool(tool, args)) for tool, args in calls]
+
+    receipts = anyio.run(main)
+    assert receipts[1] == {
+        "ok": True,
+        "name": "T",
+        "rev": 1,
+        "value": {"num": 37, "unit": "degC", "dim": "kelvin"},
+    }
+    assert receipts[3] == {
+        "ok": True,
+        "target": "Q",
+        "rev": 1,
+        "value": [receipts[4]["value"], receipts[5]["value"]],
+    }
+    assert receipts[3]["value"][1] == {"num": 0.139, "unit": "kWh", "dim": "joule"}
+    assert receipts[6]["code"] == ErrorCode.INVALID_ARGS.value
+    assert "MAX_READINGS" in receipts[6]["error"]

@@ -19,6 +19,7 @@ import pytest
 from reckoner.core.contract import PRESET_NAMES, TOOL_BY_NAME
 from reckoner.core.dimensions import NAME_TABLE
 from reckoner.core.errors import ErrorCode
+from reckoner.core.limits import MAX_READINGS
 from reckoner.core.notation import NOTATIONS
 from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.service import Engine
@@ -209,6 +210,22 @@ def test_issue_14_skills_teach_units_read_and_the_fixes() -> None:
     calls = [s for e in examples for s in e.steps]
     assert any("unit" in json.dumps(s.args) for s in calls if s.tool == "set")
     assert any("read" in s.args for s in calls if s.tool == "eval")
+
+
+def test_issue_14_skills_teach_read_on_set_and_read_lists() -> None:
+    """Issue 14: the interface and the template each show, in blocks run above, a set with
+    read (a pure conversion) and an eval whose read is a list (one value in two units), and
+    the persona names both."""
+    for skill in (INTERFACE, TEMPLATE):
+        calls = [s for e in ALL_EXAMPLES if e.skill == skill.name for s in e.steps]
+        assert any("read" in s.args for s in calls if s.tool == "set"), skill.name
+        assert any(isinstance(s.args.get("read"), list) for s in calls if s.tool == "eval")
+    text = persona("reckoner")
+    assert '[{"unit": "kJ"}, {"unit": "kWh"}]' in text and "`read` on the `set`" in text
+    # The list's limit is the engine's one constant, as the interface states it.
+    interface = skill_text(INTERFACE)
+    assert f"a **list** of 1 to {MAX_READINGS} option objects" in interface
+    assert f"more than {MAX_READINGS} readings" in interface
 
 
 def test_persona_states_the_pure_preset_rules() -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,17 @@ VOLT = [2, 1, -3, -1, 0, 0, 0]
 OHM = [2, 1, -3, -2, 0, 0, 0]
 WATT = [2, 1, -3, 0, 0, 0, 0]
 KELVIN = [0, 0, 0, 0, 1, 0, 0]
+
+
+def cli_call(home: Path, tool: str, args: Any) -> dict[str, Any]:
+    """One `reckoner call` in a subprocess on ``home``: its receipt, read from stdout."""
+    done = subprocess.run(
+        [sys.executable, "-m", "reckoner", "call", "--home", str(home), tool, json.dumps(args)],
+        capture_output=True,
+        text=True,
+    )
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
 
 
 class StepClock:

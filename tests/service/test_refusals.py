@@ -199,6 +199,79 @@ CHAINS: dict[ErrorCode, list[Step]] = {
             ("'digit'", "form, digits, dim, unit"),
         ),
         ("eval", {"formula": "@V", "target": "y", "read": {"digits": 3}}, None, ()),
+        # Issue 14's read on set and read lists: each sentence's fix, followed, works.
+        (
+            "eval",
+            {"formula": "@V", "target": "y", "read": []},
+            E.INVALID_ARGS,
+            ("an empty list", "MAX_READINGS", 'such as [{"digits": 4, "unit": "mW"}]'),
+        ),
+        (
+            "eval",
+            {"formula": "@V", "target": "y", "read": [{"digits": 4, "unit": "mV"}]},
+            None,
+            (),
+        ),
+        (
+            "eval",
+            {
+                "formula": "@V",
+                "target": "y",
+                "read": [{"unit": u} for u in ("V", "mV", "kV", "uV", "MV")],
+            },
+            E.INVALID_ARGS,
+            ("5 readings", "1 to 4", "read the first 4 here and the rest with get"),
+        ),
+        (
+            "eval",
+            {
+                "formula": "@V",
+                "target": "y",
+                "read": [{"unit": u} for u in ("V", "mV", "kV", "uV")],
+            },
+            None,
+            (),
+        ),
+        ("get", {"name": "y", "unit": "MV"}, None, ()),
+        (
+            "set",
+            {"name": "T", "value": {"num": 1, "unit": "degF"}, "read": "degC"},
+            E.INVALID_ARGS,
+            ("the string 'degC'", 'such as {"digits": 4, "unit": "mW"}'),
+        ),
+        (
+            "set",
+            {
+                "name": "T",
+                "value": {"num": 1, "unit": "degF"},
+                "read": {"digits": 4, "unit": "degC"},
+            },
+            None,
+            (),
+        ),
+        (
+            "set",
+            {"name": "T", "value": {"num": 1, "unit": "degF"}, "read": [{"unit": "degC"}, 2]},
+            E.INVALID_ARGS,
+            ("set's read[1]", "the number 2", 'such as {"digits": 4, "unit": "mW"}'),
+        ),
+        (
+            "set",
+            {
+                "name": "T",
+                "value": {"num": 1, "unit": "degF"},
+                "read": [{"unit": "degC"}, {"digits": 4, "unit": "degC"}],
+            },
+            None,
+            (),
+        ),
+        (
+            "set",
+            {"name": "T", "value": None, "read": {"unit": "degC"}},
+            E.INVALID_ARGS,
+            ("nothing to read", "leave read out to delete the slot"),
+        ),
+        ("set", {"name": "T", "value": None}, None, ()),
     ],
     E.OPEN_RECORD_FOUND: [
         ("record_start", {"title": "again"}, E.OPEN_RECORD_FOUND, ("already open", "record_end")),

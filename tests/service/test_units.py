@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from fractions import Fraction
@@ -12,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from service_helpers import StepClock
+from service_helpers import StepClock, cli_call
 
 from reckoner import Engine
 from reckoner.core.errors import EngineError, ErrorCode
@@ -245,13 +244,7 @@ def test_cli_call_takes_unit_and_read(home: Path) -> None:
     """Issue 14: the new keys work through `reckoner call`."""
 
     def call(tool: str, args: Any) -> dict[str, Any]:
-        done = subprocess.run(
-            [sys.executable, "-m", "reckoner", "call", "--home", str(home), tool, json.dumps(args)],
-            capture_output=True,
-            text=True,
-        )
-        answer: dict[str, Any] = json.loads(done.stdout)
-        return answer
+        return cli_call(home, tool, args)
 
     assert call("record_start", {"title": "cli units"}) == {"ok": True}
     assert call("set", {"name": "v", "value": {"num": 72, "unit": "km/h"}})["value"]["num"] == 20

@@ -16,6 +16,7 @@ from .limits import (
     MAX_COMPUTE_SCRIPT_LENGTH,
     MAX_FORMULA_LENGTH,
     MAX_QUESTION_LENGTH,
+    MAX_READINGS,
     MAX_UNIT_LENGTH,
     MIN_COMPUTE_TIMEOUT_MS,
 )
@@ -253,7 +254,7 @@ _UNIT_OUT = Argument(
     "receipt carries unit and dim and can be fed back into set unchanged.",
 )
 READ_OPTIONS: tuple[Argument, ...] = (_FORM, _DIGITS, _DIM, _UNIT_OUT)
-"""get's options, in order; eval's `read` takes the same."""
+"""get's options, in order; the `read` of set and eval takes the same."""
 
 
 # -- tools a server option switches on (issue 13) ------------------------------------------
@@ -376,22 +377,41 @@ def property_schema(argument: Argument) -> JSONSchema:
     return {"description": argument.description, "anyOf": [argument.shape, {"type": "null"}]}
 
 
-_READ: JSONSchema = {
+_READ_ONE: JSONSchema = {
     "type": "object",
     "properties": {a.key: property_schema(a) for a in READ_OPTIONS},
     "additionalProperties": False,
 }
 
+_READ: JSONSchema = {
+    "anyOf": [
+        _READ_ONE,
+        {"type": "array", "items": _READ_ONE, "minItems": 1, "maxItems": MAX_READINGS},
+    ]
+}
+
 _TEXT: JSONSchema = {"type": "string", "minLength": 1}
 
-_EVAL_READ = Argument(
-    "read",
-    False,
-    Null.ABSENT,
-    _READ,
-    "Also read the result back, as get would with these options ({} for none): "
-    "the receipt then carries value, exactly as get renders it. Saves the get.",
+
+def _read_argument(what: str, value: str) -> Argument:
+    """The `read` of set and eval: get's options, once or as a list (issue 14)."""
+    return Argument(
+        "read",
+        False,
+        Null.ABSENT,
+        _READ,
+        f"Also read {what} back, as get would with these options ({{}} for none): the receipt "
+        f"then carries value{value}, exactly as get renders it. Saves the get. A list of 1 to "
+        f"{MAX_READINGS} such objects reads it once per object, and value is then the list of "
+        'readings in the same order: [{"unit": "kJ"}, {"unit": "kWh"}] reads one energy in '
+        "both units.",
+    )
+
+
+_SET_READ = _read_argument(
+    "the stored value", " (instead of the SI echo); not with value null, which deletes"
 )
+_EVAL_READ = _read_argument("the result", "")
 
 TOOLS: tuple[Tool, ...] = (
     Tool(
@@ -407,6 +427,7 @@ TOOLS: tuple[Tool, ...] = (
                 "The value to store, as a tagged object with its dim or its unit "
                 "(see $defs/value), or null to delete the slot.",
             ),
+            _SET_READ,
         ),
     ),
     Tool(

@@ -52,6 +52,10 @@ MAX_DIMENSION_EXPONENT = 1_000_000
 MAX_UNIT_LENGTH = 100
 """Characters in one unit expression (`unit` on set, get and eval's read)."""
 
+MAX_READINGS = 4
+"""Readings in one `read` list on set or eval (issue 14): one value in up to four units or
+forms at once; more are read with get."""
+
 MAX_QUESTION_LENGTH = 500
 """Characters in one `search` question: one sentence asking for one fact."""
 

@@ -16,6 +16,7 @@ from reckoner.core.contract import (
     VALUE_DEFS,
     property_schema,
 )
+from reckoner.core.limits import MAX_READINGS
 
 __all__ = ["DESCRIPTIONS", "INPUT_SCHEMAS", "TITLES", "TOOL_NAMES"]
 
@@ -61,7 +62,11 @@ DESCRIPTIONS: dict[str, str] = {
         'deletes the slot and answers rev null. Example: {"name": "R1", "value": {"num": 4.7, '
         '"unit": "kOhm"}} stores 4700 ohm; {"num": 100, "unit": "km/h"}, {"num": 998, '
         '"unit": "kg/m^3"}, {"num": 98.6, "unit": "degF"} and {"array": [1, 2], "unit": "mm"} '
-        "work alike. Most common mistake: converting the number yourself (4700 for 4.7 kOhm) "
+        f"work alike. With read (get's options, or a list of up to {MAX_READINGS} of them) "
+        "value is instead "
+        "the stored value as get would render it, so a given is converted in the same call: "
+        '{"name": "T", "value": {"num": 98.6, "unit": "degF"}, "read": {"unit": "degC"}}. '
+        "Most common mistake: converting the number yourself (4700 for 4.7 kOhm) "
         "or writing a non-SI number with an SI dim (4.7 with dim ohm): give the unit as "
         "given, the engine converts. " + _RECEIPT_FAILURE
     ),
@@ -82,7 +87,9 @@ DESCRIPTIONS: dict[str, str] = {
         "target slot; the engine derives and checks the SI dimension of every intermediate. "
         'Answers {"ok": true, "target", "rev"}; with read (get\'s options: unit, digits, '
         "form, dim) it also answers value, exactly as get would render it: "
-        '{"formula": "@V^2/@R", "target": "P", "read": {"unit": "mW", "digits": 4}}. '
+        '{"formula": "@V^2/@R", "target": "P", "read": {"unit": "mW", "digits": 4}}; a list '
+        f"of up to {MAX_READINGS} option objects answers a list of readings in order "
+        '("read": [{"unit": "kJ"}, {"unit": "kWh"}] for one energy in two units). '
         "Write one eval per step of the derivation, so every step is on record, and use the "
         "result as @target in the next formula. Most common mistake: implicit "
         "multiplication or bare names ('2@R', '2x', 'R1+R2', '2*pi'): write '2*@R', "

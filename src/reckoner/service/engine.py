@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
@@ -38,6 +39,7 @@ from reckoner.core.argument_checks import (
 )
 from reckoner.core.contract import PRESET_TOOL_BY_NAME, READ_KEYS
 from reckoner.core.contract import TOOLS as CONTRACT
+from reckoner.core.limits import MAX_READINGS
 from reckoner.core.tagged import RenderOptions, render
 from reckoner.storage.home import HomeLayout, resolve_home, resolve_lane
 from reckoner.storage.home_lock import acquire_lane
@@ -396,12 +398,22 @@ class Engine:
         # The value is an argument, so its own refusal comes before an extra key's (issue 3).
         value = None if raw is None else _settled(parse_value(raw, resolve_unit))
         _no_extra(args, "set")
+        read = args.get("read")
         if value is None:
+            if read is not None:
+                raise _refuse(
+                    ErrorCode.INVALID_ARGS,
+                    f"set's read reads the value stored, but value null deletes {name}, so "
+                    f"there is nothing to read; leave read out to delete the slot, or give a "
+                    f"value to store and read",
+                )
             self._slots.delete(name)
             return {"ok": True, "name": name, "rev": None, "value": None}, {
                 "name": name,
                 "value": None,
             }
+        # The reading is part of the call: a bad one refuses before the slot is written.
+        shown = _NOT_READ if read is None else _reading(value, _readings(read, "set"))
         form = stored(value)
         slot = self._slots.write(name, form, value)
         rev = slot.rev
@@ -413,7 +425,11 @@ class Engine:
             written = _units_written(raw)
             if written is not None:
                 content["unit"] = written
-        return {"ok": True, "name": name, "rev": rev, "value": form}, content
+        if shown is _NOT_READ:
+            return {"ok": True, "name": name, "rev": rev, "value": form}, content
+        # The row's value is the stored input, so the reading goes under its own key.
+        content["reading"] = shown
+        return {"ok": True, "name": name, "rev": rev, "value": shown}, content
 
     def _op_get(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
         name = _name_arg(args, "name", "get's name")
@@ -455,7 +471,7 @@ class Engine:
         if not args.keys() <= _EVAL_KEYS:
             _no_extra(args, "eval")
         read = args.get("read")
-        options = None if read is None else _read_options(_read_arg(read), "eval's read")
+        readings = None if read is None else _readings(read, "eval")
         try:
             outcome = run_program(program, slots.formula_view())
         except StoredValueError as error:
@@ -463,10 +479,7 @@ class Engine:
         if isinstance(outcome, Failure):
             raise Refusal(outcome)
         # The reading is part of the call: a unit of the wrong vector refuses before the write.
-        shown = None
-        if options is not None:
-            value = outcome.value
-            shown = _settled(guarded(lambda: render(value, options)))
+        shown = _NOT_READ if readings is None else _reading(outcome.value, readings)
         written = slots.write(target, None, outcome.value)
         rev = written.rev
         result = written.row_form()
@@ -486,7 +499,7 @@ class Engine:
             "vars": reads,
             "result": result,
         }
-        if shown is not None:
+        if shown is not _NOT_READ:
             content["value"] = shown
             return {"ok": True, "target": target, "rev": rev, "value": shown}, content
         return {"ok": True, "target": target, "rev": rev}, content
@@ -824,22 +837,70 @@ def _read_options(source: dict[str, Any], where: str) -> RenderOptions:
     return built
 
 
-def _read_arg(read: Any) -> dict[str, Any]:
-    """eval's read: an object of get's options and nothing else."""
+# What the `read` of set and eval asked for: the options of each reading, in order, and
+# whether they came as a list (a single object answers a single value, as before lists).
+_Readings = tuple[tuple[RenderOptions, ...], bool]
+_NOT_READ = object()  # no read asked for (a reading may itself be any JSON value)
+_READ_EXAMPLE = '{"digits": 4, "unit": "mW"}'
+_READ_WHERE = {"set": "set's read", "eval": "eval's read"}  # named once, not per call
+
+
+def _readings(read: Any, tool: str) -> _Readings:
+    """set's and eval's read: an object of get's options, or a list of 1 to MAX_READINGS."""
+    where = _READ_WHERE[tool]
+    if isinstance(read, dict):
+        return (_read_options(_read_object(read, where), where),), False
+    if not isinstance(read, list):
+        raise _refuse(
+            ErrorCode.INVALID_ARGS,
+            f"{where} must be an object of get's options ({', '.join(READ_KEYS)}), such as "
+            f"{_READ_EXAMPLE}, or a list of 1 to {MAX_READINGS} of them (MAX_READINGS), but it "
+            f"is {describe_json(read)}",
+        )
+    if not read or len(read) > MAX_READINGS:
+        count = "an empty list" if not read else f"a list of {len(read)} readings"
+        raise _refuse(
+            ErrorCode.INVALID_ARGS,
+            f"{where} is {count}, but a list holds 1 to {MAX_READINGS} readings "
+            f"(MAX_READINGS); "
+            + (
+                f"give at least one object of get's options, such as [{_READ_EXAMPLE}], or "
+                f"leave read out"
+                if not read
+                else f"read the first {MAX_READINGS} here and the rest with get"
+            ),
+        )
+    options = []
+    for index, item in enumerate(read):
+        at = f"{where}[{index}]"
+        options.append(_read_options(_read_object(item, at), at))
+    return tuple(options), True
+
+
+def _read_object(read: Any, where: str) -> dict[str, Any]:
+    """One reading: an object of get's options and nothing else."""
     if not isinstance(read, dict):
         raise _refuse(
             ErrorCode.INVALID_ARGS,
-            f"eval's read must be an object of get's options ({', '.join(READ_KEYS)}), such as "
-            f'{{"digits": 4, "unit": "mW"}}, but it is {describe_json(read)}',
+            f"{where} must be an object of get's options ({', '.join(READ_KEYS)}), such as "
+            f"{_READ_EXAMPLE}, but it is {describe_json(read)}",
         )
     extra = [key for key in read if key not in READ_KEYS]
     if extra:
         raise _refuse(
             ErrorCode.INVALID_ARGS,
-            f"eval's read has no option {str(extra[0])[:40]!r}; its options are "
+            f"{where} has no option {str(extra[0])[:40]!r}; its options are "
             f"{', '.join(READ_KEYS)}, as for get",
         )
     return read
+
+
+def _reading(value: Any, readings: _Readings) -> Any:
+    """The value as get renders it with each reading's options: one, or a list in order."""
+    options, listed = readings
+    if not listed:
+        return _settled(guarded(partial(render, value, options[0])))
+    return [_settled(guarded(partial(render, value, each))) for each in options]
 
 
 def _fact_args(tool: str, args: object) -> dict[str, Any]:
