@@ -218,7 +218,7 @@ BAD_READS: list[tuple[str, dict[str, Any], ErrorCode, tuple[str, ...]]] = [
         "eval",
         {"formula": "@R", "target": "R", "read": [{"unit": "kOhm"}, {"unit": "V"}]},
         ErrorCode.INCOMPATIBLE_DIMENSION,
-        ("'V'", "ohm"),
+        ("eval's read[1]: ", "'V'", "ohm"),
     ),
     (
         "set",

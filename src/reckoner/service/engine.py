@@ -413,7 +413,7 @@ class Engine:
                 "value": None,
             }
         # The reading is part of the call: a bad one refuses before the slot is written.
-        shown = _NOT_READ if read is None else _reading(value, _readings(read, "set"))
+        shown = _NOT_READ if read is None else _reading(value, _readings(read, "set"), "set")
         form = stored(value)
         slot = self._slots.write(name, form, value)
         rev = slot.rev
@@ -479,7 +479,7 @@ class Engine:
         if isinstance(outcome, Failure):
             raise Refusal(outcome)
         # The reading is part of the call: a unit of the wrong vector refuses before the write.
-        shown = _NOT_READ if readings is None else _reading(outcome.value, readings)
+        shown = _NOT_READ if readings is None else _reading(outcome.value, readings, "eval")
         written = slots.write(target, None, outcome.value)
         rev = written.rev
         result = written.row_form()
@@ -895,12 +895,21 @@ def _read_object(read: Any, where: str) -> dict[str, Any]:
     return read
 
 
-def _reading(value: Any, readings: _Readings) -> Any:
-    """The value as get renders it with each reading's options: one, or a list in order."""
+def _reading(value: Any, readings: _Readings, tool: str) -> Any:
+    """The value as get renders it with each reading's options: one, or a list in order. A
+    listed reading that cannot be rendered is named by its place, so the model knows which
+    of its units to change."""
     options, listed = readings
     if not listed:
         return _settled(guarded(partial(render, value, options[0])))
-    return [_settled(guarded(partial(render, value, each))) for each in options]
+    shown = []
+    for index, each in enumerate(options):
+        outcome = guarded(partial(render, value, each))
+        if isinstance(outcome, Failure):
+            where = f"{_READ_WHERE[tool]}[{index}]"
+            raise _refuse(outcome.code, f"{where}: {outcome.message}")
+        shown.append(outcome)
+    return shown
 
 
 def _fact_args(tool: str, args: object) -> dict[str, Any]:
