@@ -67,7 +67,11 @@ def test_compute_card_shows_the_run_and_links_its_receipt(
         card = page.locator(".card.compute").first
         facts = card.locator(".compute-facts").inner_text()
         assert "python" in facts and run["engineInfo"]["version"] in facts
-        assert f"{run['durationMs']} ms" in facts
+        # The receipt rounds to a tenth (249.0 in JSON); the page prints it as a JavaScript
+        # number does, without a trailing .0, so a whole tenth reads "249 ms".
+        duration = run["durationMs"]
+        shown = str(int(duration)) if duration == int(duration) else str(duration)
+        assert f"{shown} ms" in facts
         assert card.locator(".compute-facts dd").nth(1).inner_text() == "0"
         script = card.locator("pre.script")
         assert script.inner_text() == SCRIPT.rstrip("\n") or script.inner_text() == SCRIPT
