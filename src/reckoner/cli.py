@@ -395,20 +395,25 @@ def _scalar(value: dict[str, Any]) -> str:
 
 
 def format_value(value: Any) -> str:
-    """A tagged value (as in receipts and rows) in one readable line: ``4700 ohm``."""
+    """A tagged value (as in receipts and rows) in one readable line: ``4700 ohm``; a reading
+    in a unit (``{"num": 30.64, "unit": "mW", "dim": "watt"}``) shows that unit, since its
+    numbers are in it; a list of readings shows each, in order."""
     if value is None:
         return "(deleted)"
+    if isinstance(value, list):
+        return "; ".join(format_value(item) for item in value)
     if not isinstance(value, dict):
         return str(value)
     if "object" in value and isinstance(value["object"], dict):
         fields = ", ".join(f"{k}: {format_value(v)}" for k, v in value["object"].items())
         return "{" + fields + "}"
+    unit = value.get("unit")
+    shown = f" {unit}" if isinstance(unit, str) else _dim_text(value.get("dim"))
     if "array" in value:
-        return _bare(value["array"]) + _dim_text(value.get("dim"))
+        return _bare(value["array"]) + shown
     if "mag" in value and "ang" in value:
-        unit = _dim_text(value.get("dim"))
-        return f"{_number(value['mag'])}{unit} ∠ {_number(value['ang'])} rad"
-    return _scalar(value) + _dim_text(value.get("dim"))
+        return f"{_number(value['mag'])}{shown} ∠ {_number(value['ang'])} rad"
+    return _scalar(value) + shown
 
 
 def _time(at: Any) -> str:
@@ -446,7 +451,8 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
         given = body.get("unit")
         written = f" [dim](given in {escape(given)})[/dim]" if isinstance(given, str) else ""
         value = escape(format_value(body.get("value")))
-        return "set", f"{escape(str(body.get('name')))} = {value}{written}"
+        line = f"{escape(str(body.get('name')))} = {value}{written}"
+        return "set", line + _read_line(body, "reading")
     if tool == "get":
         return "get", f"{escape(str(body.get('name')))} → {escape(format_value(body.get('value')))}"
     if tool == "eval":
@@ -459,12 +465,22 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
         if isinstance(variables, dict):
             for name, held in variables.items():
                 lines.append(f"  [dim]@{escape(str(name))} = {escape(format_value(held))}[/dim]")
-        return "eval", "\n".join(lines)
+        return "eval", "\n".join(lines) + _read_line(body, "value")
     if tool == "compute" and "runId" in body:
         return "compute", _compute_row_text(body)
     from reckoner.wire import dumps_text
 
     return escape(tool), escape(dumps_text(body))
+
+
+def _read_line(body: dict[str, Any], key: str) -> str:
+    """The reading a `read` asked for in the same call (a set row keeps it as ``reading``, an
+    eval row as ``value``), on a line of its own: what the model was shown and quoted."""
+    from rich.markup import escape
+
+    if key not in body:
+        return ""
+    return f"\n  read → [green]{escape(format_value(body[key]))}[/green]"
 
 
 _LOOKUP_ACCENT = {"answered": "green", "insufficient": "yellow", "refused": "yellow"}

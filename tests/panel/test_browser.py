@@ -15,6 +15,7 @@ from panel_records import RowBuilder, divider_record, write_closed, write_open
 
 from chromium import open_panel
 from reckoner.panel.background import BackgroundPanel
+from reckoner.service import Engine
 
 # Long enough for several polls on a loaded CI machine; a missed poll shows as a failure.
 WAIT_MS = 5000
@@ -438,3 +439,41 @@ def test_11_1_a_record_deleted_while_open_says_so(
     page.click("a.back")
     page.wait_for_selector(".records")
     assert "Voltage divider power" not in page.locator(".records").inner_text()
+
+
+def test_issue_14_readings_show_the_unit_they_were_read_in(
+    home: Path, panel: BackgroundPanel, page: Any
+) -> None:
+    """Issue 14 (unit on get, read on set and eval): a value read in a unit carries numbers in
+    that unit, so the timeline names that unit (30.64 mW, never 30.64 watt); a set's and an
+    eval's reading is shown beside what the call stored, a list of readings in order."""
+    with Engine(home) as engine:
+        engine.call("record_start", {"title": "readings"})
+        engine.call(
+            "set",
+            {"name": "T", "value": {"num": 98.6, "unit": "degF"}, "read": {"unit": "degC"}},
+        )
+        engine.call("set", {"name": "V", "value": {"num": 12, "unit": "V"}})
+        engine.call("set", {"name": "R", "value": {"num": 4.7, "unit": "kOhm"}})
+        engine.call(
+            "eval",
+            {
+                "formula": "@V^2/@R",
+                "target": "P",
+                "read": [{"unit": "mW", "digits": 4}, {"unit": "W", "digits": 2}],
+            },
+        )
+        engine.call("get", {"name": "P", "unit": "mW", "digits": 4})
+        record_id = str(engine.open_record_id)
+        assert engine.call("record_end", {})["ok"] is True
+    open_panel(page, f"{panel.url}#/records/{record_id}")
+    page.wait_for_selector(".card.eval")
+
+    writes = page.locator(".card.writes li").all_inner_texts()
+    assert writes[0] == "#2 @T = 310.15 kelvin rev 1 read as 37 degC", writes
+    reading = page.locator(".card.eval .reading")
+    assert " ".join(reading.text_content().split()) == "read as 30.64 mW; 0.031 W"
+    assert reading.locator(".unit", has_text="mW").get_attribute("title") == (
+        "power [2,1,-3,0,0,0,0]"
+    )
+    assert page.locator(".card.reads li").inner_text() == "#6 @P = 30.64 mW"

@@ -7,7 +7,7 @@ import { t } from "./i18n.js";
 import { plotSlot, resetPlots } from "./plot.js";
 import { highlight } from "./syntax.js";
 import { esc } from "./util.js";
-import { inlineValue, realSeries, resetLazyTrees, treeValue, unitName } from "./values.js";
+import { inlineValue, readingValue, realSeries, resetLazyTrees, treeValue, unitName } from "./values.js";
 
 export const CHUNK = 50;
 const MARKERS = new Set(["record_start", "record_message", "record_end"]);
@@ -130,7 +130,7 @@ function writesCard(card, history, anchors) {
     const revText = rev == null ? t("deleted") : t("rev", { n: rev });
     items.push(
       `<li id="${anchor}">${seqLabel(line.row)} <span class="slot">@${esc(name)}</span>` +
-        ` = ${inlineValue(c.value)} <span class="rev">${esc(revText)}</span></li>`,
+        ` = ${inlineValue(c.value)} <span class="rev">${esc(revText)}</span>${readingHtml(c, "reading")}</li>`,
     );
   }
   return (
@@ -200,6 +200,14 @@ export function upgradeFormula(fx, latex) {
   return true;
 }
 
+// What a `read` showed the model in the same call (a set row keeps it as `reading`, an eval
+// row as `value`): the number it quoted, in the unit it asked for.
+function readingHtml(c, key, tag = "span") {
+  if (!(key in c)) return "";
+  const label = `<span class="label">${esc(t("readAs"))}</span>`;
+  return ` <${tag} class="reading">${label} ${readingValue(c[key])}</${tag}>`;
+}
+
 function evalCard(row, history, typeset, anchors) {
   const c = contentOf(row);
   const id = `row-${row.seq}`;
@@ -224,6 +232,7 @@ function evalCard(row, history, typeset, anchors) {
     (plot ? `<div class="result-row">` : "") +
     `<div class="result"><span class="label">${esc(t("result"))}</span> ${treeValue(c.result)}</div>` +
     (plot ? `${plot}</div>` : "") +
+    readingHtml(c, "value", "div") +
     `</section>`
   );
 }

@@ -89,6 +89,20 @@ function unitHtml(dim) {
   return ` <span class="unit" title="${esc(unitTitle(dim))}">${esc(name)}</span>`;
 }
 
+/** The unit after a value: the unit a reading was asked in (its numbers are in that unit,
+ * so showing the stored vector's name would misstate them by the unit's factor), else the
+ * stored vector's name. */
+function valueUnitHtml(value) {
+  if (typeof value.unit !== "string") return unitHtml(value.dim);
+  return ` <span class="unit" title="${esc(unitTitle(value.dim))}">${esc(value.unit)}</span>`;
+}
+
+/** What a `read` answered: one reading, or a list of them in the order asked. */
+export function readingValue(value) {
+  if (Array.isArray(value)) return value.map(inlineValue).join("; ");
+  return inlineValue(value);
+}
+
 /** The tooltip of a unit shown by its table name: its kind and its 7 integers. */
 export function unitTitleFor(name) {
   return byName.has(name) ? unitTitle(name) : "";
@@ -120,14 +134,14 @@ const TREE_ITEMS = 100;
 export function inlineValue(value) {
   if (value === null || value === undefined) return `<span class="muted">${esc(t("deleted"))}</span>`;
   if (typeof value !== "object") return esc(JSON.stringify(value));
-  if ("num" in value) return numberHtml(value.num) + unitHtml(value.dim);
-  if ("re" in value) return complexHtml(value.re, value.im) + unitHtml(value.dim);
-  if ("mag" in value) return `${numberHtml(value.mag)}∠${numberHtml(value.ang)}${unitHtml(value.dim)}`;
+  if ("num" in value) return numberHtml(value.num) + valueUnitHtml(value);
+  if ("re" in value) return complexHtml(value.re, value.im) + valueUnitHtml(value);
+  if ("mag" in value) return `${numberHtml(value.mag)}∠${numberHtml(value.ang)}${valueUnitHtml(value)}`;
   if (Array.isArray(value.array)) {
     const items = value.array;
     const shown = items.slice(0, INLINE_ITEMS).map(elementHtml).join(", ");
     const more = items.length > INLINE_ITEMS ? `, … <span class="muted">(${esc(t("items", { n: items.length }))})</span>` : "";
-    return `[${shown}${more}]${unitHtml(value.dim)}`;
+    return `[${shown}${more}]${valueUnitHtml(value)}`;
   }
   if (value.object && typeof value.object === "object") {
     const fields = Object.entries(value.object);
@@ -139,7 +153,7 @@ export function inlineValue(value) {
 /** A value as a tree: arrays and objects expand, scalars sit on their line. */
 export function treeValue(value) {
   if (value && typeof value === "object" && Array.isArray(value.array)) {
-    return arrayTree(value.array, value.dim, true);
+    return arrayTree(value.array, value.dim, valueUnitHtml(value));
   }
   if (value && typeof value === "object" && value.object && typeof value.object === "object") {
     const fields = Object.entries(value.object);
@@ -179,7 +193,7 @@ function arrayItems(items, dim) {
   const shown = items.slice(0, TREE_ITEMS);
   const rows = shown
     .map((item, i) => {
-      const inner = Array.isArray(item) ? arrayTree(item, dim, false) : elementHtml(item);
+      const inner = Array.isArray(item) ? arrayTree(item, dim, "") : elementHtml(item);
       return `<li><span class="index">${i}</span> ${inner}</li>`;
     })
     .join("");
@@ -190,8 +204,8 @@ function arrayItems(items, dim) {
   return `<ol start="0">${rows}${more}</ol>`;
 }
 
-function arrayTree(items, dim, top) {
-  const unit = top ? unitHtml(dim) : "";
+// `unit` is the top array's unit markup; a nested array shows none.
+function arrayTree(items, dim, unit) {
   const summary = `<summary>array · ${esc(t("items", { n: items.length }))}${unit}</summary>`;
   if (items.length <= INLINE_ITEMS) {
     return `<details class="tree" open>${summary}${arrayItems(items, dim)}</details>`;
