@@ -196,8 +196,17 @@ def test_demo_drives_the_worked_example_through_mcp(tmp_path: Path) -> None:
     impedance = evals["Z"]["result"]
     assert impedance["re"] == 100 and impedance["im"] < 0
     assert impedance["dim"] == [2, 1, -3, -2, 0, 0, 0]
-    # The closing text quotes the get receipts, as the persona asks.
-    assert "7.127 volt" in rows[-1]["content"]["text"]
+    # Persona rule 2: every given is transcribed with its unit as given, never converted.
+    sets = [row["content"] for row in rows if row["tool"] == "set"]
+    assert sets and all("unit" in content for content in sets)
+    r1 = next(content for content in sets if content["name"] == "R1")
+    assert r1["unit"] == "kOhm" and r1["value"]["num"] == 4700  # stored in SI by the engine
+    # Rule 3: results are read in the call that computes them, so the closing text quotes
+    # the readings (the load current in mA, the impedance in both forms) and no get is made.
+    assert "get" not in tools
+    closing = rows[-1]["content"]["text"]
+    assert "7.127 volt" in closing and "0.324 mA" in closing
+    assert "(100 - 96.32j) ohm" in closing and "138.8 ohm at -0.7667 rad" in closing
 
 
 def test_demo_on_a_home_with_an_open_record_stops_with_the_reason(tmp_path: Path) -> None:
@@ -242,7 +251,9 @@ def test_7_2_show_renders_steps_inputs_results_messages_and_dims_failures(
     assert "Rp (rev 1) = 6875 ohm" in out
     assert "@RL = 22000 ohm" in out
     assert "The bottom leg is R2 in parallel with RL." in out
-    assert "Vout → 7.127 volt" in out
+    # A read on the eval is shown with the step, in the unit it was read in.
+    assert "→ Vout (rev 1) = 7.1274298056155505 volt" in out
+    assert "read → 7.127 volt" in out and "read → 0.324 mA" in out
     assert "ENGINE_INCOMPATIBLE_DIMENSION" in out
     colored = reckoner("show", record_id, "--home", str(home), env={"FORCE_COLOR": "1"})
     failure_line = next(
@@ -251,7 +262,7 @@ def test_7_2_show_renders_steps_inputs_results_messages_and_dims_failures(
     assert "\x1b[2m" in failure_line  # dim
     as_json = json.loads(reckoner("show", record_id, "--json", "--home", str(home)).stdout)
     assert as_json["id"] == record_id and as_json["open"] is False
-    assert len(as_json["rows"]) == 28
+    assert len(as_json["rows"]) == 24
 
 
 def test_show_an_unknown_record_is_one_sentence(tmp_path: Path) -> None:
@@ -292,3 +303,19 @@ def test_a_port_out_of_range_is_a_usage_error(command: str, tmp_path: Path) -> N
     done = reckoner(command, "--port", "70000", "--home", str(tmp_path / "h"))
     assert done.returncode == 2
     assert "is not a port" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_issue_14_show_names_the_unit_a_value_was_read_in(tmp_path: Path) -> None:
+    """Issue 14 (unit on get, read on set): a reading's numbers are in the unit it was read
+    in, so the timeline shows that unit (30.64 mW, never 30.64 watt), and a set's reading
+    beside what it stored."""
+    home = tmp_path / "home"
+    assert call(home, "record_start", {"title": "readings"})[0] == 0
+    read_set = {"name": "P", "value": {"num": 30.64, "unit": "mW"}, "read": {"unit": "uW"}}
+    assert call(home, "set", read_set)[0] == 0
+    assert call(home, "get", {"name": "P", "unit": "mW", "digits": 4})[0] == 0
+    assert call(home, "record_end", {})[0] == 0
+    record_id = next((home / "records").glob("*.jsonl")).stem
+    out = reckoner("show", record_id, "--home", str(home)).stdout
+    assert "P = 0.03064 watt (given in mW)" in out and "read → 30640 uW" in out
+    assert "P → 30.64 mW" in out and "30.64 watt" not in out

@@ -28,45 +28,50 @@ from reckoner.wire import dumps_text
 
 TITLE = "Worked example: a loaded voltage divider, then a series RLC impedance at 1 kHz"
 
-# (tool, arguments) in the order an agent following the reckoner-template skill makes them.
+# (tool, arguments) in the order an agent following the persona and the reckoner-template
+# skill makes them: each given quantity transcribed as given, with its unit (the engine
+# converts), and each result read in the same call that computes it.
 CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("record_start", {"title": TITLE}),
     (
         "record_message",
         {
             "text": "Part 1: 12 V across R1 = 4.7 kOhm over R2 = 10 kOhm, "
-            "with a 22 kOhm load across R2. All values converted to SI."
+            "with a 22 kOhm load across R2."
         },
     ),
-    ("set", {"name": "Vin", "value": {"num": 12, "dim": "volt"}}),
-    ("set", {"name": "R1", "value": {"num": 4700, "dim": "ohm"}}),
-    ("set", {"name": "R2", "value": {"num": 10000, "dim": "ohm"}}),
-    ("set", {"name": "RL", "value": {"num": 22000, "dim": "ohm"}}),
+    ("set", {"name": "Vin", "value": {"num": 12, "unit": "V"}}),
+    ("set", {"name": "R1", "value": {"num": 4.7, "unit": "kOhm"}}),
+    ("set", {"name": "R2", "value": {"num": 10, "unit": "kOhm"}}),
+    ("set", {"name": "RL", "value": {"num": 22, "unit": "kOhm"}}),
     ("record_message", {"text": "The bottom leg is R2 in parallel with RL."}),
     ("eval", {"formula": "@R2 * @RL / (@R2 + @RL)", "target": "Rp"}),
     ("record_message", {"text": "The divider ratio applied to the source gives the output."}),
-    ("eval", {"formula": "@Vin * @Rp / (@R1 + @Rp)", "target": "Vout"}),
+    ("eval", {"formula": "@Vin * @Rp / (@R1 + @Rp)", "target": "Vout", "read": {"digits": 4}}),
     ("record_message", {"text": "Ohm's law across the load gives the load current."}),
-    ("eval", {"formula": "@Vout / @RL", "target": "IL"}),
-    ("get", {"name": "Vout", "digits": 4}),
-    ("get", {"name": "IL", "digits": 4}),
+    (
+        "eval",
+        {"formula": "@Vout / @RL", "target": "IL", "read": {"unit": "mA", "digits": 4}},
+    ),
     (
         "record_message",
-        {
-            "text": "Part 2: R = 100 ohm, L = 10 mH, C = 1 uF in series at "
-            "f = 1 kHz; converted to SI: 0.01 H, 1e-6 F, 1000 Hz."
-        },
+        {"text": "Part 2: R = 100 ohm, L = 10 mH, C = 1 uF in series at f = 1 kHz."},
     ),
-    ("set", {"name": "R", "value": {"num": 100, "dim": "ohm"}}),
-    ("set", {"name": "L", "value": {"num": 0.01, "dim": "henry"}}),
-    ("set", {"name": "C", "value": {"num": 1e-6, "dim": "farad"}}),
-    ("set", {"name": "f", "value": {"num": 1000, "dim": "hertz"}}),
+    ("set", {"name": "R", "value": {"num": 100, "unit": "ohm"}}),
+    ("set", {"name": "L", "value": {"num": 10, "unit": "mH"}}),
+    ("set", {"name": "C", "value": {"num": 1, "unit": "uF"}}),
+    ("set", {"name": "f", "value": {"num": 1, "unit": "kHz"}}),
     ("record_message", {"text": "The angular frequency is 2*pi*f."}),
     ("eval", {"formula": "2 * $pi * @f", "target": "w"}),
     ("record_message", {"text": "The series impedance is R + j(wL - 1/(wC))."}),
-    ("eval", {"formula": "@R + $j * (@w * @L - 1 / (@w * @C))", "target": "Z"}),
-    ("get", {"name": "Z", "digits": 4}),
-    ("get", {"name": "Z", "form": "polar", "digits": 4}),
+    (
+        "eval",
+        {
+            "formula": "@R + $j * (@w * @L - 1 / (@w * @C))",
+            "target": "Z",
+            "read": [{"digits": 4}, {"form": "polar", "digits": 4}],
+        },
+    ),
     (
         "record_message",
         {
@@ -75,10 +80,10 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
         },
     ),
     ("eval", {"formula": "@Z + @f", "target": "wrong"}),
-    ("record_end", {"text": "filled in from the get receipts above: see CLOSING"}),
+    ("record_end", {"text": "filled in from the readings above: see CLOSING"}),
 )
 
-# The closing text quotes the results exactly as the get receipts showed them, as the persona
+# The closing text quotes the results exactly as the readings showed them, as the persona
 # asks; each placeholder names the slot its number comes from.
 CLOSING = (
     "The loaded divider gives Vout = {Vout} and a load current of {IL}. The series RLC "
@@ -106,8 +111,10 @@ class Exchange:
 
 
 def quote(value: dict[str, Any]) -> str:
-    """A get receipt's value as a closing text quotes it: the numbers as given, and the unit."""
-    unit = f" {value['dim']}" if isinstance(value.get("dim"), str) else ""
+    """A reading as a closing text quotes it: the numbers as given, and the unit it was read
+    in (else the stored vector's name)."""
+    shown = value.get("unit", value.get("dim"))
+    unit = f" {shown}" if isinstance(shown, str) else ""
     if "num" in value:
         return f"{value['num']}{unit}"
     if "re" in value:
@@ -116,6 +123,19 @@ def quote(value: dict[str, Any]) -> str:
     if "mag" in value:
         return f"{value['mag']}{unit} at {value['ang']} rad"
     return dumps_text(value)
+
+
+def _quoted(args: dict[str, Any], value: Any) -> dict[str, str]:
+    """The closing text's quotes of one call's reading (or list of readings), each keyed by
+    its slot, ``_polar`` added for a polar reading."""
+    name = str(args.get("target", args.get("name")))
+    reads, values = args["read"], value
+    if not isinstance(reads, list):
+        reads, values = [reads], [value]
+    return {
+        name + ("_polar" if read.get("form") == "polar" else ""): quote(shown)
+        for read, shown in zip(reads, values, strict=True)
+    }
 
 
 def server_parameters(home: Path) -> StdioServerParameters:
@@ -147,9 +167,8 @@ async def drive(home: Path, console: Console) -> list[Exchange]:
             result = await client.call_tool(tool, args)
             receipt = result.structured_content or {}
             exchanges.append(Exchange(tool, args, dict(receipt), bool(result.is_error)))
-            if tool == "get" and receipt.get("ok") is True:
-                key = str(args["name"]) + ("_polar" if args.get("form") == "polar" else "")
-                shown[key] = quote(receipt["value"])
+            if "read" in args and receipt.get("ok") is True:
+                shown.update(_quoted(args, receipt["value"]))
             if tool == "record_start" and receipt.get("ok") is not True:
                 break  # the home already has an open record: nothing below would belong to it
     return exchanges
