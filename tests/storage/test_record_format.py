@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,10 +11,13 @@ from storage_helpers import end_row, lines, set_row, start_row
 
 from reckoner.storage.record_format import (
     FORMAT_VERSION,
+    RecordSummary,
     encode_row,
     header_line,
     is_valid_record_id,
     parse_lines,
+    row_time,
+    start_identity,
     summarize,
 )
 
@@ -173,3 +178,45 @@ def test_issue_8_long_rows_spell_whole_doubles_as_integers_like_short_ones(size:
     assert wire.dumps({"v": embedded, "n": 2.0}) == wire.dumps(
         {"v": {"array": [1, 2.5] * size}, "n": 2}
     )
+
+
+def _summary_row_by_row(rows: list[dict[str, Any]], *, is_open: bool) -> RecordSummary:
+    """Manual 7.5 read straight from the text: every row in order."""
+    title = record_id = opened_at = last_end = None
+    found_start = False
+    for row in rows:
+        if row.get("ok") is not True:
+            continue
+        if row.get("tool") == "record_start" and not found_start:
+            found_start = True
+            title, record_id, opened_at = start_identity(row)
+        elif row.get("tool") == "record_end" and not is_open:
+            last_end = row_time(row)
+    last_at = row_time(rows[-1]) if rows else None
+    ended_at = None if is_open else (last_end if last_end is not None else last_at)
+    return RecordSummary(title=title, opened_at=opened_at, ended_at=ended_at, record_id=record_id)
+
+
+_summary_rows = st.lists(
+    st.fixed_dictionaries(
+        {
+            "tool": st.sampled_from(["record_start", "record_end", "set"]),
+            "ok": st.sampled_from([True, False, 1, None]),
+            "at": st.sampled_from([5, 7.0, 7.5, None, "8"]),
+            "content": st.fixed_dictionaries(
+                {"title": st.sampled_from(["A", "B", 3]), "record": st.sampled_from(["1", "2"])}
+            ),
+        }
+    ),
+    max_size=8,
+)
+
+
+@given(rows=_summary_rows, is_open=st.booleans())
+def test_issue10_a_summary_read_from_both_ends_is_the_summary_read_row_by_row(
+    rows: list[dict[str, Any]], is_open: bool
+) -> None:
+    """Issue 10 (Speed; manual 7.5): the start is looked for from the head and the end from
+    the tail; the title, id, opening and end are those of reading every row in order, for
+    any mix of starts, ends, refusals and times (an end without a whole-number time too)."""
+    assert summarize(rows, is_open=is_open) == _summary_row_by_row(rows, is_open=is_open)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,31 +157,26 @@ def row_time(row: Mapping[str, Any]) -> int | None:
     return None
 
 
-def summarize(rows: Iterable[Mapping[str, Any]], *, is_open: bool = False) -> RecordSummary:
+def summarize(rows: Sequence[Mapping[str, Any]], *, is_open: bool = False) -> RecordSummary:
     """Title, id and opening from the first accepted start row; the end as 7.5 says.
 
     The end is the last accepted ``record_end`` row's time, else the last row's time; an
     open record has not ended, so its end is None.
     """
+    # The start is near the head of a record and its end at the tail: each is looked for
+    # from its own side, so a long record is not walked row by row on every read.
     title = record_id = None
     opened_at = None
-    found_start = False
-    last_end: int | None = None
-    last_at: int | None = None
-    last_row: Mapping[str, Any] | None = None
     for row in rows:
-        last_row = row
-        # is_accepted, read once per row: this loop runs over every row of every record read.
-        if row.get("ok") is not True:
-            continue
-        tool = row.get("tool")
-        if tool == "record_start":
-            if not found_start:
-                found_start = True
-                title, record_id, opened_at = start_identity(row)
-        elif tool == "record_end" and not is_open:
-            last_end = row_time(row)
-    if last_row is not None:
-        last_at = row_time(last_row)
-    ended_at = None if is_open else (last_end if last_end is not None else last_at)
+        if row.get("ok") is True and row.get("tool") == "record_start":
+            title, record_id, opened_at = start_identity(row)
+            break
+    ended_at = None
+    if not is_open and rows:
+        for row in reversed(rows):
+            if row.get("ok") is True and row.get("tool") == "record_end":
+                ended_at = row_time(row)
+                break
+        if ended_at is None:
+            ended_at = row_time(rows[-1])
     return RecordSummary(title=title, opened_at=opened_at, ended_at=ended_at, record_id=record_id)
