@@ -94,8 +94,13 @@ class Markup:
     def math(self, tex: str) -> str:
         return f"${tex}$"
 
+    # What opens and closes displayed math, for a writer that puts a relation between them
+    # without a call per step.
+    display_marks = ("$$\n", "\n$$")
+
     def display(self, tex: str) -> str:
-        return f"$$\n{tex}\n$$"
+        start, end = self.display_marks
+        return f"{start}{tex}{end}"
 
     def text(self, prose: str) -> str:
         # Most prose has nothing to escape, and a search for the characters that need it
@@ -263,8 +268,7 @@ class TexMarkup(Markup):
 
     format = "tex"
 
-    def display(self, tex: str) -> str:
-        return f"\\[\n{tex}\n\\]"
+    display_marks = ("\\[\n", "\n\\]")
 
     def text(self, prose: str) -> str:
         return prose.translate(_TEX_TABLE) if _TEX_SPECIAL.search(prose) else prose

@@ -141,7 +141,7 @@ def _solution(markup: Markup, labels: dict[str, str], entries: list[Entry]) -> l
     computation with its receipt."""
     blocks: list[str] = []
     add = blocks.append
-    paragraph, display = markup.paragraph, markup.display
+    paragraph, (opening, closing) = markup.paragraph, markup.display_marks
     # A step is most of an article: its pieces are found here rather than through
     # ``markup.named`` per value, each name typeset once for the relation and its sentence.
     tail_of, known_tail = markup.tail, markup.tails.get
@@ -160,7 +160,7 @@ def _solution(markup: Markup, labels: dict[str, str], entries: list[Entry]) -> l
         target = identifier(step.target)
         tex = formula_latex(step.formula)
         if tex is not None:
-            add(display(f"{target} = {tex}"))
+            add(f"{opening}{target} = {tex}{closing}")
         else:
             # A formula an older build wrote and this parser refuses: shown as written.
             add(paragraph(step.formula))
