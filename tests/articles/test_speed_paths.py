@@ -280,3 +280,17 @@ def test_issue10_a_value_found_again_is_the_value_its_row_gives_read_alone(
         conditions.update(alone.conditions)
     assert whole.steps == tuple(steps)
     assert whole.conditions == tuple(conditions.items())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(numbers, max_size=40))
+def test_issue10_each_stored_number_is_shown_as_its_own_cut(xs: list[float]) -> None:
+    """Issue 10 (Speed; manual 10: every number is cut before a writer sees it): the texts
+    of a record's numbers, cut in one pass and handed out together, are each number's cut."""
+    start = {"seq": 1, "tool": "record_start", "ok": True, "content": {"title": "t"}}
+    sets = [
+        {"seq": seq, "tool": "set", "ok": True, "content": {"name": f"x{seq}", "value": value}}
+        for seq, value in enumerate(({"num": x, "dim": [0] * 7} for x in xs), start=2)
+    ]
+    facts = collect_facts(HAND_ID, [start, *sets], is_open=False)
+    assert [value.number.text for _, value in facts.conditions] == [cut(x) for x in xs]  # type: ignore[union-attr]
