@@ -94,13 +94,8 @@ class Markup:
     def math(self, tex: str) -> str:
         return f"${tex}$"
 
-    # What opens and closes displayed math, for a writer that puts a relation between them
-    # without a call per step.
+    # What opens and closes displayed math: a writer puts each relation between them.
     display_marks = ("$$\n", "\n$$")
-
-    def display(self, tex: str) -> str:
-        start, end = self.display_marks
-        return f"{start}{tex}{end}"
 
     def text(self, prose: str) -> str:
         # Most prose has nothing to escape, and a search for the characters that need it
@@ -166,8 +161,8 @@ class Markup:
 
     def _pieces_of(self, value: Value) -> tuple[str, str, str, Value]:
         """(its TeX, its unit as ``unit`` gives it, what follows its name in a sentence
-        (``tail``), the value), made once per value. The text after a name closes the math the name
-        opened: `` = 6875$ ohm``, or ``$ = (...)`` for an object (which has no TeX)."""
+        (``tail``), the value), made once per value. The text after a name closes the math
+        the name opened: `` = 6875$ ohm``, or ``$ = (...)`` for an object (no TeX)."""
         known = self._pieces.get(id(value))
         if known is not None:
             return known

@@ -142,8 +142,9 @@ def _solution(markup: Markup, labels: dict[str, str], entries: list[Entry]) -> l
     blocks: list[str] = []
     add = blocks.append
     paragraph, (opening, closing) = markup.paragraph, markup.display_marks
-    # A step is most of an article: its pieces are found here rather than through
-    # ``markup.named`` per value, each name typeset once for the relation and its sentence.
+    # A step is most of an article: each value's tail is looked up in the markup's dict
+    # (made on first sight), and the target's name is typeset once for the relation and
+    # its sentence.
     tail_of, known_tail = markup.tail, markup.tails.get
     before, between, after = _around(labels["substituting"], "reads", "result")
     alone, alone_after = _around(labels["gives"], "result")
