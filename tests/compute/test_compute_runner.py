@@ -18,15 +18,17 @@ from reckoner.compute.settings import normalise
 def test_the_child_never_sees_our_variables_or_provider_keys(
     compute: Compute, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 12: RECKONER_* and every *_API_KEY / *_TOKEN are dropped; the rest passes."""
+    """Issues 12 and 21: RECKONER_*, provider keys and any name off the allow-list are
+    dropped (issue 21 made the list an allow-list: an unknown name no longer passes)."""
     monkeypatch.setenv("RECKONER_HOME", "/somewhere")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     monkeypatch.setenv("GITHUB_TOKEN", "ghp-secret")
     monkeypatch.setenv("anthropic_api_key", "lower-secret")
     monkeypatch.setenv("KEEP_THIS_ONE", "kept")
-    code = "import os\nprint(sorted(k for k in os.environ if k.upper().startswith(('RECKONER', 'OPENAI', 'GITHUB', 'ANTHROPIC', 'KEEP'))))\n"  # noqa: E501
+    monkeypatch.setenv("LC_TIME", "C")
+    code = "import os\nprint(sorted(k for k in os.environ if k.upper().startswith(('RECKONER', 'OPENAI', 'GITHUB', 'ANTHROPIC', 'KEEP', 'LC_TIME'))))\n"  # noqa: E501
     response = compute(op="run", engine="python", code=code)
-    assert response["stdout"].strip() == "['KEEP_THIS_ONE']"
+    assert response["stdout"].strip() == "['LC_TIME']"
     assert "secret" not in (compute.project / response["receipt"]).read_text()
 
 
@@ -38,7 +40,7 @@ def _gone(pid: int) -> bool:
     return state in ("Z", "X")  # a zombie has been killed; only its parent's reaping is left
 
 
-def test_a_timeout_kills_the_whole_process_group(compute: Compute, tmp_path: Path) -> None:
+def test_a_timeout_kills_the_whole_process_tree(compute: Compute, tmp_path: Path) -> None:
     """Issue 12: the engine's own children die with it."""
     pid_file = tmp_path / "child.pid"
     code = (
@@ -98,9 +100,19 @@ def test_a_host_without_subprocesses_says_so(project: Path) -> None:
 
 
 def test_child_environment_is_pure() -> None:
-    """Issue 12: the scrub is a function of the environment it is given."""
+    """Issues 12 and 21: the allow-list is a function of the environment it is given; an
+    engine's own variables pass, and so does a name the caller adds."""
     env = runner.child_environment(
-        {"PATH": "/bin", "RECKONER_LOG_LEVEL": "debug", "X_TOKEN": "t", "HF_API_KEY": "k"}
+        {
+            "PATH": "/bin",
+            "RECKONER_LOG_LEVEL": "debug",
+            "X_TOKEN": "t",
+            "HF_API_KEY": "k",
+            "R_LIBS_USER": "/r",
+            "PGPASSWORD": "p",
+            "MY_DATA": "d",
+        },
+        names=("MY_DATA",),
     )
-    assert env == {"PATH": "/bin"}
+    assert env == {"PATH": "/bin", "R_LIBS_USER": "/r", "MY_DATA": "d"}
     assert os.environ.get("PATH")

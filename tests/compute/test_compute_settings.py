@@ -24,6 +24,8 @@ def test_defaults() -> None:
         "packages": [],
         "installScope": "user",
         "network": "on",
+        "maxOutputBytes": 16 * 1024 * 1024,
+        "passEnvironment": [],
     }
     assert settings.notes == ()
 
@@ -40,7 +42,12 @@ def test_defaults() -> None:
         ({"timeoutMs": "fast"}, "timeout_ms", DEFAULT_TIMEOUT_MS),
         ({"packages": ["numpy", 3]}, "packages", ()),
         ({"installScope": "global"}, "install_scope", "user"),
-        ({"network": "sometimes"}, "network", "on"),
+        # Issue 21: a network value not understood is kept, so that every run is refused.
+        ({"network": "sometimes"}, "network", "'sometimes'"),
+        ({"maxOutputBytes": 10}, "max_output_bytes", 16 * 1024 * 1024),
+        ({"maxOutputBytes": "big"}, "max_output_bytes", 16 * 1024 * 1024),
+        ({"passEnvironment": "HOME"}, "pass_environment", ()),
+        ({"passEnvironment": ["GOOD_ONE", "bad name", 3]}, "pass_environment", ("GOOD_ONE",)),
         ({"colour": 1}, "mode", "auto"),
     ],
 )

@@ -7,21 +7,22 @@ since a model wrote part of the input. A failure keeps the ``.tex`` and reports 
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-import signal
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from reckoner.articles.latex import SHELL_REQUIREMENTS
+from reckoner.host import processes
 
 COMPILE_TIMEOUT_S = 300.0
 LOG_TAIL_LINES = 30
-_POLL_S = 0.1
+_KPSEWHICH_TIMEOUT_MS = 20_000
+TEX_ENVIRONMENT = ("TEXMFHOME", "TEXMFVAR", "TEXMFCONFIG", "SOURCE_DATE_EPOCH")
+"""What TeX may take from our environment besides the base allow-list: the user's own
+tree and caches (a package installed there is found), and a reproducible date."""
+# kpathsea reads these over texmf.cnf: no \write18, no reads or writes outside the folder.
+TEX_SETTINGS = {"shell_escape": "f", "openout_any": "p", "openin_any": "p"}
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,8 @@ class CompileCancelled(Exception):
 def capability() -> dict[str, object]:
     """What the setup dialog needs to know: the drivers found, and whether each shell's
     classes and packages are installed."""
-    latexmk = shutil.which("latexmk")
-    xelatex = shutil.which("xelatex")
+    latexmk = processes.which("latexmk")
+    xelatex = processes.which("xelatex")
     found = {name: _kpsewhich(name) for names in SHELL_REQUIREMENTS.values() for name in names}
     shells = {
         language: all(found[name] for name in names)
@@ -58,23 +59,17 @@ def capability() -> dict[str, object]:
 
 
 def _kpsewhich(name: str) -> bool:
-    program = shutil.which("kpsewhich")
+    program = processes.which("kpsewhich")
     if program is None:
         return False
-    try:
-        done = subprocess.run(
-            [program, name], capture_output=True, timeout=20, check=False, text=True
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0 and bool(done.stdout.strip())
-
-
-def _environment() -> dict[str, str]:
-    env = dict(os.environ)
-    # kpathsea reads these over texmf.cnf: no \write18, no reads or writes outside the folder.
-    env.update({"shell_escape": "f", "openout_any": "p", "openin_any": "p"})
-    return env
+    done = processes.run(
+        [program, name],
+        cwd="/",
+        timeout_ms=_KPSEWHICH_TIMEOUT_MS,
+        names=TEX_ENVIRONMENT,
+        values=TEX_SETTINGS,
+    )
+    return done.exit == 0 and bool(done.stdout.strip())
 
 
 def compile_pdf(
@@ -84,8 +79,8 @@ def compile_pdf(
 ) -> CompileOutcome:
     """Compile ``tex`` in its own folder; the outcome names the driver and, on failure, why."""
     folder = tex.parent
-    latexmk = shutil.which("latexmk")
-    xelatex = shutil.which("xelatex")
+    latexmk = processes.which("latexmk")
+    xelatex = processes.which("xelatex")
     if xelatex is None:
         return CompileOutcome(
             False,
@@ -135,37 +130,29 @@ def compile_pdf(
 def _run(
     command: list[str], folder: Path, cancelled: Callable[[], bool], deadline: float
 ) -> int | None:
-    """The exit status, None on timeout; raises CompileCancelled when the job is cancelled."""
+    """The exit status, None on timeout; raises CompileCancelled when the job is cancelled.
+
+    latexmk starts xelatex as a child: the process owner stops the whole tree either way.
+    """
+    left_ms = max(int((deadline - time.monotonic()) * 1000), 1)
     with open(folder / ".compile-output.txt", "wb") as output:
-        process = subprocess.Popen(
+        done = processes.run(
             command,
-            cwd=folder,
-            stdin=subprocess.DEVNULL,
+            cwd=str(folder),
+            timeout_ms=left_ms,
+            names=TEX_ENVIRONMENT,
+            values=TEX_SETTINGS,
             stdout=output,
-            stderr=subprocess.STDOUT,
-            env=_environment(),
-            start_new_session=True,
+            stderr=output,
+            cancel=cancelled,
         )
-        try:
-            while True:
-                try:
-                    return process.wait(timeout=_POLL_S)
-                except subprocess.TimeoutExpired:
-                    pass
-                if cancelled():
-                    raise CompileCancelled
-                if time.monotonic() > deadline:
-                    return None
-        finally:
-            if process.poll() is None:
-                _stop(process)
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    # latexmk starts xelatex as a child: the whole session goes.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+    if done.cancelled:
+        raise CompileCancelled
+    if done.timed_out:
+        return None
+    if not done.spawned:
+        return 127
+    return done.exit if done.exit is not None else 1
 
 
 def _log_tail(tex: Path) -> str:

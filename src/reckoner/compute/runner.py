@@ -1,101 +1,63 @@
-"""The only module that starts processes for compute.
+"""Compute's door to the process owner (:mod:`reckoner.host.processes`).
 
-Each process runs in its own process group, so a timeout kills the engine and everything it
-started; whatever it wrote before is kept. The child's environment never carries this
-program's own variables or a provider's key. Where the machine allows a network namespace
-(``unshare``), a run can go without network, and says so only when that is true.
+It adds what is compute's own: the variables an engine genuinely needs besides the base
+allow-list, and those an install's package manager needs. Everything else (the warden, the
+whole-tree kill, the output cap, the network namespace) is the owner's.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import re
-import shutil
-import signal
-import subprocess
-import threading
-import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Iterable, Mapping, Sequence
 from typing import BinaryIO
 
-_OWN_PREFIXES = ("RECKONER_",)
-_SECRET_NAMES = re.compile(r"^(?:.*_API_KEY|.*_TOKEN)$", re.IGNORECASE)
+from reckoner.host import processes
+from reckoner.host.processes import (
+    MAX_STREAM_BYTES,
+    Cancel,
+    Completed,
+    kill_running,
+    network_isolation,
+    which,
+)
+
+__all__ = [
+    "ENGINE_ENVIRONMENT",
+    "INSTALL_ENVIRONMENT",
+    "MAX_STREAM_BYTES",
+    "Completed",
+    "child_environment",
+    "kill_running",
+    "network_isolation",
+    "run",
+    "which",
+]
+
+ENGINE_ENVIRONMENT = (
+    # python: the environment and version manager that choose the interpreter
+    "VIRTUAL_ENV", "PYENV_VERSION", "PYENV_ROOT", "CONDA_PREFIX", "CONDA_DEFAULT_ENV",
+    # R: its home and the user's package libraries
+    "R_HOME", "R_LIBS", "R_LIBS_USER", "R_LIBS_SITE",
+    # julia: its depot and project
+    "JULIA_DEPOT_PATH", "JULIA_PROJECT", "JULIA_LOAD_PATH",
+    # the commercial engines find their license server through these
+    "MLM_LICENSE_FILE", "LM_LICENSE_FILE", "MATLAB_LICENSE_FILE",
+)  # fmt: skip
+"""What an engine needs besides ``processes.BASE_ENVIRONMENT``; the settings add more."""
+
+INSTALL_ENVIRONMENT = (
+    "http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
+    "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_CACHE_DIR", "PIP_CACHE_DIR", "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+)  # fmt: skip
+"""What a package manager needs to reach its index, on top of the engine's variables."""
 
 
-@dataclass(frozen=True, slots=True)
-class Completed:
-    """What one process did. ``spawned`` is False when it could not be started at all."""
-
-    argv: list[str]
-    cwd: str
-    spawned: bool
-    exit: int | None
-    timed_out: bool
-    stdout: bytes
-    stderr: bytes
-    duration_ms: float
-    spawn_error: str | None = None
-    network_enforced: bool = False
-
-
-def child_environment(source: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a child gets: ours, less our own variables and every provider key."""
-    env = dict(os.environ if source is None else source)
-    return {
-        key: value
-        for key, value in env.items()
-        if not key.upper().startswith(_OWN_PREFIXES) and not _SECRET_NAMES.match(key)
-    }
-
-
-@cache
-def network_isolation() -> tuple[str, ...] | None:
-    """The launcher prefix that runs a program without network here, or None.
-
-    Tried once per process: ``unshare -n`` (as root), else ``unshare -rn`` (a user
-    namespace). Either must really start a program before it is trusted.
-    """
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        return None
-    for prefix in ((unshare, "-n", "--"), (unshare, "-rn", "--")):
-        true = shutil.which("true") or "/bin/true"
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            done = subprocess.run(
-                [*prefix, true],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                timeout=5,
-                check=False,
-            )
-            if done.returncode == 0:
-                return prefix
-    return None
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError):
-        process.kill()
-
-
-_RUNNING: set[int] = set()
-_RUNNING_LOCK = threading.Lock()
-
-
-def kill_running() -> int:
-    """Kill every process group still running (the server is going away); how many."""
-    with _RUNNING_LOCK:
-        groups = list(_RUNNING)
-    for group in groups:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(group, signal.SIGKILL)
-    return len(groups)
+def child_environment(
+    source: Mapping[str, str] | None = None, names: Iterable[str] = ()
+) -> dict[str, str]:
+    """The environment an engine gets from ``source`` (ours by default)."""
+    return processes.child_environment(source, (*ENGINE_ENVIRONMENT, *names))
 
 
 def run(
@@ -106,93 +68,23 @@ def run(
     stdin: str | None = None,
     isolate_network: bool = False,
     env: Mapping[str, str] | None = None,
+    names: Iterable[str] = (),
     stdout: BinaryIO | None = None,
     stderr: BinaryIO | None = None,
+    max_stream_bytes: int = MAX_STREAM_BYTES,
+    cancel: Cancel = None,
 ) -> Completed:
-    """Run argv to completion or to its time limit; never raises for the child's faults.
-
-    With ``stdout``/``stderr`` files the child writes straight into them (nothing is held
-    in memory, and a crash of this process leaves what was written); otherwise the output
-    comes back in ``Completed``.
-    """
-    argv = list(argv)
-    prefix = network_isolation() if isolate_network else None
-    spawned_argv = [*prefix, *argv] if prefix else argv
-    started = time.perf_counter()
-    try:
-        process = subprocess.Popen(
-            spawned_argv,
-            cwd=cwd,
-            env=child_environment(env),
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=stdout if stdout is not None else subprocess.PIPE,
-            stderr=stderr if stderr is not None else subprocess.PIPE,
-            start_new_session=True,  # its own process group: a timeout kills all of it
-        )
-    except OSError as error:
-        return Completed(
-            spawned_argv,
-            cwd,
-            spawned=False,
-            exit=None,
-            timed_out=False,
-            stdout=b"",
-            stderr=b"",
-            duration_ms=(time.perf_counter() - started) * 1000,
-            spawn_error=f"{type(error).__name__}: {error.strerror or error}",
-        )
-    with _RUNNING_LOCK:
-        _RUNNING.add(process.pid)
-    data = stdin.encode("utf-8") if stdin is not None else None
-    timed_out = False
-    try:
-        if stdout is not None and stderr is not None:
-            # Nothing to read: wait in one blocking call and let a timer enforce the limit
-            # (wait with a timeout polls with growing sleeps, which adds milliseconds).
-            fired = threading.Event()
-
-            def expire() -> None:
-                fired.set()
-                _kill_group(process)
-
-            timer = threading.Timer(timeout_ms / 1000, expire)
-            timer.start()
-            try:
-                out, err = process.communicate(data)
-            finally:
-                timer.cancel()
-            timed_out = fired.is_set()
-        else:
-            out, err = process.communicate(data, timeout=timeout_ms / 1000)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(process)
-        # communicate() keeps what it read before the timeout and collects the rest.
-        try:
-            out, err = process.communicate(timeout=5)
-        except subprocess.TimeoutExpired:  # a grandchild escaped the group and holds a pipe
-            out, err = b"", b""
-    finally:
-        # A finished leader may leave children behind in its group; they go with it.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-        with _RUNNING_LOCK:
-            _RUNNING.discard(process.pid)
-    duration = (time.perf_counter() - started) * 1000
-    code = process.returncode
-    return Completed(
-        spawned_argv,
-        cwd,
-        spawned=True,
-        exit=None if timed_out else code,
-        timed_out=timed_out,
-        stdout=out or b"",
-        stderr=err or b"",
-        duration_ms=duration,
-        network_enforced=prefix is not None,
+    """An engine's process through the owner, with the engine's variables allowed."""
+    return processes.run(
+        argv,
+        cwd=cwd,
+        timeout_ms=timeout_ms,
+        stdin=stdin,
+        isolate_network=isolate_network,
+        env=env,
+        names=(*ENGINE_ENVIRONMENT, *names),
+        stdout=stdout,
+        stderr=stderr,
+        max_stream_bytes=max_stream_bytes,
+        cancel=cancel,
     )
-
-
-def which(name: str, path: str | None = None) -> str | None:
-    """A program on PATH (or the given search path), as the spawner will find it."""
-    return shutil.which(name, path=path)

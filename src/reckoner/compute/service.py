@@ -21,6 +21,7 @@ from reckoner.core.contract import COMPUTE_ENGINES, COMPUTE_OPS, COMPUTE_PRESET
 
 from . import archive as arch
 from . import discovery, install, runner
+from .containment import network_refusal, stop_sentence
 from .archive import Archive, Attempt, OutsideProject
 from .arguments import argument_error
 from .engines import CLI_EXT, DESCRIPTORS, PROGRAM_SLOTS, Descriptor, expand, family_of
@@ -308,6 +309,12 @@ class ComputeService:
                 engine=engine,
             )
 
+    def _network_allows_a_run(self) -> None:
+        network = self.settings.network
+        refusal = network_refusal(network, network != "off" or bool(runner.network_isolation()))
+        if refusal is not None:
+            raise Refused(MathCode.REFUSED, refusal, _reason(NextReason.POLICY))
+
     # -- probe --------------------------------------------------------------------------
 
     def _probe(self, args: dict[str, Any]) -> Response:
@@ -451,6 +458,7 @@ class ComputeService:
         if engine is None:
             raise _invalid(f"run needs engine, one of {', '.join(COMPUTE_ENGINES)}")
         self._allowed(engine)
+        self._network_allows_a_run()
         given = [key for key in ("code", "file", "expr") if args.get(key) is not None]
         mode = args.get("mode") or (given[0] if len(given) == 1 else "code")
         source_key = {"code": "code", "file": "file", "expr": "expr"}[mode]
@@ -620,10 +628,13 @@ class ComputeService:
                 cwd=str(self.project),
                 timeout_ms=timeout_ms,
                 stdin=cli.get("stdin"),
-                isolate_network=self._isolate,
+                isolate_network=self._isolate or self.settings.network != "on",
+                names=self.settings.pass_environment,
                 stdout=out,
                 stderr=err,
+                max_stream_bytes=self.settings.max_output_bytes,
             )
+        stopped = stop_sentence(done, self.settings.max_output_bytes)
         out_ends = arch.read_output(stdout_path, STREAM_CAP_BYTES)
         err_ends = arch.read_output(stderr_path, STREAM_CAP_BYTES)
         # Hashed again after the run: the source file (mode file) or the archived script.
@@ -706,6 +717,8 @@ class ComputeService:
             receipt["partialStderr"] = err_ends.last_text(PARTIAL_CHARS)
         if not done.spawned:
             receipt["spawnError"] = done.spawn_error
+        if stopped is not None:
+            receipt["stopped"] = stopped
         self.archive.create_json(attempt.directory / arch.RECEIPT_JSON, receipt)
         self.archive.ensure_receipt_md(
             attempt,
@@ -755,12 +768,14 @@ class ComputeService:
             "language": ext,
             "stdoutTail": last_lines(out_ends.last_text(4000)),
         }
+        if stopped is not None:
+            row["stopped"] = stopped
         # The record shows what ran without the project at hand; a long script is cut.
         script_text = _text(script_bytes)
         row["script"] = script_text[:ROW_SCRIPT_CHARS]
         if len(script_text) > ROW_SCRIPT_CHARS:
             row["scriptTruncated"] = True
-        response = _verdict(done, program, evidence, out_ends, err_ends, timeout_ms)
+        response = _verdict(done, program, evidence, out_ends, err_ends, timeout_ms, stopped)
         self._row(
             response["ok"] is True,
             {
@@ -978,7 +993,10 @@ class ComputeService:
         failed: runner.Completed | None = None
         for command in body["commands"]:
             done = runner.run(
-                command, cwd=str(self.project), timeout_ms=max(self.settings.timeout_ms, 600_000)
+                command,
+                cwd=str(self.project),
+                timeout_ms=max(self.settings.timeout_ms, 600_000),
+                names=(*runner.INSTALL_ENVIRONMENT, *self.settings.pass_environment),
             )
             done_commands.append(
                 {
@@ -1040,6 +1058,7 @@ def _verdict(
     out_ends: arch.Output,
     err_ends: arch.Output,
     timeout_ms: int,
+    stopped: str | None = None,
 ) -> Response:
     """The run's answer from how it ended: started or not, timed out, its exit code."""
     engine, engine_key, receipt_rel = program.engine, program.info["engine"], evidence["receipt"]
@@ -1051,11 +1070,13 @@ def _verdict(
             _reason(NextReason.NO_SUBPROCESS),
             **evidence,
         ).response
+    if stopped is not None:
+        return Refused(MathCode.REFUSED, stopped, _reason(NextReason.POLICY), **evidence).response
     if done.timed_out:
         return Refused(
             MathCode.TIMEOUT,
-            f"the run passed its time limit of {timeout_ms} ms and its process group was "
-            "killed; the output so far is in the response and the receipt (raise timeoutMs "
+            f"the run passed its time limit of {timeout_ms} ms and its whole process tree "
+            "was killed; the output so far is in the response and the receipt (raise timeoutMs "
             "or shorten the computation)",
             _note("partial output is kept in receipt.json as partialStdout and partialStderr"),
             **evidence,

@@ -6,17 +6,24 @@ the caller logs: a hand-edited file never stops the server and never fails silen
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from reckoner.core.contract import COMPUTE_ENGINES
-from reckoner.core.limits import MIN_COMPUTE_TIMEOUT_MS
+from reckoner.core.limits import MAX_STREAM_BYTES, MIN_COMPUTE_TIMEOUT_MS, MIN_STREAM_CAP_BYTES
 
 MODES = ("off", "auto", "on")
 SCOPES = ("user", "system")
 DEFAULT_TIMEOUT_MS = 60_000
 NETWORKS = ("on", "off")
-SETTING_KEYS = ("mode", "engines", "timeoutMs", "packages", "installScope", "network")
+DEFAULT_MAX_OUTPUT_BYTES = MAX_STREAM_BYTES
+MAX_PASSED_NAMES = 64
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+SETTING_KEYS = (
+    "mode", "engines", "timeoutMs", "packages", "installScope", "network", "maxOutputBytes",
+    "passEnvironment",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,8 +35,16 @@ class ComputeSettings:
     timeout_ms: int = DEFAULT_TIMEOUT_MS
     packages: tuple[str, ...] = ()
     install_scope: str = "user"
-    network: str = "on"  # off: runs go without network where the machine can enforce it
+    # off: runs go without network, or are refused where that cannot be enforced; any
+    # other value is kept as given so that every run is refused until it is fixed
+    network: str = "on"
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES  # per stream; a run past it is stopped
+    pass_environment: tuple[str, ...] = ()  # variables a run gets beyond the allow-list
     notes: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def network_understood(self) -> bool:
+        return self.network in NETWORKS
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -39,6 +54,8 @@ class ComputeSettings:
             "packages": list(self.packages),
             "installScope": self.install_scope,
             "network": self.network,
+            "maxOutputBytes": self.max_output_bytes,
+            "passEnvironment": list(self.pass_environment),
         }
 
 
@@ -61,7 +78,7 @@ def normalise(raw: Any) -> ComputeSettings:
 
     mode = pick("mode", MODES, "auto")
     scope = pick("installScope", SCOPES, "user")
-    network = pick("network", NETWORKS, "on")
+    network = _network(tree, notes)
 
     engines: tuple[str, ...] = COMPUTE_ENGINES
     raw_engines = tree.get("engines")
@@ -92,7 +109,60 @@ def normalise(raw: Any) -> ComputeSettings:
         else:
             notes.append("compute packages is not a list of names; using none")
 
-    return ComputeSettings(mode, engines, timeout, packages, scope, network, tuple(notes))
+    return ComputeSettings(
+        mode,
+        engines,
+        timeout,
+        packages,
+        scope,
+        network,
+        _max_output(tree, notes),
+        _passed_names(tree, notes),
+        tuple(notes),
+    )
+
+
+def _network(tree: dict[str, Any], notes: list[str]) -> str:
+    """The network setting; one not understood is kept (as text) so runs are refused, since
+    reading it as on would give a run the network its owner meant to take away."""
+    value = tree.get("network", "on")
+    if value in NETWORKS:
+        return str(value)
+    shown = repr(value)[:40]
+    notes.append(
+        f"compute network {shown} is not one of {', '.join(NETWORKS)}; every run is refused "
+        "until it is set to on or off"
+    )
+    return shown
+
+
+def _max_output(tree: dict[str, Any], notes: list[str]) -> int:
+    value = tree.get("maxOutputBytes", DEFAULT_MAX_OUTPUT_BYTES)
+    if type(value) is not int or value < MIN_STREAM_CAP_BYTES:
+        notes.append(
+            f"compute maxOutputBytes {value!r} is not an integer of at least "
+            f"{MIN_STREAM_CAP_BYTES}; using {DEFAULT_MAX_OUTPUT_BYTES}"
+        )
+        return DEFAULT_MAX_OUTPUT_BYTES
+    return value
+
+
+def _passed_names(tree: dict[str, Any], notes: list[str]) -> tuple[str, ...]:
+    raw = tree.get("passEnvironment")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        notes.append("compute passEnvironment is not a list of variable names; passing none")
+        return ()
+    kept = [n for n in raw if type(n) is str and _VARIABLE_NAME.fullmatch(n)]
+    dropped = [repr(n)[:40] for n in raw if n not in kept]
+    if dropped:
+        notes.append(
+            f"compute passEnvironment drops what is not a variable name: {', '.join(dropped)}"
+        )
+    if len(kept) > MAX_PASSED_NAMES:
+        notes.append(f"compute passEnvironment keeps its first {MAX_PASSED_NAMES} names")
+    return tuple(dict.fromkeys(kept))[:MAX_PASSED_NAMES]
 
 
 def merged(stored: Any, options: dict[str, Any]) -> ComputeSettings:

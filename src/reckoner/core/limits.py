@@ -67,3 +67,10 @@ MIN_COMPUTE_TIMEOUT_MS = 1000
 
 MAX_COMPUTE_SCRIPT_LENGTH = 1_000_000
 """Characters in one compute script or expression; a longer one goes in a project file."""
+
+MAX_STREAM_BYTES = 16 * 1024 * 1024
+"""Bytes a child process may write to each of stdout and stderr before its whole tree is
+stopped (issue 21); compute's ``maxOutputBytes`` setting changes it for runs."""
+
+MIN_STREAM_CAP_BYTES = 1024
+"""The smallest per-stream output cap a compute setting may ask for."""
