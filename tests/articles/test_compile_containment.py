@@ -15,8 +15,7 @@ from pathlib import Path
 
 from article_helpers import HAND_ID
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compute"))
-from process_census import new_marker, wait_until_none_with, wait_until_some_with  # noqa: E402
+from process_census import new_marker, wait_until_none_with, wait_until_some_with
 
 
 def _fake_tex(folder: Path, marker: str) -> None:

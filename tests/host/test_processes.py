@@ -14,9 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compute"))
-from process_census import escaping_script, living_with, new_marker  # noqa: E402
-
+from process_census import escaping_script, living_with, new_marker
 from reckoner.host import processes
 
 PACKAGE = Path(processes.__file__).resolve().parents[1]
@@ -27,7 +25,10 @@ STARTERS = ("system", "popen", "fork", "forkpty", "exec", "spawn", "posix_spawn"
 
 def _python(code: str, **options: object) -> processes.Completed:
     return processes.run(
-        [sys.executable, "-c", code], cwd="/", timeout_ms=60_000, **options  # type: ignore[arg-type]
+        [sys.executable, "-c", code],
+        cwd="/",
+        timeout_ms=60_000,
+        **options,  # type: ignore[arg-type]
     )
 
 

@@ -19,17 +19,15 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_helpers import HANDSHAKE_VERSION, receipt_of, serve_command
 
-from reckoner.compute.mount import STATE_KEY
-from reckoner.storage.home import HomeLayout
-from reckoner.storage.state_file import StateFile
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compute"))
-from process_census import (  # noqa: E402
+from process_census import (
     escaping_script,
     new_marker,
     wait_until_none_with,
     wait_until_some_with,
 )
+from reckoner.compute.mount import STATE_KEY
+from reckoner.storage.home import HomeLayout
+from reckoner.storage.state_file import StateFile
 
 PRESET = "reckoner-with-compute"
 REAL_PATH = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])

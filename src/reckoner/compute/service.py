@@ -21,9 +21,9 @@ from reckoner.core.contract import COMPUTE_ENGINES, COMPUTE_OPS, COMPUTE_PRESET
 
 from . import archive as arch
 from . import discovery, install, runner
-from .containment import network_refusal, stop_sentence
 from .archive import Archive, Attempt, OutsideProject
 from .arguments import argument_error
+from .containment import network_refusal, stop_sentence
 from .engines import CLI_EXT, DESCRIPTORS, PROGRAM_SLOTS, Descriptor, expand, family_of
 from .render import PARTIAL_CHARS, STREAM_CAP_BYTES, last_lines, receipt_markdown, trimmed
 from .settings import ComputeSettings

@@ -92,9 +92,7 @@ def child_environment(
     env = os.environ if source is None else source
     allowed = {*BASE_ENVIRONMENT, *names}
     chosen = {
-        key: value
-        for key, value in env.items()
-        if key in allowed or key.startswith(_LOCALE_PREFIX)
+        key: value for key, value in env.items() if key in allowed or key.startswith(_LOCALE_PREFIX)
     }
     chosen.update(values or {})
     return chosen
@@ -231,7 +229,7 @@ def _stdin_file(stack: contextlib.ExitStack, stdin: str | None) -> IO[bytes] | i
     """The child's stdin: a temporary file holding ``stdin`` (no pipe to keep fed), or null."""
     if stdin is None:
         return subprocess.DEVNULL
-    feed = stack.enter_context(tempfile.TemporaryFile())
+    feed = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 - the stack closes it
     feed.write(stdin.encode("utf-8"))
     feed.seek(0)
     return feed
@@ -361,4 +359,3 @@ def start_detached(argv: Sequence[str], *, names: Iterable[str] = ()) -> str | N
 
     threading.Thread(target=reap, name="reap-opener", daemon=True).start()
     return None
-
