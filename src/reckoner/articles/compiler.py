@@ -35,7 +35,7 @@ class CompileOutcome:
 
 
 class CompileCancelled(Exception):
-    """The job was cancelled while TeX ran; the process group has been stopped."""
+    """The job was cancelled while TeX ran; its whole process tree has been stopped."""
 
 
 def capability() -> dict[str, object]:

@@ -603,7 +603,7 @@ COMPUTE_TOOL = Tool(
             False,
             Null.ABSENT,
             {"type": "integer", "minimum": MIN_COMPUTE_TIMEOUT_MS},
-            "The run's time limit in milliseconds; the whole process group is killed after it.",
+            "The run's time limit in milliseconds; the whole process tree is killed after it.",
         ),
         Argument(
             "captureFiles",

@@ -129,12 +129,12 @@ def kill_running() -> int:
 
     Each warden kills its whole tree and reports the run as cancelled to its caller.
     """
+    # Under the lock: a control pipe is closed (and its number free for reuse) only under it.
     with _RUNNING_LOCK:
-        controls = list(_RUNNING)
-    for control in controls:
-        with contextlib.suppress(OSError):
-            os.write(control, b"c")
-    return len(controls)
+        for control in _RUNNING:
+            with contextlib.suppress(OSError):
+                os.write(control, b"c")
+        return len(_RUNNING)
 
 
 def _cancel_check(cancel: Cancel) -> Callable[[], bool] | None:
@@ -283,8 +283,8 @@ class _Warden:
         except OSError as error:
             with _RUNNING_LOCK:
                 _RUNNING.pop(control_write, None)
-            for fd in (control_write, report_read):
-                os.close(fd)
+                os.close(control_write)
+            os.close(report_read)
             return f"{type(error).__name__}: {error.strerror or error}"
         finally:
             os.close(control_read)
@@ -315,7 +315,7 @@ class _Warden:
         finally:
             with _RUNNING_LOCK:
                 _RUNNING.pop(self.control, None)
-            os.close(self.control)
+                os.close(self.control)
             os.close(self.report)
             self._stop()
         return _facts(b"".join(chunks))

@@ -28,12 +28,18 @@ _SIGKILL = 9
 
 
 def _become_subreaper() -> bool:
+    """``prctl(PR_SET_CHILD_SUBREAPER, 1)`` through ``_ctypes`` itself: the ``ctypes``
+    package imports ``types`` and ``struct`` and would add tens of ms to every start."""
     try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
-    except (OSError, AttributeError, ImportError):
+        raw = __import__("_ctypes")
+        integer = type("Int", (raw._SimpleCData,), {"_type_": "i"})
+        function = type(
+            "Function", (raw.CFuncPtr,), {"_flags_": raw.FUNCFLAG_CDECL, "_restype_": integer}
+        )
+        libc = type("Libc", (), {"_handle": raw.dlopen(None)})
+        prctl = function(("prctl", libc()))
+        return bool(prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError, ImportError, TypeError):
         return False
 
 
