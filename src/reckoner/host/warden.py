@@ -228,7 +228,11 @@ def main(arguments: list[str]) -> int:
         return 0
     tree = _Tree(pid)
     streams = _Streams(out_read, err_read, cap)
-    ended = _watch(control, tree, streams, timeout_s)
+    try:
+        ended = _watch(control, tree, streams, timeout_s)
+    except BaseException:  # a fault of the warden's own never leaves the tree running
+        tree.kill()
+        raise
     clean = tree.kill()
     if ended == "orphaned":
         return 0  # nobody is left to read a report
