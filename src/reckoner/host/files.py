@@ -264,7 +264,7 @@ class Folder:
         with parent:
             temporary = parent.stage(data)
             try:
-                os.link(temporary, name, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
+                parent.link(temporary, name)
                 parent.sync()
             finally:
                 parent.discard(temporary)
@@ -301,6 +301,32 @@ class Folder:
             raise
         if durable:
             self.sync()
+
+    def link(self, temporary: str, name: str) -> None:
+        """Give a staged temporary the name ``name`` too; FileExistsError when it is taken,
+        so nothing already there is replaced."""
+        os.link(temporary, name, src_dir_fd=self.fd, dst_dir_fd=self.fd, follow_symlinks=False)
+
+    def rename(self, old: str, new: str) -> None:
+        """Rename one entry of this folder (both plain names)."""
+        check_name(old, bool)
+        check_name(new, bool)
+        os.rename(old, new, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+
+    def rename_folder(self, old: str, new: str) -> None:
+        """Rename the folder ``old`` to ``new``, which must not be there (an existing folder
+        refuses with EEXIST or ENOTEMPTY; a file or link there is never replaced)."""
+        if self.exists(new):
+            raise FileExistsError(errno.EEXIST, "already there", self.shown(new))
+        self.rename(old, new)
+
+    def exists(self, name: str) -> bool:
+        """Whether anything (a link included) has the name ``name`` here."""
+        try:
+            os.stat(check_name(name, bool), dir_fd=self.fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        return True
 
     def discard(self, name: str) -> None:
         try:
