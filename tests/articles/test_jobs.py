@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from article_helpers import HAND_ID
 
-from reckoner.articles import files
 from reckoner.articles.jobs import JobRequest, JobRunner
 from reckoner.articles.writers.choose import writer_for
+from reckoner.host import files as host_files
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_store import RecordArchive
 
@@ -24,19 +24,18 @@ def runner(home: Path) -> JobRunner:
 def test_10_a_full_disk_on_the_second_file_fails_the_job_and_leaves_nothing(
     home: Path, out: Path, fmt: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = files._write_new
+    real = host_files.write_all
     calls = {"n": 0}
 
-    def filling_up(path: Path, data: bytes) -> None:
+    def filling_up(fd: int, data: bytes) -> None:
         calls["n"] += 1
         if calls["n"] == 2:
-            # The disk fills after the article, before its audit sidecar.
-            with open(path, "xb") as handle:
-                handle.write(data[: len(data) // 2])
-            raise OSError(errno.ENOSPC, "No space left on device", str(path))
-        real(path, data)
+            # The disk fills after the article, halfway through its audit sidecar.
+            real(fd, data[: len(data) // 2])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, data)
 
-    monkeypatch.setattr(files, "_write_new", filling_up)
+    monkeypatch.setattr(host_files, "write_all", filling_up)
     job = runner(home).run(JobRequest(HAND_ID, fmt, str(out)))
     assert job.status == "failed"
     assert job.error is not None and "No space left on device" in job.error

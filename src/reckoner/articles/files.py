@@ -1,7 +1,9 @@
 """The output directory: the one module that checks, browses and writes article files.
 
-Nothing is half-written: every file is written under a temporary name in the target
-directory and then linked or renamed into place. An existing article is never overwritten:
+Nothing is half-written: every file is written under a marked temporary name in the target
+directory and then linked or renamed into place, through ``reckoner.host.files`` from a
+handle on the chosen folder (no link followed below it). The sweep removes only temporaries
+this program made whose process is gone, never a file that merely looks like one. An existing article is never overwritten:
 a taken name gets the next free number (``reckoner-1a2b3c4d-2.md``). A Markdown article is
 written flat; a LaTeX article goes into a folder named after the file.
 """
@@ -11,13 +13,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
-import shutil
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from reckoner.articles.facts import ArticleRefusal
+from reckoner.host.files import Folder, temporary_name
 
 EXTENSIONS = {"markdown": ".md", "latex": ".tex"}
 MAX_NAME_CHARS = 120
@@ -96,11 +96,10 @@ def output_directory(directory: str | None) -> Path:
         raise ArticleRefusal(
             f"The output path {str(path)!r} is a file, not a directory; choose a folder."
         )
-    sweep_stale(path)
-    probe = path / f".reckoner-probe-{os.getpid()}-{time.time_ns()}"
     try:
-        probe.write_bytes(b"")
-        probe.unlink()
+        with Folder.open(str(path)) as folder:
+            folder.sweep_temporaries()
+            folder.discard(folder.stage(b""))  # can a file be made here at all
     except OSError as failure:
         raise ArticleRefusal(
             f"The output directory {str(path)!r} is not writable "
@@ -109,55 +108,20 @@ def output_directory(directory: str | None) -> Path:
     return path
 
 
-# The temporary names this module writes: ``.<stem>.<pid>.<ns>.part`` (a file or a folder).
-_TEMPORARY = re.compile(r"^\..+\.([0-9]+)\.[0-9]+\.part$")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's live process
-    return True
-
-
 def sweep_stale(directory: Path) -> list[str]:
-    """Remove what a killed job left half-written: temporaries of processes that are gone."""
-    removed: list[str] = []
+    """Remove what a killed job of ours left half-written: our marked temporaries whose
+    process is gone, and nothing else."""
     try:
-        entries = list(os.scandir(directory))
+        with Folder.open(str(directory)) as folder:
+            return folder.sweep_temporaries()
     except OSError:
-        return removed
-    for entry in entries:
-        match = _TEMPORARY.match(entry.name)
-        if match is None or _alive(int(match.group(1))):
-            continue
-        with contextlib.suppress(OSError):
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path)
-            else:
-                os.unlink(entry.path)
-            removed.append(entry.name)
-    return removed
+        return []
 
 
 def ensure_directory(path: Path) -> Path:
     """A folder the caller owns (the demo's), created when missing."""
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-def _temporary(directory: Path, stem: str) -> Path:
-    return directory / f".{stem}.{os.getpid()}.{time.time_ns()}.part"
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    with open(path, "xb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
 
 
 def _numbered(stem: str, number: int) -> str:
@@ -179,73 +143,84 @@ class Staged:
 
 def write_markdown(directory: Path, stem: str, text: str, sidecar: bytes) -> Path:
     """``<stem>.md`` and ``<stem>.audit.json`` in ``directory``, each under a free number."""
-    article_temp = _temporary(directory, stem)
-    audit_temp = _temporary(directory, stem + ".audit")
-    try:
-        _write_new(article_temp, text.encode("utf-8"))
-        _write_new(audit_temp, sidecar)
-        for number in range(1, MAX_NUMBERED + 1):
-            name = _numbered(stem, number)
-            target, audit_target = directory / f"{name}.md", directory / f"{name}.audit.json"
-            if audit_target.exists():
-                continue
-            try:
-                # link() refuses an existing name, so a file that appeared meanwhile survives.
-                os.link(article_temp, target)
-            except FileExistsError:
-                continue
-            try:
-                os.link(audit_temp, audit_target)
-            except FileExistsError:
-                os.unlink(target)
-                continue
-            return target
-        raise ArticleRefusal(_all_taken(directory, stem, ".md"))
-    finally:
-        for temp in (article_temp, audit_temp):
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
+    with Folder.open(str(directory)) as folder:
+        article_temp = folder.stage(text.encode("utf-8"))
+        try:
+            audit_temp = folder.stage(sidecar)
+        except BaseException:
+            folder.discard(article_temp)
+            raise
+        try:
+            for number in range(1, MAX_NUMBERED + 1):
+                name = _numbered(stem, number)
+                if folder.exists(f"{name}.audit.json"):
+                    continue
+                # link() refuses an existing name, so a file that appeared meanwhile stays.
+                try:
+                    folder.link(article_temp, f"{name}.md")
+                except FileExistsError:
+                    continue
+                try:
+                    folder.link(audit_temp, f"{name}.audit.json")
+                except FileExistsError:
+                    folder.discard(f"{name}.md")
+                    continue
+                folder.sync()
+                return directory / f"{name}.md"
+            raise ArticleRefusal(_all_taken(directory, stem, ".md"))
+        finally:
+            folder.discard(article_temp)
+            folder.discard(audit_temp)
 
 
 def stage_latex(directory: Path, stem: str, tex: str, sidecar: bytes) -> Staged:
     """A hidden folder in ``directory`` holding ``<stem>.tex`` and its audit sidecar."""
-    folder = _temporary(directory, stem)
-    os.mkdir(folder)
-    staged = Staged(directory, stem, folder)
-    try:
-        _write_new(staged.tex, tex.encode("utf-8"))
-        _write_new(folder / f"{stem}.audit.json", sidecar)
-    except BaseException:
-        discard(staged)
-        raise
+    name = temporary_name()
+    with Folder.open(str(directory)) as folder:
+        folder.make_new_folder(name)
+        staged = Staged(directory, stem, directory / name)
+        try:
+            with folder.sub(name) as inside:
+                inside.create_new(f"{stem}.tex", tex.encode("utf-8"))
+                inside.create_new(f"{stem}.audit.json", sidecar)
+        except BaseException:
+            discard(staged)
+            raise
     return staged
 
 
 def place_latex(staged: Staged) -> Path:
     """Rename the staged folder to ``<stem>`` (or the next free number); the ``.tex`` path."""
-    for number in range(1, MAX_NUMBERED + 1):
-        name = _numbered(staged.stem, number)
-        target = staged.directory / name
-        if target.exists() or target.is_symlink():
-            continue
-        tex = staged.tex
-        if name != staged.stem:
-            for path in list(staged.folder.iterdir()):
-                if path.name.startswith(staged.stem + "."):
-                    path.rename(staged.folder / (name + path.name[len(staged.stem) :]))
-            tex = staged.folder / f"{name}.tex"
-        try:
-            os.rename(staged.folder, target)
-        except OSError as failure:
-            if failure.errno in (errno.EEXIST, errno.ENOTEMPTY):
+    current = staged.stem
+    with Folder.open(str(staged.directory)) as folder:
+        for number in range(1, MAX_NUMBERED + 1):
+            name = _numbered(staged.stem, number)
+            if folder.exists(name):
                 continue
-            raise
-        return target / tex.name
+            if name != current:
+                _rename_inside(folder, staged.folder.name, current, name)
+                current = name
+            try:
+                folder.rename_folder(staged.folder.name, name)
+            except OSError as failure:
+                if failure.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                    continue
+                raise
+            return staged.directory / name / f"{name}.tex"
     raise ArticleRefusal(_all_taken(staged.directory, staged.stem, ""))
 
 
+def _rename_inside(folder: Folder, staged_name: str, old: str, new: str) -> None:
+    """``<old>.*`` in the staged folder renamed to ``<new>.*`` (the article's number)."""
+    with folder.sub(staged_name) as inside:
+        for entry in inside.names():
+            if entry.startswith(old + "."):
+                inside.rename(entry, new + entry[len(old) :])
+
+
 def discard(staged: Staged) -> None:
-    shutil.rmtree(staged.folder, ignore_errors=True)
+    with contextlib.suppress(OSError), Folder.open(str(staged.directory)) as folder:
+        folder.remove_tree(staged.folder.name)
 
 
 def _all_taken(directory: Path, stem: str, extension: str) -> str:

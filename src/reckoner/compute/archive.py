@@ -4,6 +4,12 @@ The archive only grows. A run id's first attempt is ``Computation/<runId>/``, la
 ``Computation/<runId>/attempts/<n>/``; each directory is claimed by an exclusive mkdir, so
 two runs never share one (across processes too), and every file is created exclusively, so
 nothing already archived is ever overwritten.
+
+Every write goes through ``reckoner.host.files`` from a handle on the project folder: no
+symbolic link is followed at any component, ``Computation/`` included, and a captured file
+is opened the same way at the moment it is copied. A file appears whole or not at all (a
+``receipt.json`` is never left empty), and an attempt the call refuses after claiming it is
+removed again, so a refusal that says nothing was changed is true.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from reckoner import wire
+from reckoner.host.files import Folder, UnsafePath
 
 ROOT_NAME = "Computation"
 INSTALLS = "installs"
@@ -84,9 +91,14 @@ class Archive:
         self.root = self.project / ROOT_NAME
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._unsealed = threading.local()
 
     def relative(self, path: Path) -> str:
         return path.relative_to(self.project).as_posix()
+
+    def _folder(self) -> Folder:
+        """The project folder's handle (its path was resolved once, in ``__init__``)."""
+        return Folder.open(str(self.project))
 
     # -- claiming ---------------------------------------------------------------------
 
@@ -94,24 +106,46 @@ class Archive:
         """The next free attempt of a run id, created empty and now this run's own."""
         with self._guard:
             lock = self._locks.setdefault(run_id, threading.Lock())
-        with lock:
-            self.root.mkdir(parents=True, exist_ok=True)
-            first = self.root / run_id
-            try:
-                first.mkdir()
-                return Attempt(run_id, 1, first)
-            except FileExistsError:
-                pass
-            attempts = first / "attempts"
-            attempts.mkdir(exist_ok=True)
+        if not RUN_ID_PATTERN.fullmatch(run_id):
+            raise UnsafePath(f"the run id {run_id[:80]!r} is not of the archive's form")
+        with lock, self._folder() as project, project.sub(ROOT_NAME, create=True) as root:
+            attempt = self._claim_in(root, run_id)
+        self._unsealed.attempt = attempt
+        return attempt
+
+    def _claim_in(self, root: Folder, run_id: str) -> Attempt:
+        first = self.root / run_id
+        try:
+            root.make_new_folder(run_id)
+            return Attempt(run_id, 1, first)
+        except FileExistsError:
+            pass
+        with root.sub(f"{run_id}/attempts", create=True) as attempts:
             number = 2
             while True:
-                directory = attempts / str(number)
                 try:
-                    directory.mkdir()
-                    return Attempt(run_id, number, directory)
+                    attempts.make_new_folder(str(number))
+                    return Attempt(run_id, number, first / "attempts" / str(number))
                 except FileExistsError:
                     number += 1
+
+    def seal(self, attempt: Attempt, receipt: dict[str, Any], markdown: str) -> None:
+        """Write the attempt's receipt.json and receipt.md; the attempt is then kept."""
+        self.create_json(attempt.directory / RECEIPT_JSON, receipt)
+        self.ensure_receipt_md(attempt, markdown)
+        if getattr(self._unsealed, "attempt", None) == attempt:
+            self._unsealed.attempt = None
+
+    def discard_unsealed(self) -> Attempt | None:
+        """Remove the attempt this thread claimed and did not seal (a refused run): its
+        script, its output and whatever it captured. The attempt removed, if any."""
+        attempt: Attempt | None = getattr(self._unsealed, "attempt", None)
+        self._unsealed.attempt = None
+        if attempt is None:
+            return None
+        with self._folder() as project:
+            project.remove_tree(self.relative(attempt.directory))
+        return attempt
 
     def attempts_of(self, run_id: str) -> list[Attempt]:
         """Every attempt directory of a run id, in order (empty when it has none)."""
@@ -134,32 +168,59 @@ class Archive:
     # -- writing ----------------------------------------------------------------------
 
     def create(self, path: Path, data: bytes) -> None:
-        """Write a new file; an existing one is never replaced (FileExistsError)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        with open(fd, "wb") as handle:
-            handle.write(data)
+        """Write a new file whole; an existing one is never replaced (FileExistsError)."""
+        with self._folder() as project:
+            project.create_new(self.relative(path), data)
 
     def open_new(self, path: Path) -> BinaryIO:
         """A new file opened for writing (an engine's output goes straight into it)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        return open(fd, "wb")
+        with self._folder() as project:
+            return project.open_new(self.relative(path))
 
     def create_json(self, path: Path, value: dict[str, Any]) -> None:
         text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
         self.create(path, text.encode("utf-8"))
 
     def copy_in(self, source: Path, target: Path) -> tuple[str, int]:
-        """Copy a project file into the archive in chunks; its sha256 and size."""
+        """Copy a project file into the archive in chunks; its sha256 and size.
+
+        The source is opened from the project's handle with no link followed at any
+        component (``UnsafePath`` otherwise, FileNotFoundError when it is not there), so a
+        run cannot swap a file it was asked to capture for a link to one outside.
+        """
         digest = hashlib.sha256()
         size = 0
-        with open(source, "rb") as reader, self.open_new(target) as writer:
-            while chunk := reader.read(1 << 20):
-                digest.update(chunk)
-                writer.write(chunk)
-                size += len(chunk)
+        with self._folder() as project:
+            reader = open(project.open_read(self.relative(source)), "rb")
+            with reader, project.open_new(self.relative(target)) as writer:
+                try:
+                    while chunk := reader.read(1 << 20):
+                        digest.update(chunk)
+                        writer.write(chunk)
+                        size += len(chunk)
+                    writer.flush()
+                except BaseException:
+                    project.remove_tree(self.relative(target))
+                    raise
         return digest.hexdigest(), size
+
+    def capture(self, attempt: Attempt, source: Path) -> dict[str, Any]:
+        """Copy one file the run wrote into the attempt's captured/, with its hash; a file
+        that is missing is said, one reached through a link is refused with a sentence."""
+        relative = self.relative(source)
+        target = attempt.directory / "captured" / relative
+        try:
+            digest, size = self.copy_in(source, target)
+        except FileNotFoundError:
+            return {"path": relative, "sha256": None, "missing": True}
+        except UnsafePath as refused:
+            return {"path": relative, "sha256": None, "refused": str(refused)}
+        return {
+            "path": relative,
+            "sha256": digest,
+            "bytes": size,
+            "archived": self.relative(target),
+        }
 
     def ensure_receipt_md(self, attempt: Attempt, text: str) -> bool:
         """Write receipt.md only if it is missing; True when it was written."""
@@ -172,7 +233,6 @@ class Archive:
     def write_install_audit(self, token: str, audit: dict[str, Any]) -> Path:
         """``Computation/installs/<token>.json`` (``-<n>`` for a plan executed again)."""
         directory = self.root / INSTALLS
-        directory.mkdir(parents=True, exist_ok=True)
         suffix = 1
         while True:
             name = f"{token}.json" if suffix == 1 else f"{token}-{suffix}.json"

@@ -79,9 +79,12 @@ def receipt_markdown(receipt: dict[str, Any], script: str | None, stdout: str | 
     if captured:
         lines += ["", "## Captured files", ""]
         for item in captured:
-            state = (
-                f"sha256 {item.get('sha256')}" if item.get("sha256") else "missing after the run"
-            )
+            if item.get("sha256"):
+                state = f"sha256 {item.get('sha256')}"
+            elif item.get("refused"):
+                state = f"refused: {item.get('refused')}"
+            else:
+                state = "missing after the run"
             lines.append(f"- {item.get('path')}: {state}")
     if script is not None:
         lines += ["", "## Script", "", _fence(script)]

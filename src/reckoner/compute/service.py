@@ -188,13 +188,16 @@ class ComputeService:
             }[args["op"]]
             return handler(args)
         except Refused as refused:
+            self._discard_attempt()
             response = {"op": op, **refused.response} if op else refused.response
             if op == "run" and self.settings.mode != "off":  # off writes nothing anywhere
                 self._row(False, response)
             return response
         except OSError as error:
-            # The project's Computation folder cannot be written (a file in its place, a
-            # read-only or full disk): one sentence, and the run is on record as refused.
+            # The project's Computation folder cannot be written (a file or a link in its
+            # place, a read-only or full disk): the attempt this call claimed goes again, so
+            # the sentence is true, and the run is on record as refused.
+            self._discard_attempt()
             response = {
                 "ok": False,
                 "op": op,
@@ -208,6 +211,7 @@ class ComputeService:
             return response
         except Exception as error:  # the response is the only channel
             self._log(f"compute internal error: {type(error).__name__}: {error}")
+            self._discard_attempt()
             return {
                 "ok": False,
                 "op": op,
@@ -543,6 +547,12 @@ class ComputeService:
             args, program, mode, text, source, template, packages, captures, warnings
         )
 
+    def _discard_attempt(self) -> None:
+        try:
+            self.archive.discard_unsealed()
+        except OSError as error:
+            self._log(f"compute: a refused attempt could not be removed: {error}")
+
     def _inside(self, relative: str, what: str) -> Path:
         try:
             return arch.inside(self.project, relative)
@@ -719,9 +729,9 @@ class ComputeService:
             receipt["spawnError"] = done.spawn_error
         if stopped is not None:
             receipt["stopped"] = stopped
-        self.archive.create_json(attempt.directory / arch.RECEIPT_JSON, receipt)
-        self.archive.ensure_receipt_md(
+        self.archive.seal(
             attempt,
+            receipt,
             receipt_markdown(receipt, _text(script_bytes), out_ends.last_text(MD_STDOUT_CHARS)),
         )
 
@@ -788,18 +798,9 @@ class ComputeService:
         return response
 
     def _capture(self, attempt: Attempt, path: Path) -> dict[str, Any]:
-        """Copy one file the run wrote into captured/, with its hash; missing is said."""
-        relative = self.archive.relative(path)
-        if not path.is_file():
-            return {"path": relative, "sha256": None, "missing": True}
-        target = attempt.directory / "captured" / relative
-        digest, size = self.archive.copy_in(path, target)
-        return {
-            "path": relative,
-            "sha256": digest,
-            "bytes": size,
-            "archived": self.archive.relative(target),
-        }
+        """Copy one file the run wrote into captured/, with its hash; missing is said, and a
+        path the run turned into a link is refused in the receipt (the run is kept)."""
+        return self.archive.capture(attempt, path)
 
     def _previous(self, run_id: str, number: int) -> dict[str, Any] | None:
         """The receipt of the attempt before ``number``, if it is readable."""

@@ -23,6 +23,8 @@ import sys
 import time
 import zlib
 
+from reckoner.host.files import read_stream
+
 from .detector import SessionState, build_clue, observe_failure, observe_success
 from .lean_json import dumps, loads
 
@@ -37,6 +39,10 @@ END_EVENT = "SessionEnd"
 SESSIONS_DIR = os.path.join("pitfalls", "sessions")
 REMINDER_LESSONS = 3
 LOCK_WAIT_S = 2.0
+MAX_EVENT_BYTES = 1 << 20
+"""The most of stdin a hook reads: an event is a few kilobytes; more is ignored (logged)."""
+EVENT_SECONDS = 5.0
+"""How long a hook waits for its event on stdin; a stdin that never ends is cut there."""
 """How long a hook waits for another hook of its session; then it gives up in silence."""
 
 
@@ -149,6 +155,23 @@ def handle(
     return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
 
 
+def _read_event(stream: IO[bytes]) -> bytes:
+    """The event, at most MAX_EVENT_BYTES of it within EVENT_SECONDS; the rest is ignored."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # an in-memory stream: bounded all the same
+        data, more = stream.read(MAX_EVENT_BYTES), bool(stream.read(1))
+    else:
+        data, more = read_stream(fd, MAX_EVENT_BYTES, EVENT_SECONDS)
+    if more:
+        sys.stderr.write(
+            f"reckoner pitfalls hook: the event on stdin was longer than {MAX_EVENT_BYTES} "
+            f"bytes or not finished within {EVENT_SECONDS:g} s; the rest was ignored\n"
+        )
+        sys.stderr.flush()  # the command leaves by os._exit, which flushes nothing
+    return data
+
+
 def _options(argv: Sequence[str]) -> tuple[str | None, str | None]:
     home = project_dir = None
     items = list(argv)
@@ -174,7 +197,7 @@ def main(
         home_option, project_dir = _options(argv)
         from reckoner.storage.home_path import home_directory
 
-        event = loads((stdin or sys.stdin.buffer).read())
+        event = loads(_read_event(stdin or sys.stdin.buffer))
         output = handle(event, home_directory(home_option), project_dir=project_dir)
         if output is not None:
             # ASCII JSON reads the same whatever the terminal's or the locale's encoding.

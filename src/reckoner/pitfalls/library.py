@@ -26,11 +26,12 @@ import sys
 import time
 import zlib
 
+from reckoner.host.files import Folder, check_name, read_bounded
 from reckoner.version import __version__
 
 from . import render
 from .lean_json import dumps, loads
-from .model import entry_id_for, new_entry, normalise_entry
+from .model import entry_id_for, is_entry_id, new_entry, normalise_entry
 from .search import SearchIndex
 
 TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
@@ -49,6 +50,22 @@ CACHE = ".search-cache"
 CACHE_FORMAT = 1  # the payload's layout; the rules that fill it change with __version__
 _LOCK = ".lock"
 _CHECKSUM_BYTES = 4
+MAX_LIBRARY_BYTES = 256 << 20
+"""The most of ``entries.jsonl`` (or of the search cache) a reader takes: a library shipped
+in a cloned repository cannot make it hold more."""
+
+
+def is_card_name(name: str) -> bool:
+    """``<lesson id>.md``: the only names written in ``cards/``."""
+    return name.endswith(".md") and is_entry_id(name[:-3])
+
+
+def _skipped(entry_id: str) -> None:
+    # stderr, never stdout: stdout is the MCP server's channel and the hook's answer.
+    sys.stderr.write(
+        f"reckoner pitfalls: skipped a lesson whose id {entry_id[:80]!r} is not of the form "
+        "p-YYYYMMDD-HHMMSS-xxxx; it is never used as a file name\n"
+    )
 
 
 class LibraryError(OSError):
@@ -97,7 +114,9 @@ def _fold(data: bytes) -> list[dict[str, Any]]:
         except (ValueError, RecursionError):
             continue  # a line cut short by a killed writer, or a bad hand edit
         entry = normalise_entry(raw) if isinstance(raw, dict) else None
-        if entry is not None:
+        if entry is not None and not is_entry_id(entry["id"]):
+            _skipped(entry["id"])
+        elif entry is not None:
             folded.pop(entry["id"], None)  # keep insertion order = last snapshot order
             folded[entry["id"]] = entry
     return list(folded.values())
@@ -181,47 +200,50 @@ class Library:
 
     # -- reading -----------------------------------------------------------------------
 
+    def _folder(self, create: bool = False) -> Folder:
+        return Folder.open(self.root, create=create)
+
     def _load(self) -> _Folded:
         try:
-            stamp = _stamp(os.stat(self.entries_file))
+            with self._folder() as folder:
+                stamp = _stamp(folder.stat(ENTRIES))
+                if stamp == self._seen:
+                    return self._folded
+                folded = self._cached(folder, stamp)
+                if folded is None:
+                    stamp, data = self._read_entries(folder)
+                    folded = _Folded.of(_fold(data))
+                    self._write_cache(folder, stamp, folded)
         except FileNotFoundError:
             self._seen, self._folded = None, _NOTHING
             return _NOTHING
+        except LibraryError:
+            raise
         except OSError as error:
             raise self._error("read", error) from None
-        if stamp == self._seen:
-            return self._folded
-        folded = self._cached(stamp)
-        if folded is None:
-            stamp, data = self._read_entries()
-            folded = _Folded.of(_fold(data))
-            self._write_cache(stamp, folded)
         self._seen, self._folded = stamp, folded
         return folded
 
-    def _read_entries(self) -> tuple[Stamp, bytes]:
+    def _read_entries(self, folder: Folder) -> tuple[Stamp, bytes]:
         # The stamp is taken before the bytes are read: a write racing the read can only
         # make the stamp older than the text, and an older stamp is merely read again.
-        try:
-            fd = os.open(self.entries_file, os.O_RDONLY)
-        except OSError as error:
-            raise self._error("read", error) from None
+        fd = folder.open_read(ENTRIES)
         try:
             stat = os.fstat(fd)
-            chunks = []
-            while chunk := os.read(fd, max(stat.st_size, 1 << 16)):
-                chunks.append(chunk)
-            return _stamp(stat), b"".join(chunks)
-        except OSError as error:
-            raise self._error("read", error) from None
+            if stat.st_size > MAX_LIBRARY_BYTES:
+                raise LibraryError(
+                    f"the pitfalls library at {self.root} holds {stat.st_size} bytes in "
+                    f"{ENTRIES}, over the limit of {MAX_LIBRARY_BYTES}; move old lessons "
+                    "out of it or choose another library"
+                )
+            return _stamp(stat), read_bounded(fd, MAX_LIBRARY_BYTES)
         finally:
             os.close(fd)
 
-    def _cached(self, stamp: Stamp) -> _Folded | None:
+    def _cached(self, folder: Folder, stamp: Stamp) -> _Folded | None:
         """The cache when it was built from this version of the entries file, else None."""
         try:
-            with open(os.path.join(self.root, CACHE), "rb") as handle:
-                data = handle.read()
+            data = folder.read(CACHE, MAX_LIBRARY_BYTES)
         except OSError:
             return None
         header = _cache_header(stamp)
@@ -236,13 +258,12 @@ class Library:
         except (ValueError, TypeError, EOFError):
             return None
 
-    def _write_cache(self, stamp: Stamp, folded: _Folded) -> None:
+    def _write_cache(self, folder: Folder, stamp: Stamp, folded: _Folded) -> None:
         payload = folded.cache_payload()
         checksum = zlib.crc32(payload).to_bytes(_CHECKSUM_BYTES, "big")
         try:  # noqa: SIM105 - contextlib would cost the hook its import
-            self._write_atomically(
-                os.path.join(self.root, CACHE), _cache_header(stamp) + checksum + payload
-            )
+            # Derived and rebuilt when torn: not worth an fsync on the hook's path.
+            folder.write_atomic(CACHE, _cache_header(stamp) + checksum + payload, durable=False)
         except OSError:
             pass  # a read-only library still reads; the next reader rebuilds the cache
 
@@ -271,32 +292,64 @@ class Library:
         return entry
 
     def save(self, entry: dict[str, Any]) -> None:
-        """Append ``entry`` as its newest snapshot, then rewrite its card, the index and the
-        search cache."""
-        import fcntl
-
+        """Append ``entry`` as its newest snapshot and rewrite its card and the index: all of
+        it, or (raising ``LibraryError``) nothing, so a refused save is never on disk."""
         line = dumps(entry).encode() + b"\n"
         try:
-            os.makedirs(os.path.join(self.root, CARDS), exist_ok=True)
-            # Two processes saving at once take turns, so a broken-tail check and the append
-            # that follows it, and the index rebuilt from the file, see each other's lines.
-            lock = os.open(os.path.join(self.root, _LOCK), os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                self._append(line)
-                self._write_atomically(
-                    self.card_path(entry["id"]), render.card(entry).encode("utf-8")
-                )
-                self._seen = None
-                self._write_atomically(
-                    os.path.join(self.root, INDEX), render.index(self.entries()).encode("utf-8")
-                )
-            finally:
-                os.close(lock)
+            card_name = check_name(f"{entry['id']}.md", is_card_name, "lesson id")
+            with self._folder(create=True) as folder, folder.sub(CARDS, create=True) as cards:
+                # Two processes saving at once take turns, so a broken-tail check and the
+                # append that follows it, and the index built from the file, see each
+                # other's lines.
+                lock = folder.lock(_LOCK)
+                try:
+                    self._save_locked(folder, cards, card_name, entry, line)
+                finally:
+                    os.close(lock)
         except LibraryError:
             raise
         except OSError as error:
+            self._seen = None
             raise self._error("write", error) from None
+
+    def _save_locked(
+        self, folder: Folder, cards: Folder, card_name: str, entry: dict[str, Any], line: bytes
+    ) -> None:
+        # The card and the index are staged first: on a full disk they fail before the
+        # lesson is appended, and an append that fails is cut back, so nothing is changed.
+        saved = normalise_entry(loads(line))
+        entries = [e for e in self.entries() if e["id"] != entry["id"]]
+        entries.append(saved if saved is not None else entry)
+        card = cards.stage(render.card(entry).encode("utf-8"))
+        try:
+            index = folder.stage(render.index(entries).encode("utf-8"))
+        except BaseException:
+            cards.discard(card)
+            raise
+        try:
+            size = self._append(folder, line)
+        except BaseException:
+            cards.discard(card)
+            folder.discard(index)
+            raise
+        try:
+            cards.commit(card, card_name)
+        except BaseException:
+            folder.truncate(ENTRIES, size)
+            folder.discard(index)
+            raise
+        try:  # noqa: SIM105 - contextlib would cost the hook its import
+            folder.commit(index, INDEX)
+        except OSError:
+            pass  # the lesson and its card stand; the next save rewrites the index whole
+        # The search cache is built now, so the next cold reader (the hook) need not fold.
+        folded = _Folded.of(entries)
+        try:
+            stamp = _stamp(folder.stat(ENTRIES))
+        except OSError:
+            return  # written whole; the next reader folds the file itself
+        self._write_cache(folder, stamp, folded)
+        self._seen, self._folded = stamp, folded
 
     def _get_quietly(self, entry_id: str) -> dict[str, Any] | None:
         try:
@@ -304,36 +357,25 @@ class Library:
         except LibraryError:
             return None
 
-    def _append(self, line: bytes) -> None:
-        fd = os.open(self.entries_file, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                line = b"\n" + line  # never glue a snapshot onto a line cut short
-            written = os.write(fd, line)
-            if written != len(line):
-                raise OSError(28, "short write (is the disk full?)")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
     @staticmethod
-    def _write_atomically(path: str, data: bytes) -> None:
-        directory, name = os.path.split(path)
-        temporary = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(3).hex()}.tmp")
+    def _append(folder: Folder, line: bytes) -> int:
+        """Append one snapshot line; the file's length before it."""
         try:
-            with open(temporary, "wb") as handle:
-                handle.write(data)
-            os.replace(temporary, path)
-        except BaseException:
-            try:  # noqa: SIM105 - contextlib would cost the firing hook its import
-                os.unlink(temporary)
-            except OSError:
-                pass
-            raise
+            size = folder.stat(ENTRIES).st_size
+        except FileNotFoundError:
+            size = 0
+        if size:
+            fd = folder.open_read(ENTRIES)
+            try:
+                last = os.pread(fd, 1, size - 1)
+            finally:
+                os.close(fd)
+            if last != b"\n":
+                line = b"\n" + line  # never glue a snapshot onto a line cut short
+        return folder.append(ENTRIES, line)
 
     def _error(self, verb: str, error: OSError) -> LibraryError:
-        reason = error.strerror or type(error).__name__
+        reason = error.strerror or str(error) or type(error).__name__
         return LibraryError(
             f"cannot {verb} the pitfalls library at {self.root} ({reason}); "
             "check that the directory exists and is writable, or choose another one"
