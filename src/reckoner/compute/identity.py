@@ -1,0 +1,101 @@
+"""What a run really starts, asked in the run's own working directory and environment.
+
+The program found on PATH may be a launcher that picks the real one per directory: a pyenv
+shim reads ``.python-version`` from its cwd, so a probe made anywhere else can name another
+interpreter than the one that ran. Python is asked for ``sys.executable`` and its version
+as the run's own interpreter reports them (with the facts an install plan needs); any other
+engine is named by its resolved program and asked its version in the same cwd.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from . import runner
+from .discovery import PROBE_TIMEOUTS_MS
+from .engines import Descriptor
+from .install import Interpreter
+
+_MARK = "reckoner-interpreter "
+# Every line runs on Python 2.7 too: an old interpreter still gets a name and a version.
+PYTHON_IDENTITY = (
+    "import sys, json, platform\n"
+    "try:\n"
+    "    import importlib.util\n"
+    "    pip = importlib.util.find_spec('pip') is not None\n"
+    "except Exception:\n"
+    "    pip = None\n"
+    f"print({_MARK!r} + json.dumps({{'executable': sys.executable, "
+    "'version': platform.python_version(), 'prefix': sys.prefix, "
+    "'basePrefix': getattr(sys, 'base_prefix', sys.prefix), 'pip': pip}))\n"
+)
+_TAIL = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """The program a run starts (``launcher``) and what it really runs (``path``, ``version``)."""
+
+    launcher: str
+    path: str
+    version: str | None
+    cwd: str
+    python: Interpreter | None = None
+    failure: dict[str, Any] | None = None  # the probe's diagnostics when it gave no answer
+
+    def engine_info(self, found: dict[str, Any]) -> dict[str, Any]:
+        """An engineInfo for a receipt: the cached probe's facts, corrected by this one."""
+        info = {**found, "path": self.path, "version": self.version, "probedIn": self.cwd}
+        if self.launcher != self.path:
+            info["launcher"] = self.launcher
+        if self.failure is not None:
+            info["identityProbe"] = self.failure
+        return info
+
+
+def python_interpreter(program: str, cwd: str) -> tuple[Interpreter | None, dict[str, Any]]:
+    """The interpreter ``program`` starts in ``cwd`` (None, diagnostics when it cannot say)."""
+    argv = [program, "-c", PYTHON_IDENTITY]
+    done = runner.run(argv, cwd=cwd, timeout_ms=PROBE_TIMEOUTS_MS[0])
+    diagnostics: dict[str, Any] = {"argv": argv[:2], "exit": done.exit, "cwd": cwd}
+    text = done.stdout.decode("utf-8", "replace")
+    found = [line[len(_MARK) :] for line in text.splitlines() if line.startswith(_MARK)]
+    if done.exit != 0 or not found:
+        diagnostics["stderrTail"] = done.stderr.decode("utf-8", "replace")[-_TAIL:]
+        return None, diagnostics
+    try:
+        facts = json.loads(found[-1])
+        interpreter = Interpreter(
+            executable=str(facts["executable"]) or program,
+            version=str(facts["version"]),
+            prefix=str(facts["prefix"]),
+            base_prefix=str(facts["basePrefix"]),
+            has_pip=facts["pip"] if isinstance(facts["pip"], bool) else None,
+        )
+    except (ValueError, KeyError, TypeError) as error:
+        diagnostics["unreadable"] = str(error)[:200]
+        return None, diagnostics
+    return interpreter, diagnostics
+
+
+def identify(program: str, family: Descriptor | None, cwd: str) -> Identity:
+    """What ``program`` runs when started in ``cwd`` with the run's environment."""
+    if family is not None and family.name == "python":
+        interpreter, diagnostics = python_interpreter(program, cwd)
+        if interpreter is not None:
+            return Identity(program, interpreter.executable, interpreter.version, cwd, interpreter)
+        return Identity(program, os.path.realpath(program), None, cwd, failure=diagnostics)
+    resolved = os.path.realpath(program)
+    if family is None:
+        return Identity(program, resolved, None, cwd)
+    argv = [program, *family.version_argv]
+    done = runner.run(argv, cwd=cwd, timeout_ms=PROBE_TIMEOUTS_MS[0])
+    text = done.stdout.decode("utf-8", "replace") + "\n" + done.stderr.decode("utf-8", "replace")
+    version = family.version_of(text) if done.exit == 0 else None
+    failure = None
+    if version is None:
+        failure = {"argv": argv, "exit": done.exit, "cwd": cwd, "stderrTail": text[-_TAIL:]}
+    return Identity(program, resolved, version, cwd, failure=failure)
