@@ -9,17 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from compute_helpers import Compute, write_program
-
-PYENV_ROOT = Path(os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv")))
-PYENV_SHIMS = PYENV_ROOT / "shims"
+from compute_helpers import PYENV_ROOT, PYENV_SHIMS, Compute, pyenv_versions, write_program
 
 
 def _sha(path: Path) -> str:
@@ -54,37 +49,13 @@ def test_a_tampered_stdout_or_stderr_is_reported_as_output_changed(compute: Comp
     assert compute(op="receipt", file=ran["runId"])["outputChanged"] is True
 
 
-def _pyenv_versions() -> tuple[str, str] | None:
-    """The pyenv default and another installed 3.x, or None when this machine has no two."""
-    pyenv = shutil.which("pyenv")
-    if pyenv is None or not (PYENV_SHIMS / "python3").is_file():
-        return None
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYENV_VERSION")}
-    done = subprocess.run(
-        [pyenv, "versions", "--bare", "--skip-aliases"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        cwd="/",
-        check=False,
-    )
-    default = subprocess.run(
-        [pyenv, "version-name"], capture_output=True, text=True, env=env, timeout=60, cwd="/"
-    ).stdout.strip()
-    others = [v for v in done.stdout.split() if v.startswith("3.") and v != default]
-    if not others or not default:
-        return None
-    return default, ("3.9.18" if "3.9.18" in others else others[0])
-
-
 def test_a_pyenv_project_version_is_the_interpreter_the_receipt_names(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 21 case 6: with .python-version set to another version than pyenv's default,
     the receipt names that version's interpreter, probed in the run's own cwd, and the
     shim as the launcher."""
-    versions = _pyenv_versions()
+    versions = pyenv_versions()
     if versions is None:
         pytest.skip("needs pyenv with two installed Python 3 versions")
     default, wanted = versions
