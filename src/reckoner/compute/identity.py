@@ -9,7 +9,6 @@ engine is named by its resolved program and asked its version in the same cwd.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -19,18 +18,19 @@ from .discovery import PROBE_TIMEOUTS_MS
 from .engines import Descriptor
 from .install import Interpreter
 
-_MARK = "reckoner-interpreter "
-# Every line runs on Python 2.7 too: an old interpreter still gets a name and a version.
+_MARK = "reckoner-interpreter"
+# Cheap to start (no json or platform import: a probe runs before every run) and valid on
+# Python 2.7 too, so an old interpreter still gets a name and a version. Fields are NUL
+# separated: a path may hold any other character.
 PYTHON_IDENTITY = (
-    "import sys, json, platform\n"
+    "import sys\n"
     "try:\n"
     "    import importlib.util\n"
-    "    pip = importlib.util.find_spec('pip') is not None\n"
+    "    pip = str(importlib.util.find_spec('pip') is not None)\n"
     "except Exception:\n"
-    "    pip = None\n"
-    f"print({_MARK!r} + json.dumps({{'executable': sys.executable, "
-    "'version': platform.python_version(), 'prefix': sys.prefix, "
-    "'basePrefix': getattr(sys, 'base_prefix', sys.prefix), 'pip': pip}))\n"
+    "    pip = 'None'\n"
+    "sys.stdout.write('\\0'.join(['" + _MARK + "', sys.executable, sys.version.split()[0], "
+    "sys.prefix, getattr(sys, 'base_prefix', sys.prefix), pip, '']))\n"
 )
 _TAIL = 2000
 
@@ -61,23 +61,20 @@ def python_interpreter(program: str, cwd: str) -> tuple[Interpreter | None, dict
     argv = [program, "-c", PYTHON_IDENTITY]
     done = runner.run(argv, cwd=cwd, timeout_ms=PROBE_TIMEOUTS_MS[0])
     diagnostics: dict[str, Any] = {"argv": argv[:2], "exit": done.exit, "cwd": cwd}
-    text = done.stdout.decode("utf-8", "replace")
-    found = [line[len(_MARK) :] for line in text.splitlines() if line.startswith(_MARK)]
-    if done.exit != 0 or not found:
+    fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    start = fields.index(_MARK) if _MARK in fields else -1
+    facts = fields[start + 1 : start + 6] if start >= 0 else []
+    if done.exit != 0 or len(facts) != 5:
         diagnostics["stderrTail"] = done.stderr.decode("utf-8", "replace")[-_TAIL:]
         return None, diagnostics
-    try:
-        facts = json.loads(found[-1])
-        interpreter = Interpreter(
-            executable=str(facts["executable"]) or program,
-            version=str(facts["version"]),
-            prefix=str(facts["prefix"]),
-            base_prefix=str(facts["basePrefix"]),
-            has_pip=facts["pip"] if isinstance(facts["pip"], bool) else None,
-        )
-    except (ValueError, KeyError, TypeError) as error:
-        diagnostics["unreadable"] = str(error)[:200]
-        return None, diagnostics
+    executable, version, prefix, base_prefix, pip = facts
+    interpreter = Interpreter(
+        executable=executable or program,  # empty when the interpreter cannot tell
+        version=version,
+        prefix=prefix,
+        base_prefix=base_prefix,
+        has_pip={"True": True, "False": False}.get(pip),
+    )
     return interpreter, diagnostics
 
 
