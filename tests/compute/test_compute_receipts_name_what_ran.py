@@ -110,6 +110,10 @@ def test_a_launcher_that_picks_by_cwd_is_named_with_what_it_started(
     probe = compute(op="probe", engine="python")
     assert probe["engineInfo"]["path"] == str(shims / "python3")  # probe names what PATH finds
 
+    (project / ".interpreter").unlink()  # the launcher now chooses otherwise: asked again
+    again = compute(op="run", engine="python", code="import sys\nprint(sys.executable)")
+    assert again["stdout"].strip() == again["engineInfo"]["path"] == sys.executable
+
 
 def _cli(compute: Compute, argv: list[str], stdin: str | None = None) -> dict[str, object]:
     cli: dict[str, object] = {"command": "python3", "argv": argv}

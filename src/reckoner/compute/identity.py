@@ -5,17 +5,24 @@ shim reads ``.python-version`` from its cwd, so a probe made anywhere else can n
 interpreter than the one that ran. Python is asked for ``sys.executable`` and its version
 as the run's own interpreter reports them (with the facts an install plan needs); any other
 engine is named by its resolved program and asked its version in the same cwd.
+
+Only a program that cannot choose is remembered: a native executable of the engine's own
+name (``python3.11``, ``Rscript``), keyed by its resolved path and file identity. A script
+(every pyenv or asdf shim) or a native program of another name (a mise shim, the juliaup
+launcher) is asked again before every run.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from . import runner
-from .discovery import PROBE_TIMEOUTS_MS
-from .engines import Descriptor
+from .discovery import PROBE_TIMEOUTS_MS, is_native
+from .engines import Descriptor, family_of
 from .install import Interpreter
 
 _MARK = "reckoner-interpreter"
@@ -96,3 +103,39 @@ def identify(program: str, family: Descriptor | None, cwd: str) -> Identity:
     if version is None:
         failure = {"argv": argv, "exit": done.exit, "cwd": cwd, "stderrTail": text[-_TAIL:]}
     return Identity(program, resolved, version, cwd, failure=failure)
+
+
+def _fixed_key(program: str, family: Descriptor | None, cwd: str) -> tuple[Any, ...] | None:
+    """The key under which ``program``'s identity may be remembered, or None: it may choose."""
+    real = os.path.realpath(program)
+    if family is None or not is_native(Path(real)):
+        return None
+    own = family_of(os.path.basename(real))
+    if own is None or own.name != family.name:
+        return None
+    try:
+        status = os.stat(real)
+    except OSError:
+        return None
+    return (program, real, status.st_ino, status.st_size, status.st_mtime_ns, cwd)
+
+
+class Identities:
+    """The identities a server has asked; a program that may choose is asked every time."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[Any, ...], Identity] = {}
+        self._lock = threading.Lock()
+
+    def of(self, program: str, family: Descriptor | None, cwd: str) -> Identity:
+        key = _fixed_key(program, family, cwd)
+        if key is not None:
+            with self._lock:
+                known = self._known.get(key)
+            if known is not None:
+                return known
+        found = identify(program, family, cwd)
+        if key is not None and found.failure is None:
+            with self._lock:
+                self._known[key] = found
+        return found

@@ -148,6 +148,7 @@ class ComputeService:
         self._isolate = isolate_network
         self._log = log or (lambda message: None)
         self._states: dict[str, EngineState] = {}
+        self._identities = identity.Identities()
         self._probe_lock = threading.Lock()
         for note in settings.notes:
             self._log(note)
@@ -603,7 +604,7 @@ class ComputeService:
         script_hash = arch.sha256_bytes(script_bytes)
         cli_pins = provenance.archive_cli_inputs(self.archive, attempt, cli) if cli_key else {}
         # Asked where and as the run itself starts it: a shim's choice is the one recorded.
-        engine_info = identity.identify(
+        engine_info = self._identities.of(
             program.path, program.descriptor, str(self.project)
         ).engine_info(program.info)
         file_is_archived = relative_source is not None and relative_source.startswith(
