@@ -63,10 +63,12 @@ class Identity:
         return info
 
 
-def python_interpreter(program: str, cwd: str) -> tuple[Interpreter | None, dict[str, Any]]:
+def python_interpreter(
+    program: str, cwd: str, timeout_ms: int = PROBE_TIMEOUTS_MS[0]
+) -> tuple[Interpreter | None, dict[str, Any]]:
     """The interpreter ``program`` starts in ``cwd`` (None, diagnostics when it cannot say)."""
     argv = [program, "-c", PYTHON_IDENTITY]
-    done = runner.run(argv, cwd=cwd, timeout_ms=PROBE_TIMEOUTS_MS[0])
+    done = runner.run(argv, cwd=cwd, timeout_ms=timeout_ms)
     diagnostics: dict[str, Any] = {"argv": argv[:2], "exit": done.exit, "cwd": cwd}
     fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
     start = fields.index(_MARK) if _MARK in fields else -1
@@ -85,10 +87,15 @@ def python_interpreter(program: str, cwd: str) -> tuple[Interpreter | None, dict
     return interpreter, diagnostics
 
 
-def identify(program: str, family: Descriptor | None, cwd: str) -> Identity:
-    """What ``program`` runs when started in ``cwd`` with the run's environment."""
+def identify(
+    program: str, family: Descriptor | None, cwd: str, timeout_ms: int = PROBE_TIMEOUTS_MS[0]
+) -> Identity:
+    """What ``program`` runs when started in ``cwd`` with the run's environment.
+
+    ``timeout_ms`` bounds the question (a run's own limit, when shorter, bounds it too).
+    """
     if family is not None and family.name == "python":
-        interpreter, diagnostics = python_interpreter(program, cwd)
+        interpreter, diagnostics = python_interpreter(program, cwd, timeout_ms)
         if interpreter is not None:
             return Identity(program, interpreter.executable, interpreter.version, cwd, interpreter)
         return Identity(program, os.path.realpath(program), None, cwd, failure=diagnostics)
@@ -96,7 +103,7 @@ def identify(program: str, family: Descriptor | None, cwd: str) -> Identity:
     if family is None:
         return Identity(program, resolved, None, cwd)
     argv = [program, *family.version_argv]
-    done = runner.run(argv, cwd=cwd, timeout_ms=PROBE_TIMEOUTS_MS[0])
+    done = runner.run(argv, cwd=cwd, timeout_ms=timeout_ms)
     text = done.stdout.decode("utf-8", "replace") + "\n" + done.stderr.decode("utf-8", "replace")
     version = family.version_of(text) if done.exit == 0 else None
     failure = None
@@ -127,14 +134,14 @@ class Identities:
         self._known: dict[tuple[Any, ...], Identity] = {}
         self._lock = threading.Lock()
 
-    def of(self, program: str, family: Descriptor | None, cwd: str) -> Identity:
+    def of(self, program: str, family: Descriptor | None, cwd: str, timeout_ms: int) -> Identity:
         key = _fixed_key(program, family, cwd)
         if key is not None:
             with self._lock:
                 known = self._known.get(key)
             if known is not None:
                 return known
-        found = identify(program, family, cwd)
+        found = identify(program, family, cwd, min(timeout_ms, PROBE_TIMEOUTS_MS[0]))
         if key is not None and found.failure is None:
             with self._lock:
                 self._known[key] = found

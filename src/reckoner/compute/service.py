@@ -604,8 +604,9 @@ class ComputeService:
         script_hash = arch.sha256_bytes(script_bytes)
         cli_pins = provenance.archive_cli_inputs(self.archive, attempt, cli) if cli_key else {}
         # Asked where and as the run itself starts it: a shim's choice is the one recorded.
+        timeout_ms = args.get("timeoutMs") or self.settings.timeout_ms
         engine_info = self._identities.of(
-            program.path, program.descriptor, str(self.project)
+            program.path, program.descriptor, str(self.project), timeout_ms
         ).engine_info(program.info)
         file_is_archived = relative_source is not None and relative_source.startswith(
             f"{arch.ROOT_NAME}/"
@@ -630,7 +631,6 @@ class ComputeService:
 
         argv, cli_facts = _command_line(program, template, cli, script_path, text)
 
-        timeout_ms = args.get("timeoutMs") or self.settings.timeout_ms
         stdout_path = attempt.directory / "stdout.txt"
         stderr_path = attempt.directory / "stderr.txt"
         # The engine writes straight into the archive: no output is held in memory, and a
