@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from compute_helpers import PYENV_ROOT, PYENV_SHIMS, Compute, pyenv_versions
+from compute_helpers import PYENV_ROOT, PYENV_SHIMS, Compute, pyenv_versions, write_program
 
 
 def _native_uv() -> Path:
@@ -45,6 +45,8 @@ def test_a_uv_venv_without_pip_gets_a_uv_plan_whose_confirm_installs_into_it(
     venv = tmp_path / "uv-env"
     subprocess.run([str(uv), "venv", "-q", str(venv)], check=True, timeout=120)
     assert not list(venv.glob("lib/python*/site-packages/pip"))  # no pip: the attack's premise
+    # A shim named uv beside the interpreter (as in a pyenv shims folder) is never trusted.
+    write_program(venv / "bin", "uv", f'echo "shim ran: $*" >> "{tmp_path}/shim.log"\nexit 1\n')
     compute = Compute(project, f"{venv / 'bin'}:{uv.parent}:/usr/bin:/bin")
 
     planned = compute(op="install", engine="python", packages=["six"])
@@ -57,6 +59,7 @@ def test_a_uv_venv_without_pip_gets_a_uv_plan_whose_confirm_installs_into_it(
     assert plan["program"] == interpreter
     _installs_six(compute, planned["planToken"])
     assert list(venv.glob("lib/python*/site-packages/six.py"))
+    assert not (tmp_path / "shim.log").exists()
 
 
 def test_a_plain_venv_gets_its_own_pip_and_confirm_installs_into_it(

@@ -48,6 +48,11 @@ def test_a_tampered_stdout_or_stderr_is_reported_as_output_changed(compute: Comp
     (directory / "stderr.txt").unlink()
     assert compute(op="receipt", file=ran["runId"])["outputChanged"] is True
 
+    # A receipt from before outputs were hashed has nothing to check against: null, not false.
+    older = {k: v for k, v in receipt.items() if k not in ("stdoutHash", "stderrHash")}
+    (directory / "receipt.json").write_text(json.dumps(older))
+    assert compute(op="receipt", file=ran["runId"])["outputChanged"] is None
+
 
 def test_a_pyenv_project_version_is_the_interpreter_the_receipt_names(
     project: Path, monkeypatch: pytest.MonkeyPatch
