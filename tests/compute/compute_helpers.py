@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +19,9 @@ from reckoner.compute.vocabulary import MathCode, NextKind, NextReason
 # Python first from this interpreter's directory (no version-manager shim in between), then
 # the machine's PATH for Rscript and octave-cli.
 REAL_PATH = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+PYENV_ROOT = Path(os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv")))
+PYENV_SHIMS = PYENV_ROOT / "shims"
 
 SEEN_CODES: set[str] = set()
 SEEN_KINDS: set[str] = set()
@@ -101,3 +106,27 @@ def argv_echo(stdout: str) -> list[str]:
 
 
 Factory = Callable[..., Compute]
+
+
+def pyenv_versions() -> tuple[str, str] | None:
+    """The pyenv default and another installed 3.x, or None when this machine has no two."""
+    pyenv = shutil.which("pyenv")
+    if pyenv is None or not (PYENV_SHIMS / "python3").is_file():
+        return None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYENV_VERSION")}
+    done = subprocess.run(
+        [pyenv, "versions", "--bare", "--skip-aliases"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        cwd="/",
+        check=False,
+    )
+    default = subprocess.run(
+        [pyenv, "version-name"], capture_output=True, text=True, env=env, timeout=60, cwd="/"
+    ).stdout.strip()
+    others = [v for v in done.stdout.split() if v.startswith("3.") and v != default]
+    if not others or not default:
+        return None
+    return default, ("3.9.18" if "3.9.18" in others else others[0])

@@ -72,28 +72,46 @@ def test_dry_run_then_confirm_installs_into_the_venv(venv: Path, project: Path) 
     assert ran["ok"] is True and ran["stdout"] == "six\n"
 
 
+def _base(executable: str, *, pip: bool | None = True) -> install.Interpreter:
+    return install.Interpreter(executable, "3.11.7", "/usr", "/usr", pip)
+
+
 def test_python_manager_detection(tmp_path: Path) -> None:
-    """Spec 5.1: conda/mamba by path and resolvability, uv beside, else pip with managerAssumed."""
+    """Spec 5.1: conda/mamba by path and resolvability; a venv's pip, uv for a venv without
+    pip; else the base interpreter's pip (managerAssumed only when it has none)."""
     found = {"conda": "/opt/conda/bin/conda"}
 
     def which(name: str) -> str | None:
         return found.get(name)
 
-    conda = install.python_manager("/home/u/miniconda3/envs/x/bin/python", which)
+    conda = install.python_manager(_base("/home/u/miniconda3/envs/x/bin/python"), which, None)
     assert conda.name == "conda" and not conda.assumed
     found.clear()
     found["mamba"] = "/opt/mamba"
-    assert install.python_manager("/home/u/miniforge3/bin/python", which).name == "mamba"
+    assert install.python_manager(_base("/home/u/miniforge3/bin/python"), which, None).name == (
+        "mamba"
+    )
     found.clear()
-    assert install.python_manager("/home/u/miniforge3/bin/python", which).name == "pip"
-    bare = install.python_manager(str(tmp_path / "python3"), which)
-    assert bare.name == "pip" and bare.assumed is True
+    assert install.python_manager(_base("/home/u/miniforge3/bin/python"), which, None).name == (
+        "pip"
+    )
+    bare = install.python_manager(_base(str(tmp_path / "python3"), pip=None), which, "/bin/uv")
+    assert bare.name == "pip" and bare.assumed is True  # uv never installs into a base one
+    venv = install.Interpreter("/v/bin/python", "3.11.7", "/v", "/usr", False)
+    assert install.python_manager(venv, which, "/bin/uv").program == "/bin/uv"
+    bootstrap = install.python_manager(venv, which, None)
+    assert bootstrap.name == "pip-venv" and bootstrap.assumed is True
     body, _ = install.plan("python", "/usr/bin/python3", ["sympy"], "user", which)
     assert body is not None
     assert body["commands"] == [["/usr/bin/python3", "-m", "pip", "install", "--user", "sympy"]]
     assert body["managerAssumed"] is True
     system, _ = install.plan("python", "/usr/bin/python3", ["sympy"], "system", which)
     assert system is not None and "--user" not in system["commands"][0]
+    bare_venv, _ = install.plan("python", "/v/bin/python", ["six"], "user", which, interpreter=venv)
+    assert bare_venv is not None and bare_venv["commands"] == [
+        ["/v/bin/python", "-m", "ensurepip"],
+        ["/v/bin/python", "-m", "pip", "install", "six"],
+    ]
 
 
 @pytest.mark.parametrize("engine", ["r", "octave", "julia"])

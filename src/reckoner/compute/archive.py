@@ -44,11 +44,18 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def sha256_file(path: Path) -> str | None:
-    """The file's sha256, or None when it cannot be read (gone, moved, unreadable)."""
+    """The file's sha256, or None when it cannot be read (gone, moved, unreadable).
+
+    Read in chunks: an engine's output may be far larger than memory should hold.
+    """
+    digest = hashlib.sha256()
     try:
-        return sha256_bytes(path.read_bytes())
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
     except OSError:
         return None
+    return digest.hexdigest()
 
 
 def project_slug(root: Path) -> str:

@@ -35,8 +35,14 @@ class VersionProbe:
     diagnostics: dict[str, Any]
 
 
-def probe_cwd() -> str:
-    """A directory that certainly exists: probes never depend on the project existing yet."""
+def probe_cwd(project: Path | None = None) -> str:
+    """Where a probe runs: the project when it exists, else a directory that certainly exists.
+
+    Runs happen in the project, and a launcher such as a pyenv shim picks its program by the
+    cwd, so a probe elsewhere could describe another program.
+    """
+    if project is not None and project.is_dir():
+        return str(project)
     return tempfile.gettempdir()
 
 
@@ -62,17 +68,43 @@ def locate_command(command: str, search_path: str | None = None) -> str | None:
     return runner.which(command, search_path)
 
 
+def is_native(path: Path) -> bool:
+    """An executable that is a program itself, not a script: a shim or wrapper (``#!``)
+    decides at run time what it starts, so it is never trusted as a package manager."""
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(2)
+    except OSError:
+        return False
+    return path.is_file() and os.access(path, os.X_OK) and start != b"#!"
+
+
+def find_native(name: str, directories: Sequence[str]) -> str | None:
+    """The first ``name`` in ``directories`` that is a native program (shims are skipped)."""
+    for directory in directories:
+        if directory and is_native(Path(directory) / name):
+            return str(Path(directory) / name)
+    return None
+
+
+def search_directories(search_path: str | None = None) -> list[str]:
+    """The directories a PATH lookup goes through, in order."""
+    return (search_path if search_path is not None else os.environ.get("PATH", "")).split(
+        os.pathsep
+    )
+
+
 def _tail(data: bytes) -> str:
     return data.decode("utf-8", "replace")[-_TAIL:]
 
 
-def probe_version(descriptor: Descriptor, program: str) -> VersionProbe:
+def probe_version(descriptor: Descriptor, program: str, cwd: str | None = None) -> VersionProbe:
     """Ask for the version; up to three tries, the later ones only after a cold start."""
     argv = [program, *descriptor.version_argv]
     tries: list[dict[str, Any]] = []
     done: runner.Completed | None = None
     for timeout in PROBE_TIMEOUTS_MS:
-        done = runner.run(argv, cwd=probe_cwd(), timeout_ms=timeout)
+        done = runner.run(argv, cwd=cwd or probe_cwd(), timeout_ms=timeout)
         tries.append(
             {
                 "exit": done.exit,
@@ -121,8 +153,13 @@ class PackageCheck:
     diagnostics: dict[str, Any]
 
 
-def check_packages(descriptor: Descriptor, program: str, names: Sequence[str]) -> PackageCheck:
-    """Probe each package by its base name; an unanswered probe never reads as missing."""
+def check_packages(
+    descriptor: Descriptor, program: str, names: Sequence[str], cwd: str | None = None
+) -> PackageCheck:
+    """Probe each package by its base name; an unanswered probe never reads as missing.
+
+    ``cwd`` is the run's own: the interpreter a launcher picks there is the one checked.
+    """
     if not names or descriptor.package_probe is None:
         return PackageCheck([], descriptor.package_probe is not None, {})
     argv = [program, *expand(descriptor.package_probe, packages=names)]
@@ -130,7 +167,7 @@ def check_packages(descriptor: Descriptor, program: str, names: Sequence[str]) -
     done: runner.Completed | None = None
     for timeout in PROBE_TIMEOUTS_MS:
         tries += 1
-        done = runner.run(argv, cwd=probe_cwd(), timeout_ms=timeout)
+        done = runner.run(argv, cwd=cwd or probe_cwd(), timeout_ms=timeout)
         if done.exit is not None:
             break
     assert done is not None

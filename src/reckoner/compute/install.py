@@ -1,6 +1,7 @@
 """Install plans: which manager, which commands, in which scope, and the token bound to them.
 
-Pure: a plan is data built from the engine's program path and the request. The service
+Pure: a plan is data built from the engine's program path (for python, the interpreter as
+it described itself in the project) and the request. The service
 shows it (dry run) and executes it only when handed back its exact ``planToken``.
 """
 
@@ -12,7 +13,6 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 PACKAGE_SPEC = re.compile(
@@ -58,58 +58,100 @@ def constraints(specs: Sequence[str]) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
+class Interpreter:
+    """A Python interpreter as it describes itself."""
+
+    executable: str
+    version: str
+    prefix: str
+    base_prefix: str
+    has_pip: bool | None  # None when the interpreter could not tell
+
+    @property
+    def in_virtual_environment(self) -> bool:
+        return os.path.normpath(self.prefix) != os.path.normpath(self.base_prefix)
+
+
+@dataclass(frozen=True, slots=True)
 class Manager:
     name: str
     assumed: bool
     why: str
+    program: str | None = None  # the manager's own executable, when it is not the interpreter
 
 
-def python_manager(interpreter: str, which: Callable[[str], str | None]) -> Manager:
-    """Detect, never guess: conda/mamba by path marks, uv beside the interpreter, else pip."""
-    lowered = interpreter.replace("\\", "/").lower()
+def python_manager(
+    interpreter: Interpreter, which: Callable[[str], str | None], native_uv: str | None
+) -> Manager:
+    """The interpreter's own manager, detected on the real interpreter (never a launcher).
+
+    Conda/mamba by path marks; a virtual environment's own pip, or uv for one made by
+    ``uv venv`` (no pip); a base interpreter's pip. ``native_uv`` is a uv program (never a
+    shim: a shim decides per directory what it starts), looked up beside the interpreter
+    first, then on PATH.
+    """
+    executable = interpreter.executable
+    lowered = executable.replace("\\", "/").lower()
     if any(mark in lowered for mark in _CONDA_MARKS):
-        if which("conda"):
+        for name in ("conda", "mamba"):
+            if which(name):
+                return Manager(
+                    name, False, f"the interpreter lives in a conda environment and {name} resolves"
+                )
+    if interpreter.in_virtual_environment:
+        if interpreter.has_pip:
             return Manager(
-                "conda", False, "the interpreter lives in a conda environment and conda resolves"
+                "pip-venv",
+                False,
+                f"the interpreter belongs to the virtual environment {interpreter.prefix}, "
+                "which has its own pip",
             )
-        if which("mamba"):
+        if native_uv is not None:
             return Manager(
-                "mamba", False, "the interpreter lives in a conda environment and mamba resolves"
+                "uv",
+                False,
+                f"the virtual environment {interpreter.prefix} has no pip (uv venv makes none); "
+                f"{native_uv} installs into it with --python",
+                native_uv,
             )
-    beside = Path(interpreter).parent
-    for name in ("uv", "uv.exe"):
-        if (beside / name).is_file() and os.access(beside / name, os.X_OK):
-            return Manager("uv", False, f"uv sits beside the interpreter in {beside}")
-    if (beside.parent / "pyvenv.cfg").is_file():
         return Manager(
             "pip-venv",
             True,
-            "the interpreter is a virtual environment's with no uv beside it; the plan assumes "
-            "its pip",
+            f"the virtual environment {interpreter.prefix} has no pip and no uv program was "
+            "found; the plan bootstraps pip with ensurepip",
         )
     return Manager(
-        "pip", True, "no conda, mamba or uv belongs to the interpreter; the plan assumes pip --user"
+        "pip",
+        interpreter.has_pip is not True,
+        f"{executable} is a base interpreter (no virtual environment); its own pip, with "
+        "--user in user scope"
+        + ("" if interpreter.has_pip else "; pip was not found in it, so the plan assumes one"),
     )
 
 
 def _command(
-    interpreter: str, manager: Manager, specs: list[str], scope: str
+    interpreter: Interpreter, manager: Manager, specs: list[str], scope: str
 ) -> tuple[list[list[str]], list[list[str]]]:
     names = [base_name(s) for s in specs]
+    python = interpreter.executable
     if manager.name in ("conda", "mamba"):
         return [[manager.name, "install", "-y", "-c", "conda-forge", *specs]], [
             [manager.name, "remove", "-y", *names]
         ]
     if manager.name == "uv":
-        uv = str(Path(interpreter).parent / "uv")
+        assert manager.program is not None
         return (
-            [[uv, "pip", "install", "--python", interpreter, *specs]],
-            [[uv, "pip", "uninstall", "--python", interpreter, *names]],
+            [[manager.program, "pip", "install", "--python", python, *specs]],
+            [[manager.program, "pip", "uninstall", "--python", python, *names]],
         )
     user = ["--user"] if manager.name == "pip" and scope == "user" else []
+    # A venv without pip and without uv gets pip from the interpreter's own stdlib first.
+    bootstrap = (
+        [[python, "-m", "ensurepip"]] if manager.assumed and manager.name == "pip-venv" else []
+    )
     return (
-        [[interpreter, "-m", "pip", "install", *user, *specs]],
-        [[interpreter, "-m", "pip", "uninstall", "-y", *names]],
+        [*bootstrap, [python, "-m", "pip", "install", *user, *specs]],
+        [[python, "-m", "pip", "uninstall", "-y", *names]],
     )
 
 
@@ -123,14 +165,23 @@ def plan(
     specs: list[str],
     scope: str,
     which: Callable[[str], str | None],
+    *,
+    interpreter: Interpreter | None = None,
+    native_uv: str | None = None,
 ) -> tuple[dict[str, Any] | None, str | None]:
-    """(the plan, None), or (None, why system scope is refused) for one engine's packages."""
+    """(the plan, None), or (None, why system scope is refused) for one engine's packages.
+
+    For python, ``interpreter`` is what ``program`` really starts in the project (a shim's
+    program, not the shim); without it ``program`` is taken as a base interpreter.
+    """
     names = [base_name(s) for s in specs]
     if engine == "python":
-        manager = python_manager(program, which)
+        real = interpreter or Interpreter(program, "", "", "", None)
+        manager = python_manager(real, which, native_uv)
         if scope == "system" and manager.name in SYSTEM_UNSUPPORTED:
             return None, SYSTEM_UNSUPPORTED[manager.name]
-        commands, uninstall = _command(program, manager, specs, scope)
+        commands, uninstall = _command(real, manager, specs, scope)
+        program = real.executable
     elif scope == "system":
         return None, SYSTEM_UNSUPPORTED[engine]
     elif engine == "r":

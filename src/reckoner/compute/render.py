@@ -49,10 +49,13 @@ def receipt_markdown(receipt: dict[str, Any], script: str | None, stdout: str | 
         f"# Compute receipt {receipt.get('runId')} (attempt {receipt.get('attempt')})",
         "",
         f"- engine: {receipt.get('engine')} {engine.get('version') or ''}".rstrip(),
-        f"- program: {engine.get('path')} (found via {engine.get('foundVia')})",
+        f"- program: {engine.get('path')} (found via {engine.get('foundVia')}"
+        + (f", started as {engine['launcher']})" if engine.get("launcher") else ")"),
         f"- mode: {receipt.get('mode')}",
         f"- script: {receipt.get('scriptPath')}",
         f"- sha256: {receipt.get('scriptHash')}",
+        f"- stdout.txt sha256: {receipt.get('stdoutHash')}",
+        f"- stderr.txt sha256: {receipt.get('stderrHash')}",
         f"- exit: {receipt.get('exit')}; timed out: {str(receipt.get('timedOut')).lower()}; "
         f"duration: {receipt.get('durationMs')} ms",
         f"- network: {receipt.get('network')}",
@@ -63,13 +66,21 @@ def receipt_markdown(receipt: dict[str, Any], script: str | None, stdout: str | 
         lines.append(f"- source file: {receipt['sourceFile']}")
     if receipt.get("packages"):
         lines.append(f"- packages: {', '.join(receipt['packages'])}")
+    cli = receipt.get("cli") or {}
+    if cli.get("argvPath"):
+        lines.append(f"- cli argv: {cli['argvPath']} (sha256 {cli.get('argvHash')})")
+    if cli.get("stdinPath"):
+        lines.append(f"- cli stdin: {cli['stdinPath']} (sha256 {cli.get('stdinHash')})")
+    rerun = " ".join(_quoted(a) for a in receipt.get("argv") or [])
+    if cli.get("stdinPath"):
+        rerun += f" < {_quoted(cli['stdinPath'])}"
     lines += [
         "",
         "## Rerun",
         "",
         f"cwd: `{receipt.get('cwd')}`",
         "",
-        _fence(" ".join(_quoted(a) for a in receipt.get("argv") or []), "sh"),
+        _fence(rerun, "sh"),
     ]
     warnings = receipt.get("warnings") or []
     if warnings:

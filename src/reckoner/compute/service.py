@@ -20,7 +20,7 @@ from typing import Any
 from reckoner.core.contract import COMPUTE_ENGINES, COMPUTE_OPS, COMPUTE_PRESET
 
 from . import archive as arch
-from . import discovery, install, runner
+from . import discovery, identity, install, provenance, runner
 from .archive import Archive, Attempt, OutsideProject
 from .arguments import argument_error
 from .containment import network_refusal, stop_sentence
@@ -149,6 +149,7 @@ class ComputeService:
         self._isolate = isolate_network
         self._log = log or (lambda message: None)
         self._states: dict[str, EngineState] = {}
+        self._identities = identity.Identities()
         self._probe_lock = threading.Lock()
         for note in settings.notes:
             self._log(note)
@@ -245,7 +246,7 @@ class ComputeService:
             located = discovery.locate(descriptor, self._search_path)
             if located is not None:
                 state.path, state.found_via = located.path, located.found_via
-                probed = discovery.probe_version(descriptor, located.path)
+                probed = discovery.probe_version(descriptor, located.path, self._probe_dir())
                 state.version, state.probe = probed.version, probed.diagnostics
                 if state.version is not None and descriptor.commercial:
                     state.licensed, state.license_probe = discovery.check_license(
@@ -253,6 +254,10 @@ class ComputeService:
                     )
             self._states[name] = state
             return state
+
+    def _probe_dir(self) -> str:
+        """Probes run where the runs do: a launcher picks its program by the cwd."""
+        return discovery.probe_cwd(self.project)
 
     def forget(self, name: str) -> None:
         """Drop a cached probe (after an install changed the machine)."""
@@ -348,7 +353,10 @@ class ComputeService:
             if packages:
                 self._valid_specs(packages)
                 check = discovery.check_packages(
-                    state.descriptor, str(state.path), [install.base_name(p) for p in packages]
+                    state.descriptor,
+                    str(state.path),
+                    [install.base_name(p) for p in packages],
+                    self._probe_dir(),
                 )
                 response["packages"] = {"missing": check.missing, "checked": check.known}
             return response
@@ -429,7 +437,7 @@ class ComputeService:
         family = family_of(command)
         version = None
         if family is not None:
-            version = discovery.probe_version(family, path).version
+            version = discovery.probe_version(family, path, self._probe_dir()).version
         info = {
             "engine": f"cli:{command}",
             "path": path,
@@ -520,7 +528,7 @@ class ComputeService:
                     )
                 )
             else:
-                check = discovery.check_packages(descriptor, program.path, names)
+                check = discovery.check_packages(descriptor, program.path, names, self._probe_dir())
                 if not check.known:
                     warnings.append(
                         _warning(
@@ -564,9 +572,16 @@ class ComputeService:
                 _reason(NextReason.PATH_OUTSIDE_PROJECT),
             ) from None
 
-    def run_id(self, engine_key: str, mode: str, key: str, packages: list[str]) -> str:
-        """``<preset>-<projectSlug>-<first 12 hex of sha256(engine|mode|key|packages)>``."""
-        material = "|".join([engine_key, mode, key, ",".join(sorted(packages))])
+    def run_id(
+        self, engine_key: str, mode: str, key: str, packages: list[str], cli_key: str = ""
+    ) -> str:
+        """``<preset>-<projectSlug>-<first 12 hex of sha256(engine|mode|key|packages)>``.
+
+        A cli run appends ``|`` and its argv and stdin (``provenance.cli_key``): the same
+        script under another argv or stdin is another run.
+        """
+        parts = [engine_key, mode, key, ",".join(sorted(packages))]
+        material = "|".join([*parts, cli_key] if cli_key else parts)
         digest = hashlib.sha256(material.encode("utf-8")).hexdigest()[:12]
         return f"{self.preset}-{arch.project_slug(self.project)}-{digest}"
 
@@ -592,7 +607,9 @@ class ComputeService:
             relative_source = None
             script_bytes = text.encode("utf-8")
             key = text.replace("\r\n", "\n").rstrip()
-        run_id = self.run_id(engine_key, mode, key, packages)
+        cli = args.get("cli") or {}
+        cli_key = provenance.cli_key(cli) if engine == "cli" else ""
+        run_id = self.run_id(engine_key, mode, key, packages, cli_key)
         ext = (
             CLI_EXT
             if engine == "cli"
@@ -603,6 +620,12 @@ class ComputeService:
         script_path = attempt.directory / f"script.{ext}"
         self.archive.create(script_path, script_bytes)
         script_hash = arch.sha256_bytes(script_bytes)
+        cli_pins = provenance.archive_cli_inputs(self.archive, attempt, cli) if cli_key else {}
+        # Asked where and as the run itself starts it: a shim's choice is the one recorded.
+        timeout_ms = args.get("timeoutMs") or self.settings.timeout_ms
+        engine_info = self._identities.of(
+            program.path, program.descriptor, str(self.project), timeout_ms
+        ).engine_info(program.info)
         file_is_archived = relative_source is not None and relative_source.startswith(
             f"{arch.ROOT_NAME}/"
         )
@@ -624,10 +647,8 @@ class ComputeService:
                 )
             )
 
-        cli = args.get("cli") or {}
         argv, cli_facts = _command_line(program, template, cli, script_path, text)
 
-        timeout_ms = args.get("timeoutMs") or self.settings.timeout_ms
         stdout_path = attempt.directory / "stdout.txt"
         stderr_path = attempt.directory / "stderr.txt"
         # The engine writes straight into the archive: no output is held in memory, and a
@@ -694,7 +715,7 @@ class ComputeService:
             "attemptDir": self.archive.relative(attempt.directory),
             "preset": self.preset,
             "engine": engine_key,
-            "engineInfo": program.info,
+            "engineInfo": engine_info,
             "mode": mode,
             "scriptPath": self.archive.relative(script_path),
             "scriptAbs": str(script_path),
@@ -709,6 +730,7 @@ class ComputeService:
             "durationMs": round(done.duration_ms, 1),
             "stdoutBytes": out_ends.size,
             "stderrBytes": err_ends.size,
+            **provenance.output_hashes(attempt),
             "stdoutTruncated": stdout_cut,
             "stderrTruncated": stderr_cut,
             "packages": packages,
@@ -721,7 +743,7 @@ class ComputeService:
             "createdAt": int(time.time() * 1000),
         }
         if cli_facts is not None:
-            receipt["cli"] = cli_facts
+            receipt["cli"] = {**cli_facts, **cli_pins}
         if done.timed_out:
             receipt["partialStdout"] = out_ends.last_text(PARTIAL_CHARS)
             receipt["partialStderr"] = err_ends.last_text(PARTIAL_CHARS)
@@ -740,7 +762,7 @@ class ComputeService:
             "runId": run_id,
             "attempt": attempt.number,
             "engine": engine_key,
-            "engineInfo": program.info,
+            "engineInfo": engine_info,
             "exit": done.exit,
             "timedOut": done.timed_out,
             "durationMs": receipt["durationMs"],
@@ -748,6 +770,8 @@ class ComputeService:
             "stderr": stderr,
             "stdoutTruncated": stdout_cut,
             "stderrTruncated": stderr_cut,
+            "stdoutHash": receipt["stdoutHash"],
+            "stderrHash": receipt["stderrHash"],
             "argv": done.argv,
             "cwd": done.cwd,
             "receipt": receipt_rel,
@@ -765,7 +789,7 @@ class ComputeService:
         }
         row = {
             "engine": engine_key,
-            "version": program.info.get("version"),
+            "version": engine_info.get("version"),
             "runId": run_id,
             "attempt": attempt.number,
             "scriptHash": script_hash,
@@ -887,7 +911,12 @@ class ComputeService:
                 current = arch.sha256_file(arch.inside(self.project, script_rel))
             except OutsideProject:
                 current = None
-        changed = current is None or current != receipt.get("scriptHash")
+        pinned = provenance.recheck(self.project, attempt, receipt)
+        changed = (
+            current is None
+            or current != receipt.get("scriptHash")
+            or provenance.inputs_changed(pinned)
+        )
         script_text = None
         if isinstance(script_rel, str) and current is not None:
             script_text = _text((self.project / script_rel).read_bytes())
@@ -914,6 +943,7 @@ class ComputeService:
             "currentScriptHash": current,
             "scriptChanged": changed,
             "scriptChangedDuringRun": receipt.get("scriptChangedDuringRun"),
+            **pinned,
             "engine": receipt.get("engine"),
             "engineInfo": receipt.get("engineInfo"),
             "argv": receipt.get("argv"),
@@ -926,6 +956,26 @@ class ComputeService:
         }
 
     # -- install ------------------------------------------------------------------------
+
+    def _plan(
+        self, engine: str, program: str, specs: list[str], scope: str
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        """The install plan for the program a run would start (a shim's, not the shim)."""
+        interpreter, native_uv = None, None
+        if engine == "python":
+            interpreter, _ = identity.python_interpreter(program, self._probe_dir())
+            beside = os.path.dirname(interpreter.executable) if interpreter else ""
+            directories = [beside, *discovery.search_directories(self._search_path)]
+            native_uv = discovery.find_native("uv", directories)
+        return install.plan(
+            engine,
+            program,
+            specs,
+            scope,
+            lambda n: runner.which(n, self._search_path),
+            interpreter=interpreter,
+            native_uv=native_uv,
+        )
 
     def _install(self, args: dict[str, Any]) -> Response:
         self._no_subprocess_host()
@@ -953,9 +1003,7 @@ class ComputeService:
         scope = args.get("scope") or self.settings.install_scope
         state = self._usable(engine)
         assert state.path is not None
-        body, refusal = install.plan(
-            engine, state.path, specs, scope, lambda n: runner.which(n, self._search_path)
-        )
+        body, refusal = self._plan(engine, state.path, specs, scope)
         if body is None:
             raise Refused(
                 MathCode.REFUSED,
@@ -988,7 +1036,7 @@ class ComputeService:
                 planToken=token,
             )
         names = [install.base_name(s) for s in specs]
-        before = discovery.check_packages(state.descriptor, state.path, names)
+        before = discovery.check_packages(state.descriptor, state.path, names, self._probe_dir())
         done_commands = []
         installed_so_far: list[list[str]] = []
         failed: runner.Completed | None = None
@@ -1014,7 +1062,7 @@ class ComputeService:
                 break
             installed_so_far.append(command)
         self.forget(engine)
-        after = discovery.check_packages(state.descriptor, state.path, names)
+        after = discovery.check_packages(state.descriptor, state.path, names, self._probe_dir())
         audit = {
             "planToken": token,
             "plan": body,

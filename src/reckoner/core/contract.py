@@ -626,8 +626,9 @@ COMPUTE_TOOL = Tool(
                 "required": ["command"],
                 "additionalProperties": False,
             },
-            "For engine cli: the program, its argv and an optional stdin; the archived "
-            "script's path is appended unless argv already carries a program slot (-c, -e, ...).",
+            "For engine cli: the program, its argv and an optional stdin (both part of the "
+            "run id and archived as argv.json and stdin.txt); the archived script's path is "
+            "appended unless argv already carries a program slot (-c, -e, ...).",
         ),
         Argument(
             "scope",
