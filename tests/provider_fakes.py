@@ -131,9 +131,7 @@ class _Fake:
         bearer = headers.get("authorization", "")
         return headers.get("x-api-key") or (bearer[7:] if bearer.startswith("Bearer ") else None)
 
-    def answer(
-        self, path: str, body: dict[str, Any], headers: dict[str, str]
-    ) -> tuple[int, bytes]:
+    def answer(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, bytes]:
         script = self.script
         if script.replies and not self.is_search(body):
             return self.article_answer(path, body, headers)

@@ -66,13 +66,13 @@ def serve(fakes: list[FakeProvider], *replies: Reply) -> FakeProvider:
 
 
 def reckoner_article(home: Path, out: Path, kind: str, url: str, record: str = HAND_ID) -> Any:
-    env = {
-        k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))
-    }
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
     env.update({KEY_VARIABLE[kind]: ENV_KEY, "COLUMNS": "400"})
     return subprocess.run(
-        [sys.executable, "-m", "reckoner", "article", record, "--home", str(home)]
-        + ["--out", str(out), "--writer", kind, "--model", "fake-model", "--base-url", url],
+        [
+            *(sys.executable, "-m", "reckoner", "article", record, "--home", str(home)),
+            *("--out", str(out), "--writer", kind, "--model", "fake-model", "--base-url", url),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -85,7 +85,7 @@ def sent_output_limit(kind: str, body: dict[str, Any]) -> int:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_reply_cut_off_at_its_token_limit_is_retried_once_then_reckoner_article_fails_naming_the_limit(
+def test_a_cut_off_reply_is_retried_once_then_reckoner_article_fails_naming_the_limit(
     home: Path, out: Path, kind: str, fakes: list[FakeProvider]
 ) -> None:
     """Issue 21 case 10: finish_reason "length" / stop_reason "max_tokens" is not an article."""
@@ -140,8 +140,7 @@ def test_facts_over_the_token_budget_are_refused_with_their_size_and_the_fix_bef
     assert [p.name for p in out.iterdir()] == []
     # The same record through the template writer is an article.
     template = subprocess.run(
-        [sys.executable, "-m", "reckoner", "article", BIG_ID, "--home", str(home)]
-        + ["--out", str(out)],
+        [sys.executable, "-m", "reckoner", "article", BIG_ID, "--home", str(home), "--out", out],
         capture_output=True,
         text=True,
         timeout=120,
@@ -154,9 +153,10 @@ def test_facts_over_the_token_budget_are_refused_with_their_size_and_the_fix_bef
 
 @pytest.fixture
 def http(home: Path) -> Iterator[httpx.Client]:
-    with BackgroundPanel(home) as running, httpx.Client(
-        base_url=running.url.rstrip("/"), timeout=30
-    ) as client:
+    with (
+        BackgroundPanel(home) as running,
+        httpx.Client(base_url=running.url.rstrip("/"), timeout=30) as client,
+    ):
         yield client
 
 
@@ -190,7 +190,8 @@ def test_the_panel_fails_a_job_whose_reply_is_cut_off_twice_naming_the_limit(
 
 
 @pytest.mark.parametrize(
-    ("kind", "variable"), [("openai", "API_KEY"), ("anthropic", "API_KEY"), ("anthropic", "AUTH_TOKEN")]
+    ("kind", "variable"),
+    [("openai", "API_KEY"), ("anthropic", "API_KEY"), ("anthropic", "AUTH_TOKEN")],
 )
 def test_an_environment_key_never_reaches_a_base_url_typed_into_generate(
     http: httpx.Client,
@@ -223,9 +224,7 @@ def test_a_key_typed_with_a_typed_base_url_goes_there_and_is_never_stored_or_ech
 ) -> None:
     monkeypatch.setenv(KEY_VARIABLE[kind], ENV_KEY)
     other = serve(fakes, Reply(ARTICLE))
-    job = generate(
-        http, out, writer=kind, model="m", baseUrl=other.url_for(kind), apiKey=TYPED_KEY
-    )
+    job = generate(http, out, writer=kind, model="m", baseUrl=other.url_for(kind), apiKey=TYPED_KEY)
     assert job["status"] == "done", job
     fake = other.openai if kind == "openai" else other.anthropic
     assert fake.key_sent(0) == TYPED_KEY

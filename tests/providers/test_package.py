@@ -71,7 +71,7 @@ def test_each_sdk_is_imported_by_its_own_module_of_the_package_and_nowhere_else(
     assert not (SRC / "lookup" / "openai_provider.py").exists()
 
 
-def test_the_contracts_put_the_package_below_the_lookup_and_keep_the_writer_and_lookup_off_the_sdks() -> (
+def test_the_contracts_put_the_package_below_the_lookup_and_keep_both_callers_off_the_sdks() -> (
     None
 ):
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["importlinter"][

@@ -15,14 +15,6 @@ from importlib import resources
 from typing import Any
 
 from reckoner.core.contract import SEARCH_TOOL
-from reckoner.service.engine import Engine
-from reckoner.storage.home import HomeLayout
-from reckoner.storage.run_log import RunLog
-from reckoner.storage.state_file import StateFile
-
-from . import pipeline
-from .pages import PageFetcher
-from .policy import Policy, Resolution, resolve
 from reckoner.providers.config import (
     BASE_URL_VARIABLES,
     KEY_VARIABLES,
@@ -32,7 +24,14 @@ from reckoner.providers.config import (
     model_for,
     scrub,
 )
+from reckoner.service.engine import Engine
+from reckoner.storage.home import HomeLayout
+from reckoner.storage.run_log import RunLog
+from reckoner.storage.state_file import StateFile
 
+from . import pipeline
+from .pages import PageFetcher
+from .policy import Policy, Resolution, resolve
 from .providers import NotConfigured, Provider, choose
 from .sdk_provider import SdkProvider
 

@@ -54,7 +54,11 @@ class AnthropicClient:
 
     def web_search(self, model: str, system: str, question: str) -> list[Citation]:
         """The sources the search turn cited, in first-cited order (repeats kept)."""
-        tool: Any = {"type": "web_search_20250305", "name": "web_search", "max_uses": MAX_SEARCH_USES}
+        tool: Any = {
+            "type": "web_search_20250305",
+            "name": "web_search",
+            "max_uses": MAX_SEARCH_USES,
+        }
         message = self._send(
             model,
             lambda: self._client.messages.create(
