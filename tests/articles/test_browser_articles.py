@@ -112,6 +112,7 @@ def test_11_1_progress_bar_and_cancel_while_the_model_writes(
         page.select_option("#gen-writer", "openai")
         page.fill("#gen-model", "fake-model")
         page.fill("#gen-base", fake.openai_url)
+        page.fill("#gen-key", "sk-typed-for-the-fake")
         page.click("#gen-start")
         page.wait_for_selector("#gen-phase:has-text('Writing the article')", timeout=WAIT_MS)
         assert page.get_attribute("#gen-progress", "value") == "10"
@@ -140,6 +141,7 @@ def test_11_1_a_failed_job_shows_its_sentence_and_an_invented_number_its_warning
         page.fill("#gen-directory", str(out))
         page.select_option("#gen-writer", "anthropic")
         page.fill("#gen-base", fake.anthropic_url)
+        page.fill("#gen-key", "sk-typed-for-the-fake")
         page.click("#gen-start")
         page.wait_for_selector("#gen-warnings", timeout=WAIT_MS)
         assert "'42.5' matches no number in the record" in page.inner_text("#gen-warnings")
@@ -186,6 +188,7 @@ def test_11_1_a_compile_failure_shows_its_sentence_and_the_log_tail(
         page.check("#gen-compile")
         page.select_option("#gen-writer", "openai")
         page.fill("#gen-base", fake.openai_url)
+        page.fill("#gen-key", "sk-typed-for-the-fake")
         page.click("#gen-start")
         page.wait_for_selector("#gen-compile-error", timeout=WAIT_MS)
         assert "the .tex is kept" in page.inner_text("#gen-compile-error")

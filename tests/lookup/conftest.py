@@ -35,12 +35,8 @@ def page_server() -> Iterator[PageServer]:
 @pytest.fixture
 def fakes(anthropic_fake: FakeAnthropic, openai_fake: FakeOpenAI) -> Iterator[None]:
     """Fresh scripts and request logs for each test."""
-    from fakes import Script
-
     for fake in (anthropic_fake, openai_fake):
-        fake.script = Script()
-        fake.requests.clear()
-        fake.headers.clear()
+        fake.clear()
     yield
 
 

@@ -324,7 +324,7 @@ def test_12_6_no_provider_configured_names_what_to_set(lookups: Lookups) -> None
     ("status", "words"),
     [
         (401, "check ANTHROPIC_API_KEY"),
-        (403, "refused the key"),
+        (403, "refused the API key"),
         (429, "rate-limiting"),
         (500, "HTTP 500"),
         (503, "HTTP 503"),

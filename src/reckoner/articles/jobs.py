@@ -56,6 +56,12 @@ class JobRequest:
     writer: str = "template"
     model: str | None = None
     base_url: str | None = None
+    """A base URL typed for this job only; the environment's key is never sent to it unless
+    it is also a configured one (reckoner.providers.config)."""
+    configured_base_url: str | None = None
+    """The base URL the user configured: the saved setting, or the command line's."""
+    api_key: str | None = field(default=None, repr=False)
+    """A key typed for this job with ``base_url``: held in memory only, never stored."""
 
 
 WriterFactory = Callable[[JobRequest], Writer]

@@ -44,7 +44,8 @@ def run_article_job(
         compile=compile_pdf,
         writer=writer or writer_settings["kind"],
         model=model or writer_settings["model"],
-        base_url=base_url or writer_settings["baseUrl"],
+        # The command line is the user's own, like the environment: its URL is configured.
+        configured_base_url=base_url or writer_settings["baseUrl"],
     )
     shown: set[str] = set()
 

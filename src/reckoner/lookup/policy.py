@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from reckoner.providers.config import PROVIDERS
+
 TIERS = ("strict", "open")
-PROVIDERS = ("anthropic", "openai")
 
 DEFAULT_ALLOWED_HOSTS: tuple[str, ...] = (
     "wikipedia.org",

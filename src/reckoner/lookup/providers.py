@@ -2,7 +2,8 @@
 
 Configuration is the provider's own variables and nothing else: ``ANTHROPIC_API_KEY``
 (or ``ANTHROPIC_AUTH_TOKEN``) with an optional ``ANTHROPIC_BASE_URL``, or
-``OPENAI_API_KEY`` with an optional ``OPENAI_BASE_URL``; the SDKs read them themselves.
+``OPENAI_API_KEY`` with an optional ``OPENAI_BASE_URL`` (reckoner.providers.config holds
+them and sends a key nowhere but its provider's configured URL).
 When both are configured Anthropic is used, because its server-side ``web_search_20250305``
 turn is the manual's shipped provider; ``RECKONER_SEARCH_PROVIDER`` (``anthropic`` or
 ``openai``) overrides that choice. ``ANTHROPIC_MODEL`` / ``OPENAI_MODEL`` name the model
@@ -11,24 +12,31 @@ turn is the manual's shipped provider; ``RECKONER_SEARCH_PROVIDER`` (``anthropic
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
-from .policy import PROVIDERS
+from reckoner.providers.config import (
+    KEY_VARIABLES,
+    PROVIDERS,
+    Kind,
+)
+from reckoner.providers.failures import ProviderFailure
+
+__all__ = [
+    "PROVIDER_ENV",
+    "Candidate",
+    "NotConfigured",
+    "PageSkipped",
+    "PageSource",
+    "Provider",
+    "ProviderFailure",
+    "choose",
+    "configured",
+    "gather_citation",
+]
 
 PROVIDER_ENV = "RECKONER_SEARCH_PROVIDER"
-KEY_VARIABLES: dict[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-    "openai": ("OPENAI_API_KEY",),
-}
-MODEL_VARIABLES: dict[str, str] = {"anthropic": "ANTHROPIC_MODEL", "openai": "OPENAI_MODEL"}
-BASE_URL_VARIABLES: dict[str, str] = {
-    "anthropic": "ANTHROPIC_BASE_URL",
-    "openai": "OPENAI_BASE_URL",
-}
-DEFAULT_MODELS: dict[str, str] = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5-mini"}
-SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
 RETRIEVAL_SYSTEM = (
     "Search the web for sources that answer the user's question, and answer it briefly, "
     "citing the sources you used."
@@ -74,11 +82,6 @@ class Candidate:
         return kept
 
 
-class ProviderFailure(Exception):
-    """A provider call that did not answer; ``str()`` is a clause safe for row, log and
-    message (it never carries a key or the provider's own error body)."""
-
-
 class PageSkipped(Exception):
     """A page that was not enriched; ``str()`` says why, in a clause."""
 
@@ -106,7 +109,7 @@ class Provider(Protocol):
         ...
 
 
-def configured(env: Mapping[str, str]) -> list[str]:
+def configured(env: Mapping[str, str]) -> list[Kind]:
     """The providers whose key is set, in the order of preference."""
     return [name for name in PROVIDERS if any(env.get(v, "").strip() for v in KEY_VARIABLES[name])]
 
@@ -115,55 +118,31 @@ class NotConfigured(Exception):
     """No usable provider; ``str()`` names what to set."""
 
 
-def choose(env: Mapping[str, str], wanted: str | None = None) -> str:
+def choose(env: Mapping[str, str], wanted: str | None = None) -> Kind:
     """The provider to use: ``wanted`` (a policy's synthesis.provider), else
     RECKONER_SEARCH_PROVIDER, else the first configured; NotConfigured names what to set."""
     keys = configured(env)
     asked = wanted or env.get(PROVIDER_ENV, "").strip().lower() or None
-    if asked is not None:
-        if asked not in PROVIDERS:
+    if asked is None:
+        if not keys:
             raise NotConfigured(
-                f"{PROVIDER_ENV} is {asked[:40]!r}, which is no provider; set it to "
-                f"{' or '.join(PROVIDERS)}"
+                "no search provider is configured; set ANTHROPIC_API_KEY (and "
+                "ANTHROPIC_BASE_URL for a compatible endpoint) or OPENAI_API_KEY in the "
+                "server's environment"
             )
-        if asked not in keys:
+        return keys[0]
+    for name in PROVIDERS:
+        if name == asked:
+            if name in keys:
+                return name
             raise NotConfigured(
-                f"the {asked} provider is chosen but {KEY_VARIABLES[asked][0]} is not set; "
+                f"the {name} provider is chosen but {KEY_VARIABLES[name][0]} is not set; "
                 f"set it in the server's environment"
             )
-        return asked
-    if not keys:
-        raise NotConfigured(
-            "no search provider is configured; set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL "
-            "for a compatible endpoint) or OPENAI_API_KEY in the server's environment"
-        )
-    return keys[0]
-
-
-def model_for(name: str, env: Mapping[str, str]) -> str:
-    """The provider's model: its MODEL variable, else this build's default."""
-    return env.get(MODEL_VARIABLES[name], "").strip() or DEFAULT_MODELS[name]
-
-
-def scrub(text: str, env: Mapping[str, str]) -> str:
-    """The text with every configured key replaced, for anything bound for a log."""
-    for variable in SECRET_VARIABLES:
-        secret = env.get(variable, "").strip()
-        if len(secret) >= 4:
-            text = text.replace(secret, "[key]")
-    return text
-
-
-def status_clause(provider: str, status: int) -> str:
-    """An HTTP failure in words; the provider's own body is never quoted (it may echo a key)."""
-    variable = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
-    if status in (401, 403):
-        return f"the {provider} provider refused the key (HTTP {status}); check {variable}"
-    if status == 429:
-        return f"the {provider} provider is rate-limiting (HTTP 429); ask again later"
-    if status >= 500:
-        return f"the {provider} provider failed (HTTP {status})"
-    return f"the {provider} provider refused the request (HTTP {status})"
+    raise NotConfigured(
+        f"{PROVIDER_ENV} is {asked[:40]!r}, which is no provider; set it to "
+        f"{' or '.join(PROVIDERS)}"
+    )
 
 
 def gather_citation(
@@ -180,27 +159,3 @@ def gather_citation(
     if text and (snippet is None or text not in snippet):
         snippet = f"{snippet} … {text}" if snippet else text
     cited[url] = Candidate(url, seen.title or title or None, snippet)
-
-
-Reply = TypeVar("Reply")
-
-
-def sdk_request(provider: str, sdk: Any, host: str, send: Callable[[], Reply]) -> Reply:
-    """Send one request through an official SDK (``sdk`` is the ``anthropic`` or ``openai``
-    module: both name their errors alike) and turn each failure into our own clause."""
-    try:
-        return send()
-    except sdk.APIStatusError as error:
-        raise ProviderFailure(status_clause(provider, error.status_code)) from None
-    except sdk.APITimeoutError:
-        raise ProviderFailure(f"the {provider} provider did not answer in time") from None
-    except sdk.APIConnectionError:
-        raise ProviderFailure(f"the {provider} provider could not be reached at {host}") from None
-    except ValueError:  # a 200 whose body is not JSON
-        raise ProviderFailure(
-            f"the {provider} provider's reply could not be read (its body is not JSON)"
-        ) from None
-    except sdk.APIError as error:
-        raise ProviderFailure(
-            f"the {provider} provider's reply could not be read ({type(error).__name__})"
-        ) from None

@@ -15,6 +15,15 @@ from importlib import resources
 from typing import Any
 
 from reckoner.core.contract import SEARCH_TOOL
+from reckoner.providers.config import (
+    BASE_URL_VARIABLES,
+    KEY_VARIABLES,
+    MODEL_VARIABLES,
+    Kind,
+    configured_urls,
+    model_for,
+    scrub,
+)
 from reckoner.service.engine import Engine
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.run_log import RunLog
@@ -23,7 +32,8 @@ from reckoner.storage.state_file import StateFile
 from . import pipeline
 from .pages import PageFetcher
 from .policy import Policy, Resolution, resolve
-from .providers import BASE_URL_VARIABLES, NotConfigured, Provider, choose, model_for, scrub
+from .providers import NotConfigured, Provider, choose
+from .sdk_provider import SdkProvider
 
 STATE_KEY = "search"
 
@@ -46,30 +56,15 @@ def preset_layer() -> dict[str, Any]:
 
 
 def build_provider(
-    name: str, env: Mapping[str, str], *, timeout: float = 45.0, max_retries: int = 1
+    name: Kind,
+    env: Mapping[str, str],
+    *,
+    timeout: float | None = None,
+    max_retries: int | None = None,
 ) -> Provider:
-    """The SDK-backed provider, given its key and base URL from ``env`` (the SDK's own
-    variables; an unset base URL is the SDK's default endpoint)."""
-    if name == "anthropic":
-        from .anthropic_provider import AnthropicProvider
-
-        return AnthropicProvider(
-            model_for(name, env),
-            api_key=env.get("ANTHROPIC_API_KEY") or None,
-            auth_token=env.get("ANTHROPIC_AUTH_TOKEN") or None,
-            base_url=env.get("ANTHROPIC_BASE_URL") or None,
-            timeout=timeout,
-            max_retries=max_retries,
-        )
-    from .openai_provider import OpenAIProvider
-
-    return OpenAIProvider(
-        model_for(name, env),
-        api_key=env.get("OPENAI_API_KEY") or None,
-        base_url=env.get("OPENAI_BASE_URL") or None,
-        timeout=timeout,
-        max_retries=max_retries,
-    )
+    """The provider's client, its key and base URL from ``env`` under the providers
+    package's rule (an unset base URL is the provider's own endpoint)."""
+    return SdkProvider(name, env, timeout=timeout, retries=max_retries)
 
 
 class SearchTool:
@@ -82,7 +77,7 @@ class SearchTool:
         log: RunLog,
         *,
         env: Mapping[str, str] | None = None,
-        make_provider: Callable[[str, Mapping[str, str]], Provider] = build_provider,
+        make_provider: Callable[[Kind, Mapping[str, str]], Provider] = build_provider,
     ) -> None:
         self._state = state
         self._preset = preset
@@ -106,14 +101,15 @@ class SearchTool:
         except NotConfigured as why:
             self._log.warn(f"search is served but unavailable: {why}")
             return
-        base = env.get(BASE_URL_VARIABLES[name], "").strip() or "the SDK's default endpoint"
-        self._log.info("search provider", provider=name, model=model_for(name, env), base=base)
+        base = configured_urls(name, env)[0]
+        model = model_for(name, "lookup", env)
+        self._log.info("search provider", provider=name, model=model, base=base)
 
     def _provider_for(self, wanted: str | None) -> Provider:
         env = os.environ if self._env is None else self._env
         name = choose(env, wanted)
         # Clients are reused while the variables that shape them stay the same.
-        key = (name, *(env.get(v, "") for v in _SHAPING[name]))
+        key = (name, *(env.get(v, "") for v in _shaping(name)))
         provider = self._providers.get(key)
         if provider is None:
             provider = self._make_provider(name, env)
@@ -151,15 +147,9 @@ class SearchTool:
         return outcome.ok, outcome.receipt, outcome.content
 
 
-_SHAPING: dict[str, tuple[str, ...]] = {
-    "anthropic": (
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_AUTH_TOKEN",
-        "ANTHROPIC_BASE_URL",
-        "ANTHROPIC_MODEL",
-    ),
-    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"),
-}
+def _shaping(name: Kind) -> tuple[str, ...]:
+    """The variables a provider's client is built from."""
+    return (*KEY_VARIABLES[name], BASE_URL_VARIABLES[name], MODEL_VARIABLES[name])
 
 
 def attach_search(engine: Engine) -> SearchTool:

@@ -38,6 +38,7 @@ _GENERATE_FIELDS = {
     "writer": str,
     "model": str,
     "baseUrl": str,
+    "apiKey": str,
 }
 
 
@@ -101,7 +102,9 @@ class ArticlesApi:
             compile=bool(body["compile"]) if "compile" in body else bool(chosen.get("compile")),
             writer=body.get("writer") or writer["kind"],
             model=body.get("model") or writer["model"],
-            base_url=body.get("baseUrl") or writer["baseUrl"],
+            base_url=body.get("baseUrl") or None,
+            configured_base_url=writer["baseUrl"],
+            api_key=body.get("apiKey") or None,
         )
         job = self.jobs.start(job_request)
         return _Json(job.snapshot(), status_code=202)

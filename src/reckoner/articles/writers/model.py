@@ -1,9 +1,11 @@
 """The model writer: the facts go to a model in a context of its own (manual 10).
 
-The prompt carries the manual's rules and a version string the job result reports. A LaTeX
-body is checked by the host; a refused body gets one retry with the reason, then the job
-fails with that sentence. The provider itself is behind ``Asker`` (``reckoner.providers``),
-so this module builds prompts and judges answers and never touches the network.
+The prompt carries the manual's rules and a version string the job result reports. Facts
+over the providers' token budget are refused before anything is sent. A LaTeX body is
+checked by the host, and a reply cut off at its output limit is no article: either gets one
+retry with the reason, then the job fails with that sentence. The provider itself is behind
+``Asker`` (``reckoner.providers.chat``), so this module builds prompts and judges answers
+and never touches the network.
 """
 
 from __future__ import annotations
@@ -30,23 +32,25 @@ from reckoner.articles.mathtex import formula_latex, identifier
 from reckoner.articles.writers.base import Draft, WriterCancelled, WriterFailure
 from reckoner.compute.fact import ComputeFact, Ending
 from reckoner.lookup.fact import LookupFact
+from reckoner.providers.budget import BYTES_PER_TOKEN, FACTS_TOKEN_BUDGET, estimated_tokens
+from reckoner.providers.failures import ProviderFailure
+from reckoner.providers.replies import Reply, Turn
 
 PROMPT_VERSION = "reckoner-article-prompt/3"
 _POLL_S = 0.1
 _FENCE = re.compile(r"^\s*```[A-Za-z-]*\s*\n(?P<body>.*?)\n\s*```\s*$", re.DOTALL)
 
 
-# One message of the conversation: ("user" or "assistant", its text).
-Turn = tuple[str, str]
-
-
 class Asker(Protocol):
-    """A provider: a label for the job result, and one blocking request."""
+    """A provider: a label for the job result, its output-token limit, one blocking request."""
 
     @property
     def label(self) -> str: ...
 
-    def ask(self, system: str, turns: Sequence[Turn]) -> str: ...
+    @property
+    def output_tokens(self) -> int: ...
+
+    def ask(self, system: str, turns: Sequence[Turn]) -> Reply: ...
 
 
 _LANGUAGE_NAMES = {"en": "English", "zh-CN": "Simplified Chinese"}
@@ -211,8 +215,23 @@ def _unfence(text: str) -> str:
     return match.group("body") if match else text
 
 
+def refuse_oversized(facts_text: str) -> None:
+    """WriterFailure, before any request, when the facts would not fit the token budget."""
+    tokens = estimated_tokens(facts_text)
+    if tokens <= FACTS_TOKEN_BUDGET:
+        return
+    size = len(facts_text.encode("utf-8"))
+    raise WriterFailure(
+        f"The record's facts are {size:,} bytes of JSON, about {tokens:,} tokens (bytes / "
+        f"{BYTES_PER_TOKEN}), over the {FACTS_TOKEN_BUDGET:,}-token budget of one model call, "
+        "so nothing was sent; use the template writer, or write the article from a record "
+        "with fewer rows."
+    )
+
+
 class ModelWriter:
-    """Writes through one provider; one retry when the host refuses a LaTeX body."""
+    """Writes through one provider; one retry when a reply is cut off at its output limit
+    or the host refuses a LaTeX body."""
 
     def __init__(self, asker: Asker) -> None:
         self.asker = asker
@@ -222,41 +241,58 @@ class ModelWriter:
         self, facts: Facts, language: str, format_name: str, cancelled: Callable[[], bool]
     ) -> Draft:
         system = system_prompt(language, format_name)
-        turns = [("user", facts_json(facts))]
+        user = facts_json(facts)
+        refuse_oversized(user)
+        turns: list[Turn] = [("user", user)]
         for attempt in (1, 2):
-            body = _unfence(self._ask(system, turns, cancelled)).strip()
-            if not any(ch.isalpha() for ch in body):
-                raise WriterFailure(
-                    f"The model {self.asker.label} answered with no article text; try again or "
-                    "use the template writer."
-                )
-            if format_name != "tex":
+            reply = self._ask(system, turns, cancelled)
+            body = _unfence(reply.text).strip()
+            problem = self._problem(reply, body, format_name)
+            if problem is None:
                 return Draft(body + "\n", self.name, PROMPT_VERSION, attempt)
-            try:
-                check_body(body)
-            except BodyRefusal as refusal:
-                if attempt == 2:
-                    raise WriterFailure(
-                        f"The model's LaTeX body was refused twice; the second time: {refusal}"
-                    ) from None
-                turns.append(("assistant", body))
-                turns.append(
-                    (
-                        "user",
-                        f"The host refused that body: {refusal} Send the corrected body alone.",
-                    )
-                )
-                continue
-            return Draft(body + "\n", self.name, PROMPT_VERSION, attempt)
+            failure, retry = problem
+            if attempt == 2:
+                raise WriterFailure(failure)
+            turns.append(("assistant", body or "..."))
+            turns.append(("user", retry))
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _ask(self, system: str, turns: Sequence[Turn], cancelled: Callable[[], bool]) -> str:
+    def _problem(self, reply: Reply, body: str, format_name: str) -> tuple[str, str] | None:
+        """Why a reply is no article: (the job's failure if it happens twice, the retry's
+        request); None for a body to keep."""
+        limit = self.asker.output_tokens
+        if reply.cut_off:
+            return (
+                f"The model {self.asker.label} stopped at its output limit of {limit:,} tokens "
+                "twice, so its article was unfinished and nothing was written; write from a "
+                "record with fewer rows, choose another model, or use the template writer.",
+                f"That reply stopped at the output limit of {limit:,} tokens before the "
+                "article was finished. Write the whole article again, shorter, so that it "
+                "ends well within the limit; send the article alone.",
+            )
+        if not any(ch.isalpha() for ch in body):
+            raise WriterFailure(
+                f"The model {self.asker.label} answered with no article text; try again or "
+                "use the template writer."
+            )
+        if format_name != "tex":
+            return None
+        try:
+            check_body(body)
+        except BodyRefusal as refusal:
+            return (
+                f"The model's LaTeX body was refused twice; the second time: {refusal}",
+                f"The host refused that body: {refusal} Send the corrected body alone.",
+            )
+        return None
+
+    def _ask(self, system: str, turns: Sequence[Turn], cancelled: Callable[[], bool]) -> Reply:
         """The provider's reply, asked on a helper thread so a cancel need not wait for it."""
         outcome: dict[str, object] = {}
 
         def run() -> None:
             try:
-                outcome["text"] = self.asker.ask(system, list(turns))
+                outcome["reply"] = self.asker.ask(system, list(turns))
             except Exception as failure:
                 outcome["failure"] = failure
 
@@ -268,7 +304,13 @@ class ModelWriter:
                 # The reply, whenever it comes, is dropped with the thread.
                 raise WriterCancelled
         failure = outcome.get("failure")
+        if isinstance(failure, ProviderFailure):
+            raise WriterFailure(failure.sentence) from None
         if isinstance(failure, Exception):
-            raise WriterFailure(str(failure)) from None
-        text = outcome.get("text")
-        return text if isinstance(text, str) else ""
+            # Its text is not quoted: an SDK's message may carry the request, key and all.
+            raise WriterFailure(
+                f"The model {self.asker.label} could not be asked ({type(failure).__name__}); "
+                "check the writer settings, or use the template writer."
+            ) from None
+        reply = outcome.get("reply")
+        return reply if isinstance(reply, Reply) else Reply("")

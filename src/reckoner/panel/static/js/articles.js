@@ -28,7 +28,8 @@ addStrings({
     genWriterTemplate: "Template (no model)",
     genModel: "Model",
     genBaseUrl: "Base URL",
-    genKeyNote: "The API key comes only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY).",
+    genKeyNote: "The API key from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY) is sent only to the provider's configured base URL.",
+    genApiKey: "API key for another base URL (this article only, never saved)",
     genStart: "Generate",
     genClose: "Close",
     genPhase_prepare: "Preparing the facts…",
@@ -75,7 +76,8 @@ addStrings({
     genWriterTemplate: "模板（不用模型）",
     genModel: "模型",
     genBaseUrl: "接口地址",
-    genKeyNote: "API 密钥只从环境变量读取（OPENAI_API_KEY、ANTHROPIC_API_KEY）。",
+    genKeyNote: "环境变量中的 API 密钥（OPENAI_API_KEY、ANTHROPIC_API_KEY）只发送到该服务商已配置的接口地址。",
+    genApiKey: "其他接口地址的 API 密钥（只用于这篇文章，从不保存）",
     genStart: "生成",
     genClose: "关闭",
     genPhase_prepare: "正在整理事实…",
@@ -162,13 +164,16 @@ function writerOptions(chosen) {
     .join("");
 }
 
-function writerFields(prefix, writer) {
+function writerFields(prefix, writer, withKey = false) {
   const provider = writer.kind !== "template";
+  // A typed URL's own key: a password field, never filled from or saved to the settings.
+  const key = withKey ? `<label>${esc(t("genApiKey"))} <input id="${prefix}-key" type="password" autocomplete="off"></label>` : "";
   return (
     `<label>${esc(t("genWriter"))} <select id="${prefix}-writer">${writerOptions(writer.kind)}</select></label>` +
     `<div class="provider-fields" id="${prefix}-provider"${provider ? "" : " hidden"}>` +
     `<label>${esc(t("genModel"))} <input id="${prefix}-model" value="${esc(writer.model || "")}" autocomplete="off"></label>` +
     `<label>${esc(t("genBaseUrl"))} <input id="${prefix}-base" value="${esc(writer.baseUrl || "")}" placeholder="https://…" autocomplete="off"></label>` +
+    key +
     `<p class="note">${esc(t("genKeyNote"))}</p></div>`
   );
 }
@@ -198,7 +203,7 @@ export async function openGenerateDialog(record, format, settings, onSettings = 
     `<label>${esc(t("genFileName"))} <input id="gen-name" placeholder="reckoner-${esc(record.id.slice(0, 8))}" autocomplete="off"></label>` +
     `<label>${esc(t("genLanguage"))} <select id="gen-language">${languageOptions(remembered.language)}</select></label>` +
     compile +
-    writerFields("gen", writer) +
+    writerFields("gen", writer, true) +
     `<p id="gen-setup-error" class="error-line" role="alert" hidden></p>` +
     `<div class="dialog-actions"><button type="button" id="gen-close">${esc(t("cancel"))}</button>` +
     `<button type="button" id="gen-start" class="primary">${esc(t("genStart"))}</button></div></form>`;
@@ -276,6 +281,7 @@ async function startJob() {
     writer: value("gen-writer"),
     model: value("gen-model") || null,
     baseUrl: value("gen-base") || null,
+    apiKey: value("gen-key") || null,
   };
   const errorLine = document.getElementById("gen-setup-error");
   let started;

@@ -1,0 +1,121 @@
+"""The Anthropic Messages API through the official ``anthropic`` SDK: the one module that
+imports it, and only inside ``AnthropicClient`` (manual 12.3).
+
+A web search is one Messages turn carrying the server-side ``web_search_20250305`` tool; the
+``web_search_result_location`` citations of its text are the sources, each with the
+publication age its search result block gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from .config import Endpoint
+from .failures import ProviderFailure, sdk_failure, unexpected_shape
+from .replies import Citation, Reply, Turn
+
+SEARCH_TOKENS = 1024
+MAX_SEARCH_USES = 3
+_API = "Messages"
+Answer = TypeVar("Answer")
+
+
+class AnthropicClient:
+    """One SDK client for one endpoint; every failure is a ProviderFailure."""
+
+    def __init__(self, endpoint: Endpoint, *, timeout: float, retries: int) -> None:
+        import anthropic
+
+        self._sdk = anthropic
+        self.endpoint = endpoint
+        self.timeout = timeout
+        # An explicit credential keeps the SDK from reading the environment's own.
+        self._client = anthropic.Anthropic(
+            api_key=None if endpoint.bearer else endpoint.key,
+            auth_token=endpoint.key if endpoint.bearer else None,
+            base_url=endpoint.base_url,
+            timeout=timeout,
+            max_retries=retries,
+        )
+
+    def chat(self, model: str, system: str, turns: Sequence[Turn], max_tokens: int) -> Reply:
+        messages: list[Any] = [{"role": role, "content": text} for role, text in turns]
+        message = self._send(
+            model,
+            lambda: self._client.messages.create(
+                model=model, max_tokens=max_tokens, system=system, messages=messages
+            ),
+        )
+        return Reply(self._text(message), cut_off=message.stop_reason == "max_tokens")
+
+    def complete(self, model: str, system: str, user: str, max_tokens: int) -> str:
+        return self.chat(model, system, [("user", user)], max_tokens).text
+
+    def web_search(self, model: str, system: str, question: str) -> list[Citation]:
+        """The sources the search turn cited, in first-cited order (repeats kept)."""
+        tool: Any = {
+            "type": "web_search_20250305",
+            "name": "web_search",
+            "max_uses": MAX_SEARCH_USES,
+        }
+        message = self._send(
+            model,
+            lambda: self._client.messages.create(
+                model=model,
+                max_tokens=SEARCH_TOKENS,
+                system=system,
+                tools=[tool],
+                messages=[{"role": "user", "content": question}],
+            ),
+        )
+        try:
+            return self._citations(message.content)
+        except (AttributeError, TypeError) as error:
+            raise unexpected_shape("anthropic", _API, error) from None
+
+    def _citations(self, content: Sequence[Any]) -> list[Citation]:
+        ages: dict[str, str] = {}
+        search_error: str | None = None
+        cited: list[Citation] = []
+        for block in content:
+            if block.type == "web_search_tool_result":
+                results = block.content
+                if isinstance(results, list):
+                    ages.update((r.url, r.page_age) for r in results if r.page_age)
+                else:
+                    search_error = str(getattr(results, "error_code", "unknown"))
+            elif block.type == "text":
+                for citation in block.citations or ():
+                    if citation.type == "web_search_result_location":
+                        cited.append(Citation(citation.url, citation.title, citation.cited_text))
+        if not cited and search_error is not None:
+            raise ProviderFailure(
+                f"the anthropic provider's web search failed with {search_error[:60]!r}",
+                fix="ask again later",
+            )
+        return [Citation(c.url, c.title, c.text, ages.get(c.url)) for c in cited]
+
+    @staticmethod
+    def _text(message: Any) -> str:
+        try:
+            return "".join(block.text for block in message.content if block.type == "text")
+        except (AttributeError, TypeError) as error:
+            raise unexpected_shape("anthropic", _API, error) from None
+
+    def _send(self, model: str, send: Callable[[], Answer]) -> Answer:
+        try:
+            return send()
+        except Exception as error:
+            raise sdk_failure(
+                self._sdk,
+                error,
+                kind="anthropic",
+                shown_url=self.endpoint.shown,
+                timeout=self.timeout,
+                key_variable=self.endpoint.key_variable,
+                model=model,
+            ) from None
+
+    def close(self) -> None:
+        self._client.close()
