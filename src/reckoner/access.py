@@ -13,6 +13,7 @@ import os
 import re
 import secrets
 from collections.abc import Iterable
+from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -109,9 +110,9 @@ def is_authorized(scope: Scope, token: str, cookie_name: str | None = None) -> b
     return cookie_name is not None and token_matches(cookie_value(scope, cookie_name), token)
 
 
-async def send_unauthorized(send: Send, sentence: str) -> None:
-    """Answer 401 with ``{"error": sentence}``, before any endpoint has run."""
-    body = dumps({"error": sentence})
+async def send_unauthorized(send: Send, answer: dict[str, Any]) -> None:
+    """Answer 401 with ``answer`` as JSON, before any endpoint has run."""
+    body = dumps(answer)
     await send(
         {
             "type": "http.response.start",
@@ -129,12 +130,12 @@ async def send_unauthorized(send: Send, sentence: str) -> None:
 
 class BearerGate:
     """Answers every HTTP request that lacks ``Authorization: Bearer <token>`` with 401 and
-    ``sentence``; the app behind it sees only requests that carry the token."""
+    ``answer``; the app behind it sees only requests that carry the token."""
 
-    def __init__(self, app: ASGIApp, token: str, sentence: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, answer: dict[str, Any]) -> None:
         self.app = app
         self.token = token
-        self.sentence = sentence
+        self.answer = answer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan" or is_authorized(scope, self.token):
@@ -142,7 +143,7 @@ class BearerGate:
         elif scope["type"] == "websocket":
             await refuse_websocket(send)
         else:
-            await send_unauthorized(send, self.sentence)
+            await send_unauthorized(send, self.answer)
 
 
 async def refuse_websocket(send: Send) -> None:

@@ -51,7 +51,7 @@ def _sign_in_page(sentence: str) -> bytes:
     return (
         "<!doctype html><html lang=en><meta charset=utf-8><title>reckoner panel</title>"
         '<body style="font:16px system-ui,sans-serif;max-width:36em;margin:4em auto">'
-        f"<h1>reckoner panel</h1><p>{html.escape(sentence)}</p></body></html>"
+        f"<h1>reckoner panel</h1><p>{html.escape(sentence, quote=False)}</p></body></html>"
     ).encode()
 
 
@@ -82,7 +82,7 @@ class PanelDoor:
         elif path == _INDEX:
             await _send_page(send, 401, _sign_in_page(f"To use this panel, {_GET_IN}."))
         else:
-            await send_unauthorized(send, API_REFUSAL)
+            await send_unauthorized(send, {"error": API_REFUSAL})
 
     async def _sign_in(self, send: Send, link_token: str, query: list[tuple[str, str]]) -> None:
         if not token_matches(link_token, self.token):

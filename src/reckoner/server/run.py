@@ -171,6 +171,9 @@ HTTP_REFUSAL = (
     f"Authorization: Bearer <token> with the token its {HTTP_TOKEN_VARIABLE} (or --token) "
     "holds."
 )
+# A JSON-RPC error, so an MCP client shows the sentence rather than a bare status; -32001 is
+# in the range JSON-RPC leaves to the server.
+_UNAUTHORIZED = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": HTTP_REFUSAL}}
 
 
 async def serve_http(
@@ -188,7 +191,7 @@ async def serve_http(
     )
     if held is not None:
         app = rewriting_http_app(app, held)
-    served: Any = app if token is None else BearerGate(app, token, HTTP_REFUSAL)
+    served: Any = app if token is None else BearerGate(app, token, _UNAUTHORIZED)
     config = uvicorn.Config(
         served,
         log_config=None,
