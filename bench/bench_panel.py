@@ -148,8 +148,8 @@ def main() -> None:
         with BackgroundPanel(home, poll_ms=60_000) as panel:
             cards = "document.querySelectorAll('#timeline .card').length"
             ready = f"document.body && document.body.dataset.ready && {cards} > 0"
-            small = best(lambda: time_page(page, f"{panel.url}#/records/{small_id}", ready))
-            big = best(lambda: time_page(page, f"{panel.url}#/records/{big_id}", ready))
+            small = best(lambda: time_page(page, f"{panel.login_url}#/records/{small_id}", ready))
+            big = best(lambda: time_page(page, f"{panel.login_url}#/records/{big_id}", ready))
             shown_cards = page.evaluate(cards)
             shown_rows = page.evaluate("document.getElementById('visible-count').textContent")
 
@@ -165,7 +165,7 @@ def main() -> None:
 
             archive.read = counting_read
             url = f"{panel.url}api/reckoner/records/{big_id}"
-            with httpx.Client() as client:
+            with httpx.Client(headers=panel.headers) as client:
                 first = client.get(url)
                 reads_after_first = reads
                 etag = first.headers["etag"]
@@ -204,10 +204,10 @@ def main() -> None:
         list_home = make_list_home(root, options.records)
         ready = "document.body && document.body.dataset.ready && document.querySelector('.records')"
         with BackgroundPanel(small_home, poll_ms=60_000) as panel:
-            reference = best(lambda: time_page(page, panel.url, ready))
+            reference = best(lambda: time_page(page, panel.login_url, ready))
         with BackgroundPanel(list_home, poll_ms=60_000) as panel:
-            cold = time_page(page, panel.url, ready)
-            warm = best(lambda: time_page(page, panel.url, ready))
+            cold = time_page(page, panel.login_url, ready)
+            warm = best(lambda: time_page(page, panel.login_url, ready))
             rows = page.evaluate("document.querySelectorAll('.records li').length")
         print(
             f"(b) list of {options.records} records rendered in Chromium ({rows} rows in the DOM)"

@@ -3,7 +3,8 @@
 The section is read from README.md. Each stdio snippet is launched with the command and
 arguments it gives (the `reckoner` script resolved on a PATH that holds this environment's
 scripts, the home moved to a temp dir via RECKONER_HOME); each HTTP snippet is started on a
-free port in place of the one it names.
+free port in place of the one it names, with the environment its `export` lines make (run by
+sh as written), and its client sends the headers the snippet names, variables expanded.
 """
 
 from __future__ import annotations
@@ -17,14 +18,17 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Connect an agent"
@@ -46,6 +50,8 @@ class Snippet:
     kind: str  # "stdio" or "http"
     command: list[str]
     url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    exports: list[str] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -57,16 +63,31 @@ def _subsections(text: str) -> dict[str, str]:
     return {parts[i].strip(): parts[i + 1] for i in range(1, len(parts), 2)}
 
 
+def _http_add(client: str, words: list[str], serve: list[str], exports: list[str]) -> Snippet:
+    """``claude mcp add --transport http NAME URL --header "K: V"...`` as an HTTP snippet."""
+    url = next(word for word in words if word.startswith("http://"))
+    headers = dict(
+        words[at + 1].split(": ", 1) for at, word in enumerate(words) if word == "--header"
+    )
+    return Snippet(client, "http", serve, url, headers, exports)
+
+
 def parse_snippets() -> list[Snippet]:
     snippets: list[Snippet] = []
     for client, body in _subsections(section_text()).items():
         http_command: list[str] | None = None
+        exports: list[str] = []
         for language, code in re.findall(r"```(\w+)\n(.*?)```", body, re.S):
             if language == "sh":
                 for line in code.strip().splitlines():
                     words = shlex.split(line)
-                    if words[:3] == ["claude", "mcp", "add"]:
+                    if words[:3] == ["claude", "mcp", "add"] and "--transport" in words:
+                        assert http_command is not None, "an HTTP server without its command"
+                        snippets.append(_http_add(client, words, http_command, exports))
+                    elif words[:3] == ["claude", "mcp", "add"]:
                         snippets.append(Snippet(client, "stdio", words[words.index("--") + 1 :]))
+                    elif words[:1] == ["export"]:
+                        exports.append(line)
                     elif words[:2] == ["reckoner", "serve"] and "--http" in words:
                         http_command = words
                     elif words[:2] == ["reckoner", "serve"]:
@@ -76,7 +97,16 @@ def parse_snippets() -> list[Snippet]:
                 for entry in config["mcpServers"].values():
                     if "url" in entry:
                         assert http_command is not None, "an HTTP URL without its serve command"
-                        snippets.append(Snippet(client, "http", http_command, entry["url"]))
+                        snippets.append(
+                            Snippet(
+                                client,
+                                "http",
+                                http_command,
+                                entry["url"],
+                                entry.get("headers", {}),
+                                exports,
+                            )
+                        )
                     else:
                         snippets.append(
                             Snippet(client, "stdio", [entry["command"], *entry.get("args", [])])
@@ -134,8 +164,35 @@ def _free_port() -> int:
         return port
 
 
+def _exported(exports: list[str]) -> dict[str, str]:
+    """The variables the snippet's ``export`` lines set, run by sh exactly as written."""
+    made: dict[str, str] = {}
+    for line in exports:
+        name = line.split()[1].split("=", 1)[0]
+        result = subprocess.run(
+            ["sh", "-c", f'{line}\nprintf %s "${name}"'],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        made[name] = result.stdout
+    return made
+
+
+def _expanded(headers: dict[str, str], env: dict[str, str]) -> dict[str, str]:
+    """Header values with ``$NAME`` and ``${NAME}`` replaced, as the client or shell does."""
+
+    def value(text: str) -> str:
+        return re.sub(r"\$\{?(\w+)\}?", lambda m: env[m.group(1)], text)
+
+    return {key: value(text) for key, text in headers.items()}
+
+
 @pytest.mark.parametrize("snippet", [s for s in SNIPPETS if s.kind == "http"], ids=lambda s: s.id)
 def test_http_snippet_serves_at_the_url_it_names(snippet: Snippet, tmp_path: Path) -> None:
+    """Started with the environment the snippet exports, the server answers a client that
+    sends the snippet's headers and refuses (401) one that sends none."""
     assert snippet.url is not None
     port = _free_port()
     named = str(snippet.command[snippet.command.index("--port") + 1])
@@ -145,9 +202,11 @@ def test_http_snippet_serves_at_the_url_it_names(snippet: Snippet, tmp_path: Pat
     path = _scripts_path()
     executable = shutil.which(command[0], path=path)
     assert executable is not None
+    exported = _exported(snippet.exports)
+    headers = _expanded(snippet.headers, exported)
     process = subprocess.Popen(
         [executable, *command[1:]],
-        env={**os.environ, "PATH": path, "RECKONER_HOME": str(tmp_path / "home")},
+        env={**os.environ, **exported, "PATH": path, "RECKONER_HOME": str(tmp_path / "home")},
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
@@ -163,10 +222,16 @@ def test_http_snippet_serves_at_the_url_it_names(snippet: Snippet, tmp_path: Pat
                 time.sleep(0.1)
 
         async def main() -> None:
-            async with Client(url) as client:
+            transport = streamable_http_client(
+                url, http_client=create_mcp_http_client(headers=headers)
+            )
+            async with Client(transport) as client:
                 await _handshake(client)
 
         anyio.run(main)
+        if headers:
+            bare = httpx.post(url, json={}, headers={"accept": "application/json"}, timeout=30)
+            assert bare.status_code == 401, bare.text
     finally:
         process.terminate()
         out, _ = process.communicate(timeout=30)

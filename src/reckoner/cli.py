@@ -235,6 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"port for --http (default {DEFAULT_HTTP_PORT}; 0 picks a free one)",
     )
     serve.add_argument(
+        "--token",
+        help="with --http: refuse (401) every request without Authorization: Bearer <token> "
+        "(default: RECKONER_HTTP_TOKEN; unset, no token is asked); a flag is visible to other "
+        "users in the process list, the variable is not",
+    )
+    serve.add_argument(
         "--pitfalls",
         action="store_true",
         help="also serve the pitfalls memory (pitfall_* tools, reminders after repeated failures)",
@@ -340,6 +346,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--port", type=_port, default=PANEL_PORT, help=f"port (default {PANEL_PORT})"
     )
     panel.add_argument("--open", action="store_true", help="open the panel in the browser")
+    panel.add_argument(
+        "--token",
+        help="the panel's access token (default: RECKONER_PANEL_TOKEN, else a new one per "
+        "launch); a flag is visible to other users in the process list, the variable is not",
+    )
     _add_home(panel)
 
     from reckoner.pitfalls.cli import add_parser as add_pitfalls_parser
@@ -663,14 +674,22 @@ def cmd_show(options: argparse.Namespace) -> int:
 
 
 def cmd_serve(options: argparse.Namespace) -> int:
+    from reckoner.access import HTTP_TOKEN_VARIABLE, TokenError, chosen_token
     from reckoner.server.run import ServeError, serve
 
+    if options.token is not None and not options.http:
+        raise CliError("--token guards the HTTP transport only; add --http, or leave it out.")
+    try:
+        token = chosen_token(options.token, HTTP_TOKEN_VARIABLE) if options.http else None
+    except TokenError as unusable:
+        raise CliError(str(unusable)) from None
     try:
         serve(
             options.home,
             pitfalls=options.pitfalls,
             pitfalls_project_dir=options.pitfalls_project_dir,
             http=options.http,
+            http_token=token,
             host=options.host,
             port=options.port,
             preset=options.preset,
@@ -770,10 +789,15 @@ def cmd_article(options: argparse.Namespace) -> int:
 
 
 def cmd_panel(options: argparse.Namespace) -> int:
+    from reckoner.access import PANEL_TOKEN_VARIABLE, TokenError, chosen_token
     from reckoner.panel.app import run_panel
     from reckoner.storage.home import resolve_home
 
-    run_panel(resolve_home(options.home), options.host, options.port, options.open)
+    try:
+        token = chosen_token(options.token, PANEL_TOKEN_VARIABLE)
+    except TokenError as unusable:
+        raise CliError(str(unusable)) from None
+    run_panel(resolve_home(options.home), options.host, options.port, options.open, token)
     return 0
 
 

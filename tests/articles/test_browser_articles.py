@@ -36,7 +36,7 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 def open_record(page: Any, panel: BackgroundPanel, record_id: str = HAND_ID) -> None:
-    open_panel(page, f"{panel.url}#/records/{record_id}")
+    open_panel(page, f"{panel.login_url}#/records/{record_id}")
     page.wait_for_selector("#generate-markdown")
 
 
@@ -154,7 +154,7 @@ def test_11_2_settings_generation_block_saves_each_format_on_its_own(
 ) -> None:
     import json
 
-    page.goto(f"{panel.url}#/settings")
+    page.goto(f"{panel.login_url}#/settings")
     page.wait_for_selector("#gen-tex-block")
     page.fill("#gen-tex-directory", str(out))
     page.check("#gen-tex-compile")

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from article_helpers import HAND_ID, hand_rows, row, write_record
 
+from panel_access import http_client
 from reckoner.panel.background import BackgroundPanel
 
 API = "/api/reckoner"
@@ -27,7 +28,7 @@ def panel(home: Path) -> Iterator[BackgroundPanel]:
 
 @pytest.fixture
 def http(panel: BackgroundPanel) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=panel.url.rstrip("/"), timeout=30) as client:
+    with http_client(panel, timeout=30) as client:
         yield client
 
 
@@ -293,7 +294,7 @@ def test_9_1_older_flat_keys_migrate_into_both_formats_at_mount(out: Path) -> No
             }
         )
     )
-    with BackgroundPanel(home) as running, httpx.Client(base_url=running.url.rstrip("/")) as http:
+    with BackgroundPanel(home) as running, http_client(running) as http:
         view = http.get(f"{API}/settings").json()["generation"]
     assert view["markdown"] == {"directory": "/old/out", "language": "zh-CN"}
     assert view["latex"] == {"directory": "/old/out", "language": "zh-CN", "compile": True}

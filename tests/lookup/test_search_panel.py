@@ -15,11 +15,10 @@ from fakes import Source, reply_json
 from lookup_helpers import Lookups
 from starlette.testclient import TestClient
 
+from panel_access import BASE, panel_app, signed_in
 from reckoner.lookup.policy import FIELDS
-from reckoner.panel.app import create_app
 from reckoner.panel.background import BackgroundPanel
 
-BASE = "http://127.0.0.1:8765"
 API = "/api/reckoner"
 WIKI = "https://en.wikipedia.org/wiki/Copper"
 ANSWER = "Copper's density is 8.96 g/cm3 near room temperature."
@@ -28,9 +27,7 @@ ANSWER = "Copper's density is 8.96 g/cm3 near room temperature."
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
     (tmp_path / "home" / "records").mkdir(parents=True)
-    with TestClient(
-        create_app(tmp_path / "home", bound_host="127.0.0.1", bound_port=8765), base_url=BASE
-    ) as test_client:
+    with signed_in(panel_app(tmp_path / "home")) as test_client:
         yield test_client
 
 
@@ -123,7 +120,7 @@ def test_11_1_the_lookup_card_shows_question_answer_and_collapsible_sources(
 ) -> None:
     record_id = _solve_with_lookups(lookups)
     with BackgroundPanel(lookups.home, poll_ms=200) as panel:
-        page.goto(f"{panel.url}#/records/{record_id}")
+        page.goto(f"{panel.login_url}#/records/{record_id}")
         page.wait_for_selector(".card.search")
         cards = page.locator(".card.search")
         assert cards.count() == 3  # unanswered lookups show without Display all
@@ -158,7 +155,7 @@ def test_11_2_the_search_policy_block_edits_the_override_layer(lookups: Lookups,
     state = lookups.home / "state.json"
     lookups.override({"maxResults": 5})
     with BackgroundPanel(lookups.home, poll_ms=200) as panel:
-        page.goto(f"{panel.url}#/settings")
+        page.goto(f"{panel.login_url}#/settings")
         page.wait_for_selector(".search-policy")
         row = page.locator('tr[data-key="maxResults"]')
         assert row.locator(".layer-default").inner_text() == "12"
@@ -199,6 +196,6 @@ def test_11_2_the_restart_line_shows_while_restart_is_required(lookups: Lookups,
 
     StateFile(HomeLayout(lookups.home)).set_restart_required(True)
     with BackgroundPanel(lookups.home, poll_ms=200) as panel:
-        page.goto(f"{panel.url}#/settings")
+        page.goto(f"{panel.login_url}#/settings")
         page.wait_for_selector(".search-policy")
         assert page.locator(".restart-line").is_visible()

@@ -1,5 +1,5 @@
 """Fixtures of the panel's tests: an empty home, and the panel's app in a test client bound
-as ``reckoner panel`` binds by default."""
+as ``reckoner panel`` binds by default, sending its token (``panel_access``)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from reckoner.panel.app import create_app
+from panel_access import panel_app, signed_in
 from reckoner.panel.background import BackgroundPanel
-
-HOST = "127.0.0.1"
-PORT = 8765
 
 
 @pytest.fixture
@@ -25,8 +22,7 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def client(home: Path) -> Iterator[TestClient]:
-    app = create_app(home, bound_host=HOST, bound_port=PORT)
-    with TestClient(app, base_url=f"http://{HOST}:{PORT}") as test_client:
+    with signed_in(panel_app(home)) as test_client:
         yield test_client
 
 

@@ -42,7 +42,7 @@ def test_11_1_list_pins_the_open_record_and_orders_closed_newest_first(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     _populate(home)
-    open_panel(page, panel.url)
+    open_panel(page, panel.login_url)
 
     pinned = page.locator(".open-record")
     assert pinned.locator(".title").inner_text() == "Live solve"
@@ -57,7 +57,7 @@ def test_11_1_list_pins_the_open_record_and_orders_closed_newest_first(
 
 def test_11_1_list_is_keyboard_usable(home: Path, panel: BackgroundPanel, page: Any) -> None:
     _populate(home)
-    open_panel(page, panel.url)
+    open_panel(page, panel.login_url)
     page.locator(".records .record-link").last.focus()
     page.keyboard.press("Enter")
     page.wait_for_selector("#record-title")
@@ -65,7 +65,7 @@ def test_11_1_list_is_keyboard_usable(home: Path, panel: BackgroundPanel, page: 
 
 
 def test_11_1_list_poll_shows_a_new_record(home: Path, panel: BackgroundPanel, page: Any) -> None:
-    open_panel(page, panel.url)
+    open_panel(page, panel.login_url)
     assert page.locator(".empty").is_visible()
     late = RowBuilder("1700000300000", "Arrived later", 1_700_000_300_000)
     late.end()
@@ -81,7 +81,7 @@ def test_11_1_select_all_and_delete_behind_a_confirmation_dialog(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     _populate(home)
-    open_panel(page, panel.url)
+    open_panel(page, panel.login_url)
     page.click("#select-mode")
     # The open record never joins the selection.
     assert page.locator(".open-record input[type=checkbox]").count() == 0
@@ -112,7 +112,7 @@ def test_11_1_escape_closes_the_dialog_and_deletes_nothing(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     _populate(home)
-    open_panel(page, panel.url)
+    open_panel(page, panel.login_url)
     page.click("#select-mode")
     page.locator(".pick").first.check()
     page.click("#delete-selected")
@@ -125,7 +125,7 @@ def test_11_1_unreadable_identifiers_can_be_deleted(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     _populate(home)
-    open_panel(page, panel.url)
+    open_panel(page, panel.login_url)
     page.click("#delete-unreadable")
     page.click("#confirm-ok")
     page.wait_for_selector(".unreadable", state="detached")
@@ -141,7 +141,7 @@ def test_11_1_record_timeline_groups_rows_into_cards(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     divider = _populate(home)
-    open_panel(page, f"{panel.url}#/records/{divider.record_id}")
+    open_panel(page, f"{panel.login_url}#/records/{divider.record_id}")
 
     header = page.locator(".header-card")
     visible = sum(1 for row in divider.rows if row["ok"] and not row["content"].get("hide"))
@@ -182,7 +182,7 @@ def test_11_1_formula_is_typeset_with_the_ascii_one_click_away(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     divider = _populate(home)
-    open_panel(page, f"{panel.url}#/records/{divider.record_id}")
+    open_panel(page, f"{panel.login_url}#/records/{divider.record_id}")
     formula = page.locator(".card.eval .fx").first
     formula.locator(".tex .katex").wait_for()
     assert not formula.locator(".ascii").is_visible()
@@ -196,7 +196,7 @@ def test_11_1_formula_is_typeset_with_the_ascii_one_click_away(
 
 def test_11_1_sweep_result_is_plotted(home: Path, panel: BackgroundPanel, page: Any) -> None:
     divider = _populate(home)
-    open_panel(page, f"{panel.url}#/records/{divider.record_id}")
+    open_panel(page, f"{panel.login_url}#/records/{divider.record_id}")
     sweep = page.locator(".card.eval").nth(1)
     svg = sweep.locator(".plot svg")
     assert svg.count() == 1
@@ -211,7 +211,7 @@ def test_11_1_chip_jumps_to_the_row_that_wrote_the_slot(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     divider = _populate(home)
-    open_panel(page, f"{panel.url}#/records/{divider.record_id}")
+    open_panel(page, f"{panel.login_url}#/records/{divider.record_id}")
     page.locator(".card.eval").first.locator("button.chip", has_text="@R").click()
     focused = page.evaluate("document.activeElement.id")
     assert focused == "row-3"
@@ -224,7 +224,7 @@ def test_11_1_display_all_shows_refusals_and_notes_and_is_remembered(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     divider = _populate(home)
-    url = f"{panel.url}#/records/{divider.record_id}"
+    url = f"{panel.login_url}#/records/{divider.record_id}"
     open_panel(page, url)
     assert page.locator(".card.failed").count() == 0
     assert page.locator(".hidden-note").count() == 0
@@ -262,7 +262,7 @@ def test_11_1_refused_markers_render_as_accent_cards(
     builder.end()
     write_closed(home, builder)
     (home / "state.json").write_text('{"panel":{"showAll":true}}')
-    open_panel(page, f"{panel.url}#/records/1700000000000")
+    open_panel(page, f"{panel.login_url}#/records/1700000000000")
     refused = page.locator(".card.marker.refused")
     assert refused.locator("h3").inner_text().startswith("Refused record_start")
     assert "ENGINE_OPEN_RECORD_FOUND" in refused.inner_text()
@@ -277,7 +277,7 @@ def test_11_1_live_row_from_an_engine_appears_within_one_poll(
     with Engine(home=home) as engine:
         assert engine.call("record_start", {"title": "Live divider"})["ok"] is True
         engine.call("set", {"name": "V", "value": {"num": 5, "dim": "volt"}})
-        open_panel(page, panel.url)
+        open_panel(page, panel.login_url)
         page.locator(".open-record .record-link").click()
         page.wait_for_selector("#record-title")
         assert page.locator(".badge.incomplete").is_visible()
@@ -314,7 +314,7 @@ def test_issue_9_two_live_open_records_are_pinned_and_polled(
     with Engine(home=home) as first, Engine(home=home) as second:
         assert (first.lane, second.lane) == (1, 2)
         assert first.call("record_start", {"title": "Lane one solve"})["ok"] is True
-        open_panel(page, panel.url)
+        open_panel(page, panel.login_url)
         page.wait_for_selector(".open-record >> text=Lane one solve")
         assert page.locator(".open-record").count() == 1
 
@@ -352,7 +352,7 @@ def test_i18n_simplified_chinese_follows_the_browser_and_switches(
     context = browser.new_context(locale="zh-CN")
     page = context.new_page()
     try:
-        open_panel(page, panel.url)
+        open_panel(page, panel.login_url)
         assert page.locator("#tab-records").inner_text() == "记录"
         assert page.locator(".open-record .badge").inner_text() == "未完成"
         assert page.evaluate("document.documentElement.lang") == "zh-CN"
@@ -366,7 +366,7 @@ def test_i18n_simplified_chinese_follows_the_browser_and_switches(
 def test_11_2_settings_tab_writes_the_panel_preference(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
-    open_panel(page, f"{panel.url}#/settings")
+    open_panel(page, f"{panel.login_url}#/settings")
     toggle = page.locator("#pref-show-all")
     assert not toggle.is_checked()
     toggle.check()
@@ -381,7 +381,7 @@ def test_typeset_every_notation_shape_is_accepted_by_the_vendored_katex(
 
     from reckoner.panel.typeset import formula_latex
 
-    open_panel(page, panel.url)
+    open_panel(page, panel.login_url)
     page.add_script_tag(url="/static/vendor/katex/katex.min.js")
     latex = [formula_latex(formula) for formula in SAMPLES]
     failures = page.evaluate(
@@ -413,7 +413,7 @@ def test_3_1_complex_arrays_and_objects_render_with_units(
     )
     builder.end()
     write_closed(home, builder)
-    open_panel(page, f"{panel.url}#/records/1700000000000")
+    open_panel(page, f"{panel.login_url}#/records/1700000000000")
 
     lines = page.locator(".card.writes li").all_inner_texts()
     assert lines[0] == "#2 @Z = 3 − 4i ohm rev 1"
@@ -433,7 +433,7 @@ def test_11_1_a_record_deleted_while_open_says_so(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     divider = _populate(home)
-    open_panel(page, f"{panel.url}#/records/{divider.record_id}")
+    open_panel(page, f"{panel.login_url}#/records/{divider.record_id}")
     (home / "records" / f"{divider.record_id}.jsonl").unlink()
     page.wait_for_selector("text=This record no longer exists.", timeout=WAIT_MS)
     page.click("a.back")
@@ -466,7 +466,7 @@ def test_issue_14_readings_show_the_unit_they_were_read_in(
         engine.call("get", {"name": "P", "unit": "mW", "digits": 4})
         record_id = str(engine.open_record_id)
         assert engine.call("record_end", {})["ok"] is True
-    open_panel(page, f"{panel.url}#/records/{record_id}")
+    open_panel(page, f"{panel.login_url}#/records/{record_id}")
     page.wait_for_selector(".card.eval")
 
     writes = page.locator(".card.writes li").all_inner_texts()

@@ -61,7 +61,7 @@ def test_compute_card_shows_the_run_and_links_its_receipt(
         assert run["ok"] is True
         failed = service.call({"op": "run", "engine": "python", "code": "raise SystemExit(2)"})
         assert failed["code"] == "MATH_NONZERO_EXIT"
-        open_panel(page, f"{panel.url}#/records/{engine.open_record_id}")
+        open_panel(page, f"{panel.login_url}#/records/{engine.open_record_id}")
         page.wait_for_selector(".card.compute", timeout=FIRST_CARD_MS)
 
         card = page.locator(".card.compute").first
@@ -93,7 +93,7 @@ def test_compute_card_shows_the_run_and_links_its_receipt(
 
         href = card.locator("a.receipt-link").get_attribute("href")
         assert href
-        answer = httpx.get(f"{panel.url.rstrip('/')}{href}")
+        answer = httpx.get(f"{panel.url.rstrip('/')}{href}", headers=panel.headers)
         assert answer.status_code == 200
         assert run["scriptHash"] in answer.text and answer.text.startswith("# Compute receipt")
         with page.expect_popup() as popup_info:
@@ -125,10 +125,13 @@ def test_the_receipt_link_reads_only_receipts(
     write_closed(home, builder)
     base = panel.url.rstrip("/")
     for seq in (2, 3, 4, 5, 6, 99):
-        answer = httpx.get(f"{base}/api/reckoner/compute-receipt/1700000000000/{seq}")
+        answer = httpx.get(
+            f"{base}/api/reckoner/compute-receipt/1700000000000/{seq}", headers=panel.headers
+        )
         assert answer.status_code == 404, seq
         assert "secret" not in answer.text and "root:" not in answer.text
-    assert httpx.get(f"{base}/api/reckoner/compute-receipt/..%2Fx/2").status_code in (400, 404)
+    climbing = httpx.get(f"{base}/api/reckoner/compute-receipt/..%2Fx/2", headers=panel.headers)
+    assert climbing.status_code in (400, 404)
 
 
 def test_a_run_over_mcp_appears_in_the_panel(
@@ -174,7 +177,7 @@ def test_a_run_over_mcp_appears_in_the_panel(
 
     with ThreadPoolExecutor(1) as pool:
         run = pool.submit(anyio.run, main).result(timeout=120)
-    open_panel(page, panel.url)
+    open_panel(page, panel.login_url)
     page.locator(".open-record .record-link").click()
     page.wait_for_selector(".card.compute", timeout=FIRST_CARD_MS)
     card = page.locator(".card.compute")

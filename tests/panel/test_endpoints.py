@@ -14,11 +14,8 @@ import pytest
 from panel_records import RowBuilder, divider_record, encode, write_closed, write_open
 from starlette.testclient import TestClient
 
-from reckoner.panel.app import create_app
+from panel_access import BASE, panel_app, signed_in
 
-HOST = "127.0.0.1"
-PORT = 8765
-BASE = f"http://{HOST}:{PORT}"
 API = "/api/reckoner"
 
 
@@ -531,16 +528,21 @@ def test_run_panel_prints_its_url_serves_and_warns_off_loopback(home: Path) -> N
         assert process.stdout is not None
         line = process.stdout.readline()
         assert line.startswith("reckoner panel: serving"), line
-        url = line.split(" at ")[1].split()[0]
-        assert url.startswith("http://127.0.0.1:")
-        body = httpx.get(f"{url}api/reckoner/records-index", timeout=10).json()
-        assert body["closed"][0]["title"] == "served"
-        port = url.rstrip("/").rsplit(":", 1)[1]
-        refused = httpx.get(
-            f"{url}api/reckoner/records-index", headers={"Host": f"rebound.test:{port}"}
-        )
-        assert refused.status_code == 421
-        assert httpx.delete(f"{url}api/reckoner/records/1700000000000").status_code == 200
+        link = line.split(" at ")[1].split()[0]
+        url, _, token = link.partition("?token=")
+        assert url.startswith("http://127.0.0.1:") and token
+        # The printed link signs a client in: its cookie carries every request after it.
+        with httpx.Client(timeout=10, follow_redirects=True) as browser_like:
+            assert browser_like.get(link).status_code == 200
+            body = browser_like.get(f"{url}api/reckoner/records-index").json()
+            assert body["closed"][0]["title"] == "served"
+            port = url.rstrip("/").rsplit(":", 1)[1]
+            refused = browser_like.get(
+                f"{url}api/reckoner/records-index", headers={"Host": f"rebound.test:{port}"}
+            )
+            assert refused.status_code == 421
+            deleted = browser_like.delete(f"{url}api/reckoner/records/1700000000000")
+            assert deleted.status_code == 200
     finally:
         process.terminate()
         _, stderr = process.communicate(timeout=10)
@@ -553,6 +555,7 @@ def test_run_panel_prints_its_url_serves_and_warns_off_loopback(home: Path) -> N
     assert "INFO panel: started" in log_text
     assert 'INFO panel: record deleted record="1700000000000"' in log_text
     assert "INFO panel: stopped" in log_text
+    assert token not in log_text
 
 
 def test_run_panel_port_in_use_is_one_sentence(home: Path) -> None:
@@ -580,8 +583,7 @@ def test_run_panel_port_in_use_is_one_sentence(home: Path) -> None:
 def test_errors_settings_that_cannot_be_saved_are_one_json_sentence(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / "state.json").mkdir(parents=True)  # a directory where the file must go
-    app = create_app(home, bound_host=HOST, bound_port=PORT)
-    with TestClient(app, base_url=BASE, raise_server_exceptions=False) as client:
+    with signed_in(panel_app(home), raise_server_exceptions=False) as client:
         response = client.put(f"{API}/settings", json={"panel": {"showAll": True}})
     assert response.status_code == 500
     assert response.json()["error"].startswith("The settings could not be saved")

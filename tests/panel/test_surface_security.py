@@ -23,9 +23,9 @@ from typing import Any
 import httpx
 import pytest
 from panel_records import RowBuilder, encode, write_closed
-from starlette.testclient import TestClient
 
-from reckoner.panel.app import MAX_BODY_BYTES, SHUTDOWN_GRACE_SECONDS, create_app
+from panel_access import panel_app, signed_in
+from reckoner.panel.app import MAX_BODY_BYTES, SHUTDOWN_GRACE_SECONDS
 
 API = "/api/reckoner"
 
@@ -51,7 +51,17 @@ class RunningPanel:
     process: subprocess.Popen[bytes]
     base: str
     port: int
+    token: str
     stderr: list[bytes] = field(default_factory=list)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.token}"}
+
+    @property
+    def auth_line(self) -> str:
+        """The token as a raw request's header line."""
+        return f"Authorization: Bearer {self.token}\r\n"
 
     def stop(self, timeout: float = 30) -> str:
         """SIGTERM, wait, and the whole of stderr."""
@@ -70,9 +80,9 @@ def panel(home: Path) -> Iterator[RunningPanel]:
     )
     assert process.stdout is not None and process.stderr is not None
     line = process.stdout.readline().decode()
-    match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    match = re.search(r"(http://127\.0\.0\.1:(\d+))/\?token=([\w.~-]+)", line)
     assert match, line
-    running = RunningPanel(process, match.group(0).rstrip("/"), int(match.group(1)))
+    running = RunningPanel(process, match.group(1), int(match.group(2)), match.group(3))
     stderr = process.stderr
     threading.Thread(target=lambda: running.stderr.extend(stderr), daemon=True).start()
     try:
@@ -89,9 +99,17 @@ def _log_text(home: Path) -> str:
 
 
 def _assert_panel_still_usable(panel: RunningPanel) -> None:
-    saved = httpx.put(f"{panel.base}{API}/settings", json={"panel": {"showAll": True}}, timeout=30)
+    saved = httpx.put(
+        f"{panel.base}{API}/settings",
+        json={"panel": {"showAll": True}},
+        headers=panel.headers,
+        timeout=30,
+    )
     assert saved.status_code == 200, saved.text
-    assert httpx.get(f"{panel.base}{API}/records-index", timeout=30).status_code == 200
+    assert (
+        httpx.get(f"{panel.base}{API}/records-index", headers=panel.headers, timeout=30).status_code
+        == 200
+    )
 
 
 def _peak_memory_kib(pid: int) -> int | None:
@@ -121,7 +139,7 @@ def test_issue_8_an_over_large_body_is_refused_as_it_streams_in(panel: RunningPa
     refused = httpx.put(
         f"{panel.base}{API}/settings",
         content=body(),
-        headers={"content-type": "application/json"},
+        headers={**panel.headers, "content-type": "application/json"},
         timeout=60,
     )
     assert refused.status_code == 413
@@ -142,7 +160,7 @@ def test_issue_8_a_declared_over_large_body_is_refused_before_it_is_read(
     with socket.create_connection(("127.0.0.1", panel.port), timeout=30) as sock:
         sock.sendall(
             (
-                f"PUT {API}/settings HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\n"
+                f"PUT {API}/settings HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\n{panel.auth_line}"
                 "Content-Type: application/json\r\nContent-Length: 419430400\r\n\r\n{"
             ).encode()
         )
@@ -167,7 +185,7 @@ def test_issue_8_a_client_hanging_up_mid_body_is_one_log_line(
     with socket.create_connection(("127.0.0.1", panel.port), timeout=30) as sock:
         sock.sendall(
             (
-                f"PUT {API}/settings HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\n"
+                f"PUT {API}/settings HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\n{panel.auth_line}"
                 'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"panel"'
             ).encode()
         )
@@ -188,14 +206,14 @@ def test_issue_8_sigterm_stops_the_panel_while_requests_are_stuck(
     stuck = socket.create_connection(("127.0.0.1", panel.port), timeout=30)
     stuck.sendall(
         (
-            f"PUT {API}/settings HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\n"
+            f"PUT {API}/settings HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\n{panel.auth_line}"
             "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
         ).encode()
     )
     # Today reading a FIFO state.json blocks its thread for good; should that ever be
     # refused instead, the body that never ends still keeps a request open.
     with contextlib.suppress(httpx.TimeoutException):
-        httpx.get(f"{panel.base}{API}/settings", timeout=2)
+        httpx.get(f"{panel.base}{API}/settings", headers=panel.headers, timeout=2)
     try:
         stderr = panel.stop(timeout=SHUTDOWN_GRACE_SECONDS + 30)
     finally:
@@ -220,13 +238,15 @@ def test_issue_8_a_symlink_in_records_never_serves_a_file_outside_the_home(
 ) -> None:
     record_id = "1700000000001"
     (home / "records" / f"{record_id}.jsonl").symlink_to(_record_outside(tmp_path, record_id))
-    index = httpx.get(f"{panel.base}{API}/records-index", timeout=10)
+    index = httpx.get(f"{panel.base}{API}/records-index", headers=panel.headers, timeout=10)
     assert index.status_code == 200
     assert "secret" not in index.text
     assert [e["id"] for e in index.json()["closed"]] == []
-    one = httpx.get(f"{panel.base}{API}/records/{record_id}", timeout=10)
+    one = httpx.get(f"{panel.base}{API}/records/{record_id}", headers=panel.headers, timeout=10)
     assert one.status_code == 404 and "secret" not in one.text
-    typeset = httpx.get(f"{panel.base}{API}/record-typeset/{record_id}", timeout=10)
+    typeset = httpx.get(
+        f"{panel.base}{API}/record-typeset/{record_id}", headers=panel.headers, timeout=10
+    )
     assert typeset.status_code == 404
 
 
@@ -234,9 +254,9 @@ def test_issue_8_a_symlink_as_the_open_record_is_never_followed(
     panel: RunningPanel, home: Path, tmp_path: Path
 ) -> None:
     (home / "open-record.jsonl").symlink_to(_record_outside(tmp_path, "1700000000002"))
-    index = httpx.get(f"{panel.base}{API}/records-index", timeout=10)
+    index = httpx.get(f"{panel.base}{API}/records-index", headers=panel.headers, timeout=10)
     assert index.status_code == 200 and "secret" not in index.text
-    one = httpx.get(f"{panel.base}{API}/records/1700000000002", timeout=10)
+    one = httpx.get(f"{panel.base}{API}/records/1700000000002", headers=panel.headers, timeout=10)
     assert one.status_code == 404 and "secret" not in one.text
 
 
@@ -247,12 +267,12 @@ def test_issue_8_a_fifo_in_the_home_is_unreadable_and_never_hangs_the_panel(
     """A FIFO named like a record is reported unreadable (or left out), never waited on."""
     write_closed(home, RowBuilder("1700000000000", "a real one", 1_700_000_000_000))
     os.mkfifo(home / where)
-    index = httpx.get(f"{panel.base}{API}/records-index", timeout=3)
+    index = httpx.get(f"{panel.base}{API}/records-index", headers=panel.headers, timeout=3)
     assert index.status_code == 200
     body = index.json()
     assert [e["id"] for e in body["closed"]] == ["1700000000000"]
     assert body["open"] is None
-    one = httpx.get(f"{panel.base}{API}/records/1700000000003", timeout=3)
+    one = httpx.get(f"{panel.base}{API}/records/1700000000003", headers=panel.headers, timeout=3)
     assert one.status_code == 404
     _assert_panel_still_usable(panel)
 
@@ -281,7 +301,7 @@ def test_issue_8_hostile_paths_never_leave_the_panel_s_folders(
     for target in HOSTILE_TARGETS:
         with socket.create_connection(("127.0.0.1", panel.port), timeout=30) as sock:
             sock.sendall(
-                f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\n"
+                f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\n{panel.auth_line}"
                 "Connection: close\r\n\r\n".encode()
             )
             answer = _read_all(sock)
@@ -305,11 +325,11 @@ def test_issue_8_panel_error_bodies_name_no_path_of_this_machine(tmp_path: Path)
     home = tmp_path / "a-very-recognisable-home"
     (home / "state.json").mkdir(parents=True)  # a directory where the settings file goes
     write_closed(home, RowBuilder("1700000000000", "one", 1_700_000_000_000))
-    app = create_app(home, bound_host="127.0.0.1", bound_port=8765)
+    app = panel_app(home)
     record_file = str(home / "records" / "1700000000000.jsonl")
     _inject(app, "delete", PermissionError(13, "Permission denied", record_file))
     _inject(app, "index_json", OSError(5, "Input/output error", record_file))
-    with TestClient(app, base_url="http://127.0.0.1:8765", raise_server_exceptions=False) as c:
+    with signed_in(app, raise_server_exceptions=False) as c:
         answers = [
             c.put(f"{API}/settings", json={"panel": {"showAll": True}}),
             c.delete(f"{API}/records/1700000000000"),

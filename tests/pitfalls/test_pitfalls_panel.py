@@ -12,12 +12,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from chromium import open_panel, page_of
-from reckoner.panel.app import create_app
+from panel_access import panel_app, signed_in
 from reckoner.pitfalls.model import clean_fields
 from reckoner.pitfalls.tiers import Pitfalls
 
-HOST, PORT = "127.0.0.1", 8765
-BASE = f"http://{HOST}:{PORT}"
 API = "/api/reckoner/pitfalls"
 
 
@@ -36,8 +34,7 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
 @pytest.fixture
 def client(dirs: tuple[Path, Path]) -> Iterator[TestClient]:
     home, project = dirs
-    app = create_app(home, bound_host=HOST, bound_port=PORT, pitfalls_project=project)
-    with TestClient(app, base_url=BASE) as test_client:
+    with signed_in(panel_app(home, pitfalls_project=project)) as test_client:
         yield test_client
 
 
@@ -134,7 +131,7 @@ def test_the_pitfalls_tab_searches_reads_and_edits_in_a_browser(
     )
     _record(home, None, title="docker layer cache misses", tags=["docker"])
     with BackgroundPanel(home) as panel, page_of(browser, locale=locale) as page:
-        open_panel(page, panel.url)
+        open_panel(page, panel.login_url)
         page.click("#tab-pitfalls")
         assert page.inner_text("#tab-pitfalls") == words["tab"]
         page.wait_for_selector(".pitfall-link")

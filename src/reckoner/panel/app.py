@@ -26,9 +26,11 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from reckoner.access import new_token
 from reckoner.compute.archive import read_receipt_file
 from reckoner.core.dimensions import BASE_SYMBOLS, NAME_TABLE
 from reckoner.panel.articles_api import ArticlesApi, article_routes
+from reckoner.panel.login import PanelDoor, login_url
 from reckoner.panel.security import GuardMiddleware, HostPolicy, is_loopback
 from reckoner.panel.settings import SettingsError, apply_settings, settings_view
 from reckoner.panel.typeset import typeset_rows
@@ -316,11 +318,13 @@ def create_app(
     *,
     bound_host: str,
     bound_port: int,
+    token: str,
     poll_ms: int = DEFAULT_POLL_MS,
     log: RunLog | None = None,
     pitfalls_project: Path | None = None,
 ) -> Starlette:
-    """The panel app for one home, answering only to ``bound_host:bound_port``.
+    """The panel app for one home, answering only to ``bound_host:bound_port`` and only to
+    requests that carry ``token`` (see ``reckoner.panel.login``).
 
     ``poll_ms`` is how often the page polls the list and an open record (5 s by default;
     tests shorten it). ``log`` receives deletions, saved settings and endpoint failures.
@@ -397,6 +401,7 @@ def create_app(
                 max_body_bytes=MAX_BODY_BYTES,
                 body_advice="send only the settings sections you change",
             ),
+            Middleware(PanelDoor, token=token, port=bound_port),
         ],
     )
     # Exposed so tests and benchmarks can observe what the endpoints read.
@@ -431,16 +436,21 @@ def panel_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
-def run_panel(home: Path, host: str, port: int, open_browser: bool) -> None:
-    """Serve the panel until interrupted, printing its URL (port 0 picks a free one)."""
+def run_panel(
+    home: Path, host: str, port: int, open_browser: bool, token: str | None = None
+) -> None:
+    """Serve the panel until interrupted, printing its sign-in link (port 0 picks a free
+    one). ``token`` is the secret the link carries; None: a new one for this launch."""
     import uvicorn
 
     if not is_loopback(host):
         print(
             f"reckoner panel: warning: binding {host} makes the panel reachable from other "
-            "machines, and it has no login; use --host 127.0.0.1 unless you mean it.",
+            "machines over plain HTTP, where its token travels unencrypted; use --host "
+            "127.0.0.1 unless you mean it.",
             file=sys.stderr,
         )
+    token = token or new_token()
     try:
         HomeLayout(home).prepare()
     except HomeError as unusable:
@@ -449,14 +459,21 @@ def run_panel(home: Path, host: str, port: int, open_browser: bool) -> None:
     bound_port = int(sock.getsockname()[1])
     log = open_run_log(HomeLayout(home))
     app = create_app(
-        home, bound_host=host, bound_port=bound_port, log=log, pitfalls_project=Path.cwd()
+        home,
+        bound_host=host,
+        bound_port=bound_port,
+        token=token,
+        log=log,
+        pitfalls_project=Path.cwd(),
     )
     url = panel_url(host, bound_port)
+    link = login_url(url, token)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     server = _stoppable_server(config, log)
-    print(f"reckoner panel: serving {home} at {url}  (Ctrl+C to stop)", flush=True)
+    print(f"reckoner panel: serving {home} at {link}  (Ctrl+C to stop)", flush=True)
     if open_browser:
-        threading.Timer(0.3, webbrowser.open, args=(url,)).start()
+        threading.Timer(0.3, webbrowser.open, args=(link,)).start()
+    # The log names the address only: the token goes where the user sees it, nowhere else.
     log.info("panel: started", url=url, home=str(home))
     # uvicorn re-raises the signal that stopped it once it has shut down; SIGTERM's default
     # action would end the process before the log is closed, so it becomes a clean exit.

@@ -8,11 +8,17 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from reckoner.access import new_token
 from reckoner.panel.app import DEFAULT_POLL_MS, bind_socket, create_app, panel_url
+from reckoner.panel.login import login_url
 
 
 class BackgroundPanel:
-    """A running panel on a loopback port; a context manager that stops it on exit."""
+    """A running panel on a loopback port; a context manager that stops it on exit.
+
+    ``url`` is its address, ``login_url`` the link that signs a browser in (append a
+    ``#/records/<id>`` fragment to land on a record), ``headers`` what another client sends.
+    """
 
     def __init__(
         self,
@@ -21,13 +27,19 @@ class BackgroundPanel:
         host: str = "127.0.0.1",
         port: int = 0,
         poll_ms: int = DEFAULT_POLL_MS,
+        token: str | None = None,
     ) -> None:
         import uvicorn
 
         self._socket = bind_socket(host, port)
         self.port = int(self._socket.getsockname()[1])
         self.url = panel_url(host, self.port)
-        self.app = create_app(home, bound_host=host, bound_port=self.port, poll_ms=poll_ms)
+        self.token = token or new_token()
+        self.login_url = login_url(self.url, self.token)
+        self.headers = {"authorization": f"Bearer {self.token}"}
+        self.app = create_app(
+            home, bound_host=host, bound_port=self.port, token=self.token, poll_ms=poll_ms
+        )
         config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(

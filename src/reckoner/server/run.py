@@ -23,6 +23,7 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import ClientDisconnect
 
+from reckoner.access import HTTP_TOKEN_VARIABLE, BearerGate
 from reckoner.core.contract import SEARCH_TOOL, tools_of
 from reckoner.server.app import SerialEngine, build_server
 from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
@@ -165,9 +166,23 @@ async def serve_stdio(server: Server[Any], held: HeldArguments | None = None) ->
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
+HTTP_REFUSAL = (
+    "This MCP server answers only requests that carry its token; send the header "
+    f"Authorization: Bearer <token> with the token its {HTTP_TOKEN_VARIABLE} (or --token) "
+    "holds."
+)
+# A JSON-RPC error, so an MCP client shows the sentence rather than a bare status; -32001 is
+# in the range JSON-RPC leaves to the server.
+_UNAUTHORIZED = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": HTTP_REFUSAL}}
+
+
 async def serve_http(
-    server: Server[Any], sock: socket.socket, held: HeldArguments | None = None
+    server: Server[Any],
+    sock: socket.socket,
+    held: HeldArguments | None = None,
+    token: str | None = None,
 ) -> None:
+    """Serve ``server`` on ``sock``; with ``token``, only requests carrying it as a bearer."""
     import uvicorn
 
     host, port = sock.getsockname()[:2]
@@ -176,8 +191,9 @@ async def serve_http(
     )
     if held is not None:
         app = rewriting_http_app(app, held)
+    served: Any = app if token is None else BearerGate(app, token, _UNAUTHORIZED)
     config = uvicorn.Config(
-        app,
+        served,
         log_config=None,
         access_log=False,
         lifespan="on",
@@ -186,8 +202,9 @@ async def serve_http(
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
     )
     shown_host = f"[{host}]" if ":" in str(host) else host
+    guarded = " (requests need its bearer token)" if token is not None else ""
     print(
-        f"reckoner: MCP over streamable HTTP at http://{shown_host}:{port}{MCP_PATH}",
+        f"reckoner: MCP over streamable HTTP at http://{shown_host}:{port}{MCP_PATH}{guarded}",
         file=sys.stderr,
         flush=True,
     )
@@ -231,6 +248,7 @@ def serve(
     pitfalls: bool = False,
     pitfalls_project_dir: str | None = None,
     http: bool = False,
+    http_token: str | None = None,
     host: str = "127.0.0.1",
     port: int = DEFAULT_HTTP_PORT,
     preset: str = "reckoner",
@@ -248,6 +266,7 @@ def serve(
     under the working directory (None: the default, "": the global library only).
     ``project`` is the compute tool's project root (default: the working directory);
     ``compute_options`` override ``state.json``'s compute settings for this run.
+    ``http_token``: over HTTP, every request without ``Authorization: Bearer <it>`` is 401.
     """
     _configure_stderr_logging()
     sock = bind_loopback(host, port) if http else None
@@ -314,7 +333,7 @@ def serve(
             preset_tools=preset_tools,
         )
         if sock is not None:
-            anyio.run(serve_http, server, sock, held)
+            anyio.run(serve_http, server, sock, held, http_token)
         else:
             anyio.run(serve_stdio, server, held)
     finally:
