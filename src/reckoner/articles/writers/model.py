@@ -224,7 +224,9 @@ class ModelWriter:
         system = system_prompt(language, format_name)
         turns = [("user", facts_json(facts))]
         for attempt in (1, 2):
-            body = _unfence(self._ask(system, turns, cancelled)).strip()
+            reply = self._ask(system, turns, cancelled)
+            # A reply's line ends may be CRLF; the body the check and the file see has LF.
+            body = _unfence(reply.replace("\r\n", "\n").replace("\r", "\n")).strip()
             if not any(ch.isalpha() for ch in body):
                 raise WriterFailure(
                     f"The model {self.asker.label} answered with no article text; try again or "
