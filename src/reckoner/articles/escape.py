@@ -18,7 +18,7 @@ CONTROL_CHARACTERS = "".join(
 DEL and every C1 control."""
 
 CONTROL = re.compile("[" + re.escape(CONTROL_CHARACTERS) + "]")
-_DROPPED = dict.fromkeys(map(ord, CONTROL_CHARACTERS))
+_DROPPED: dict[int, str | None] = dict.fromkeys(map(ord, CONTROL_CHARACTERS))
 
 _TEX_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -37,12 +37,15 @@ TEX_ESCAPE_COMMANDS = frozenset(
 )
 """The commands the TeX escapes are spelled with (the LaTeX allow-list must hold them)."""
 
-_TEX_TABLE: dict[int, str | None] = {**str.maketrans(_TEX_ESCAPES), **_DROPPED}
+_TEX_TABLE: dict[int, str | None] = {
+    **{ord(char): spelled for char, spelled in _TEX_ESCAPES.items()},
+    **_DROPPED,
+}
 _TEX_SPECIAL = re.compile("[" + re.escape("".join(_TEX_ESCAPES) + CONTROL_CHARACTERS) + "]")
 
 _MD_ESCAPED = "\\`*_$<>[]|#"
 _MD_TABLE: dict[int, str | None] = {
-    **str.maketrans({char: "\\" + char for char in _MD_ESCAPED}),
+    **{ord(char): "\\" + char for char in _MD_ESCAPED},
     **_DROPPED,
 }
 _MD_SPECIAL = re.compile("[" + re.escape(_MD_ESCAPED + CONTROL_CHARACTERS) + "]")
@@ -72,7 +75,7 @@ def caret_visible(line: str) -> str:
     shown = []
     for char in line:
         code = ord(char)
-        if code < 0x20 and char not in "\t\n" or code == 0x7F:
+        if (code < 0x20 and char not in "\t\n") or code == 0x7F:
             shown.append("^" + chr(code ^ 0x40))
         elif not 0x80 <= code < 0xA0:
             shown.append(char)

@@ -9,6 +9,13 @@ from __future__ import annotations
 
 import re
 
+from reckoner.articles.escape import (
+    CONTROL_CHARACTERS,
+    caret_visible,
+    markdown_text,
+    tex_text,
+    without_controls,
+)
 from reckoner.articles.facts import (
     ArrayValue,
     Cplx,
@@ -18,13 +25,6 @@ from reckoner.articles.facts import (
     ObjectValue,
     Scalar,
     Value,
-)
-from reckoner.articles.escape import (
-    CONTROL_CHARACTERS,
-    caret_visible,
-    markdown_text,
-    tex_text,
-    without_controls,
 )
 from reckoner.articles.mathtex import identifier
 from reckoner.articles.numbers import cut_tex

@@ -33,7 +33,8 @@ _EMPHASIS = """
 _LISTS = "item"
 _TABLES = """
     hline cline multicolumn toprule midrule bottomrule cmidrule addlinespace endhead
-    endfirsthead endfoot endlastfoot tabularnewline centering caption
+    endfirsthead endfoot endlastfoot tabularnewline centering caption textwidth linewidth
+    columnwidth
 """
 _SECTIONING = "section subsection subsubsection paragraph subparagraph"
 _MATH = """
@@ -52,7 +53,8 @@ _MATH = """
     xleftarrow mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak boldsymbol text
     operatorname log ln lg exp sin cos tan sec csc cot arcsin arccos arctan sinh cosh tanh
     coth min max arg det dim gcd deg ker hom Pr mod bmod pmod tag notag nonumber intertext
-    phantom hphantom vphantom quad qquad
+    phantom hphantom vphantom quad qquad ensuremath therefore because checkmark leqslant
+    geqslant lesssim gtrsim triangle square cdotp
     alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu
     xi pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega
     Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega
@@ -60,29 +62,30 @@ _MATH = """
 _ENVIRONMENT_COMMANDS = "begin end"
 
 ALLOWED_COMMANDS: frozenset[str] = frozenset(
-    " ".join(
-        [_TEXT, _EMPHASIS, _LISTS, _TABLES, _SECTIONING, _MATH, _ENVIRONMENT_COMMANDS]
-    ).split()
+    " ".join([_TEXT, _EMPHASIS, _LISTS, _TABLES, _SECTIONING, _MATH, _ENVIRONMENT_COMMANDS]).split()
 ) | frozenset(name for name in TABLE_COMMANDS | TEX_ESCAPE_COMMANDS if name.isalpha())
 """Control words a body may use (by name, without the backslash)."""
 
 ALLOWED_SYMBOLS: frozenset[str] = frozenset(
-    ["\\", "$", "%", "#", "&", "_", "{", "}", ",", ";", ":", "!", " ", "\t", "\n"]
-    + ["[", "]", "(", ")", "-", "/", "'", "`", "^", "~", '"', "=", ".", "|"]
-) | frozenset(name for name in TEX_ESCAPE_COMMANDS if len(name) == 1)
+    [
+        *("\\", "$", "%", "#", "&", "_", "{", "}", ",", ";", ":", "!", " ", "\t", "\n"),
+        *("[", "]", "(", ")", "-", "/", "'", "`", "^", "~", '"', "=", ".", "|"),
+        *(name for name in TEX_ESCAPE_COMMANDS if len(name) == 1),
+    ]
+)
 """Control symbols a body may use: the escaped specials, math spacing and delimiters, the
 accents, and a backslash before a space, tab or line end (an explicit space)."""
 
-ALLOWED_ENVIRONMENTS: frozenset[str] = frozenset(
-    """
+_ENVIRONMENTS = """
     itemize enumerate description
     tabular tabular* longtable table table* center flushleft flushright quote quotation verse
     minipage
     equation equation* align align* alignat alignat* gather gather* multline multline* flalign
     flalign* split aligned alignedat gathered cases matrix pmatrix bmatrix Bmatrix vmatrix
     Vmatrix smallmatrix array subequations
-    """.split()
-)
+"""
+
+ALLOWED_ENVIRONMENTS: frozenset[str] = frozenset(_ENVIRONMENTS.split())
 """Environments a body may open with ``\\begin`` and close with ``\\end``."""
 
 ALLOWED_SUMMARY = (
