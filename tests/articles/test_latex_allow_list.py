@@ -20,10 +20,11 @@ from fake_providers import FakeProvider, Reply
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reckoner.articles.compiler import compile_pdf
 from reckoner.articles.escape import CONTROL_CHARACTERS
 from reckoner.articles.facts import collect_facts
 from reckoner.articles.jobs import Job, JobRequest, JobRunner
-from reckoner.articles.latex import BodyRefusal, check_body
+from reckoner.articles.latex import BodyRefusal, check_body, shell
 from reckoner.articles.mathtex import formula_latex
 from reckoner.articles.writers.choose import writer_for
 from reckoner.articles.writers.template import render
@@ -480,3 +481,83 @@ def test_21_9_every_compile_runs_with_shell_escape_off_and_file_access_in_its_fo
         assert environment.get("shell_escape") == "f"
         assert environment.get("openin_any") == "p"
         assert environment.get("openout_any") == "p"
+
+
+_NEEDS_TEX = pytest.mark.skipif(
+    shutil.which("xelatex") is None or shutil.which("pdftotext") is None,
+    reason="XeLaTeX and pdftotext are not installed here (Debian: texlive-xetex, poppler-utils)",
+)
+HOSTILE = "a\\input{/etc/hostname} ^^5c %x $y$ #&_~ ^ \x7f\x1b\x85 é"
+HOSTILE_ROWS = [
+    row(1, "record_start", {"title": "Title " + HOSTILE, "record": HAND_ID}),
+    row(2, "record_message", {"text": "Message " + HOSTILE + "\n[1] second line"}),
+    row(3, "set", {"name": "x}\\input{/etc/hostname}{", "value": {"num": 4700, "dim": OHM}}),
+    row(4, "set", {"name": "R1", "value": {"object": {"f^^5c%": {"num": 2, "dim": OHM}}}}),
+    row(
+        5,
+        "eval",
+        {
+            "formula": "@R1 * 2",
+            "target": "P\\UseName{write}18",
+            "vars": {"R1": {"num": 4700, "dim": OHM}},
+            "result": {"num": 9400, "dim": OHM},
+        },
+    ),
+    row(
+        6,
+        "compute",
+        {
+            "engine": "python",
+            "runId": "run-" + HOSTILE,
+            "attempt": 1,
+            "exit": 0,
+            "timedOut": False,
+            "receipt": "Computation/r/receipt.json",
+            "stdoutTail": "Output " + HOSTILE + "\n\tsecond\x00line",
+        },
+    ),
+    row(
+        7,
+        "search",
+        {
+            "question": "Question " + HOSTILE,
+            "tier": "open",
+            "outcome": "answered",
+            "used": [{"url": "https://evil.example\\@x.org/" + HOSTILE, "title": HOSTILE}],
+            "synthesis": {"answer": "Answer " + HOSTILE, "used": [0]},
+        },
+    ),
+    row(8, "record_end", {"text": "Closing " + HOSTILE, "record": HAND_ID}),
+]
+
+
+@_NEEDS_TEX
+def test_21_9_a_hostile_records_template_latex_passes_and_compiles_showing_its_words(
+    tmp_path: Path,
+) -> None:
+    """The escapes that make the template pass the allow-list also compile: TeX's specials,
+    a command in a name, control characters, a backslash in a URL, all shown as text."""
+    facts = collect_facts(HAND_ID, HOSTILE_ROWS, is_open=False)
+    body = render(facts, "en", "tex")
+    check_body(body)
+    tex = tmp_path / "hostile.tex"
+    tex.write_text(shell(body, "en"), encoding="utf-8")
+    outcome = compile_pdf(tex, lambda: False)
+    assert outcome.ok, outcome.log_tail
+    text = subprocess.run(
+        ["pdftotext", str(tmp_path / "hostile.pdf"), "-"], capture_output=True, text=True
+    ).stdout
+    assert text.count("a\\input{/etc/hostname}") >= 5  # shown, never run
+    for piece in ("Message a", "Closing a", "x}\\input{/etc/hostname}{", "^?^[", "%x $y$"):
+        assert piece in text, piece
+
+
+@_NEEDS_TEX
+def test_21_9_the_latex_a_model_is_asked_for_compiles(tmp_path: Path) -> None:
+    """The allow-list admits what the loaded packages define: a body using its text, list,
+    table, sectioning and math commands compiles in both shells."""
+    for language in ("en", "zh-CN"):
+        tex = tmp_path / f"model-{language}.tex"
+        tex.write_text(shell(MODEL_LATEX, language), encoding="utf-8")
+        outcome = compile_pdf(tex, lambda: False)
+        assert outcome.ok, outcome.log_tail

@@ -26,7 +26,8 @@ _PACKAGES = ("amsmath", "amssymb", "booktabs", "longtable")
 # control symbol (a backslash and any one character, or none at the end), a comment to its
 # line's end, a brace or a dollar. Nothing the allow-list admits changes catcodes, so this
 # is how TeX itself splits the body.
-_TOKEN = re.compile(r"\\(?:[A-Za-z\x80-\U0010ffff]+|.?)|%[^\n]*|[{}$]", re.DOTALL)
+_TOKEN = re.compile(r"\\([A-Za-z\x80-\U0010ffff]+)|\\(.?)|%[^\n]*|([{}$])", re.DOTALL)
+_WORD, _SYMBOL, _SIGN = 1, 2, 3
 _ENVIRONMENT_NAME = re.compile(r"[ \t]*\n?[ \t]*\{([^{}\\%\s]+)\}")
 
 
@@ -94,16 +95,15 @@ def _refuse_characters(body: str) -> None:
 
 
 class _Scan:
-    """The state of one body's check: open braces, dollar signs and environments."""
+    """One body's check: the environments open, and the refusals of what the scan met."""
 
     def __init__(self, body: str) -> None:
         self.body = body
-        self.depth = 0
-        self.dollars = 0
         self.environments: list[tuple[str, int]] = []
 
-    def environment(self, command: str, offset: int, end: int) -> int:
-        """Check ``\\begin{name}`` or ``\\end{name}`` at ``offset``; where its name ends."""
+    def environment(self, command: str, offset: int, end: int) -> None:
+        """Check ``\\begin{name}`` or ``\\end{name}`` at ``offset`` (its braces are counted
+        as the scan meets them)."""
         body = self.body
         line = _line_of(body, offset)
         found = _ENVIRONMENT_NAME.match(body, end)
@@ -129,28 +129,21 @@ class _Scan:
             )
         else:
             self.environments.pop()
-        return found.end()
 
-    def sign(self, char: str, offset: int) -> None:
-        if char == "{":
-            self.depth += 1
-        elif char == "}":
-            self.depth -= 1
-            if self.depth < 0:
-                raise BodyRefusal(
-                    f"The LaTeX body closes a brace at line {_line_of(self.body, offset)} that "
-                    "was never opened; balance every { with a }."
-                )
-        else:
-            self.dollars += 1
+    def refuse_unopened_brace(self, offset: int) -> None:
+        raise BodyRefusal(
+            f"The LaTeX body closes a brace at line {_line_of(self.body, offset)} that was "
+            "never opened; balance every { with a }."
+        )
 
-    def finish(self) -> None:
-        if self.depth:
+    def finish(self, depth: int, dollars: int) -> None:
+        """Refuse braces, math or environments the body leaves open at its end."""
+        if depth:
             raise BodyRefusal(
-                f"The LaTeX body leaves {self.depth} brace(s) open at its end; balance every "
+                f"The LaTeX body leaves {depth} brace(s) open at its end; balance every "
                 "{ with a }."
             )
-        if self.dollars % 2:
+        if dollars % 2:
             raise BodyRefusal(
                 "The LaTeX body has an odd number of unescaped $ signs, so some math is never "
                 "closed; close every $ and write a literal dollar as \\$."
@@ -168,24 +161,40 @@ def check_body(body: str) -> None:
     math or environments open; the refusal names the command and the line."""
     _refuse_characters(body)
     scan = _Scan(body)
-    index = 0
-    token = _TOKEN.search(body)
-    while token is not None:
-        start, end = token.span()
-        first = body[start]
-        if first == "\\":
-            name, end = _control_name(body, start, end)
-            is_word = len(name) > 1 or (len(name) == 1 and _is_tex_letter(name))
-            allowed = ALLOWED_COMMANDS if is_word else ALLOWED_SYMBOLS
-            if name not in allowed:
-                raise _refuse_command(body, name, start)
-            if is_word and name in ("begin", "end"):
-                end = scan.environment(name, start, end)
-        elif first != "%":
-            scan.sign(first, start)
-        index = end
-        token = _TOKEN.search(body, index)
-    scan.finish()
+    depth = dollars = 0
+    # A long article is tens of thousands of tokens: the common ones (an allowed ASCII
+    # command, a brace, a dollar) are settled in this loop, the rest in calls.
+    for token in _TOKEN.finditer(body):
+        kind = token.lastindex
+        if kind == _SIGN:
+            char = token.group(_SIGN)
+            if char == "{":
+                depth += 1
+            elif char == "$":
+                dollars += 1
+            else:
+                depth -= 1
+                if depth < 0:
+                    scan.refuse_unopened_brace(token.start())
+        elif kind == _WORD:
+            word, end = token.group(_WORD), token.end()
+            if word not in ALLOWED_COMMANDS:
+                word, end = _cut_word(body, token.start(), end)
+            if word == "begin" or word == "end":
+                scan.environment(word, token.start(), end)
+        elif kind == _SYMBOL and token.group(_SYMBOL) not in ALLOWED_SYMBOLS:
+            raise _refuse_command(body, token.group(_SYMBOL), token.start())
+    scan.finish(depth, dollars)
+
+
+def _cut_word(body: str, start: int, end: int) -> tuple[str, int]:
+    """A control word the scan took that is not allowed as it stands, cut where TeX cuts
+    it (the scan takes every non-ASCII character): its name and end when that is allowed."""
+    name, end = _control_name(body, start, end)
+    is_word = len(name) > 1 or _is_tex_letter(name)
+    if name not in (ALLOWED_COMMANDS if is_word else ALLOWED_SYMBOLS):
+        raise _refuse_command(body, name, start)
+    return name, end
 
 
 def shell(body: str, language: str) -> str:
