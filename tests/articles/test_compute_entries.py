@@ -173,8 +173,10 @@ def test_12_template_cites_each_run_and_shows_failures_as_failures_and_audits_cl
 
 
 def test_12_markdown_shows_the_output_verbatim_in_a_fence_it_cannot_close() -> None:
+    """Issue 21 case 9: the escape character reaches the .md in caret notation, never raw."""
     body = render(compute_facts(), "en", "md")
-    assert f"````text\n{OUTPUT}\n````" in body
+    assert f"````text\n{OUTPUT.replace(chr(0x1B), '^[')}\n````" in body
+    assert "\x1b" not in body
     assert (
         f"Computed with python 3.11.7 (run `{RUN}`, attempt 1): it exited with status 0."
     ) in body

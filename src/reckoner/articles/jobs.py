@@ -17,7 +17,7 @@ from typing import Any
 from reckoner.articles import compiler, files
 from reckoner.articles.audit import Unmatched, audit
 from reckoner.articles.facts import ArticleRefusal, collect_facts, resolve_language
-from reckoner.articles.latex import BodyRefusal, shell
+from reckoner.articles.latex import BodyRefusal, check_body, shell
 from reckoner.articles.settings import format_named
 from reckoner.articles.writers.base import Draft, Writer, WriterCancelled, WriterFailure
 from reckoner.storage.record_format import is_valid_record_id
@@ -261,6 +261,9 @@ class JobRunner:
             job.path = str(files.write_markdown(directory, stem, draft.body, sidecar))
             job.preview = draft.body
             return
+        # Whoever wrote it, no .tex reaches the folder (or a compile) without passing the
+        # allow-list, so the file the user may compile by hand is one the check passed.
+        check_body(draft.body)
         staged = files.stage_latex(directory, stem, shell(draft.body, language), sidecar)
         try:
             if request.compile:

@@ -1,61 +1,34 @@
 """The LaTeX side of an article: the checks on a body and the XeLaTeX shell. No I/O here.
 
-A writer produces the body only. The host refuses a body that would restructure the
-document, reach files or the shell, or leave braces or math open (manual 10), and wraps
-what it accepts in its own shell: ``ctexart`` for zh-CN, ``article`` with ``fontspec`` for en.
+A writer produces the body only. The host reads the body as TeX would and refuses any
+command or environment outside the allow-list (``texwords``), any control character or
+``^^`` escape, and braces, math or environments left open (manual 10); it wraps what it
+accepts in its own shell: ``ctexart`` for zh-CN, ``article`` with ``fontspec`` for en.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+
+from reckoner.articles.escape import CONTROL
+from reckoner.articles.texwords import (
+    ALLOWED_COMMANDS,
+    ALLOWED_ENVIRONMENTS,
+    ALLOWED_SUMMARY,
+    ALLOWED_SYMBOLS,
+)
 
 _PACKAGES = ("amsmath", "amssymb", "booktabs", "longtable")
 
-# Commands a body may not use: they restructure the document, read or write files, run
-# programs or change how TeX reads its input.
-FORBIDDEN_COMMANDS = frozenset(
-    {
-        "documentclass",
-        "usepackage",
-        "RequirePackage",
-        "input",
-        "include",
-        "includeonly",
-        "InputIfFileExists",
-        "includegraphics",
-        "verbatiminput",
-        "lstinputlisting",
-        "endinput",
-        "write",
-        "write18",
-        "immediate",
-        "openout",
-        "openin",
-        "closeout",
-        "read",
-        "readline",
-        "newwrite",
-        "newread",
-        "ShellEscape",
-        "directlua",
-        "latelua",
-        "special",
-        "catcode",
-        "csname",
-        "def",
-        "edef",
-        "gdef",
-        "xdef",
-        "let",
-        "makeatletter",
-        "output",
-        "everypar",
-        "everyjob",
-    }
-)
-_FORBIDDEN_ENVIRONMENTS = frozenset({"document", "filecontents", "filecontents*"})
-_COMMAND = re.compile(r"\\([A-Za-z@]+|.)")
-_ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{([^}]*)\}")
+# What the scan stops at, as TeX reads the body: a control word (a backslash and a run of
+# letters; every non-ASCII character is taken here and cut to TeX's letters below), a
+# control symbol (a backslash and any one character, or none at the end), a comment to its
+# line's end, a brace or a dollar. Nothing the allow-list admits changes catcodes, so this
+# is how TeX itself splits the body.
+_TOKEN = re.compile(r"\\([A-Za-z\x80-\U0010ffff]+)|\\(.?)|%[^\n]*|([{}$])", re.DOTALL)
+_WORD, _SYMBOL, _SIGN = 1, 2, 3
+_ENVIRONMENT_NAME = re.compile(r"[ \t]*\n?[ \t]*\{([^{}\\%\s]+)\}")
 
 
 class BodyRefusal(ValueError):
@@ -66,64 +39,162 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def check_body(body: str) -> None:
-    """Refuse a body that restructures the document, reaches outside it or is unbalanced."""
+# The Unicode categories XeLaTeX reads as letters (catcode 11): letters and combining marks
+# (TeX Live's load-unicode-data.tex); unassigned ones too, to err on the long side.
+_TEX_LETTER_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Cn"})
+
+
+def _is_tex_letter(char: str) -> bool:
+    if char.isascii():
+        return char.isalpha()
+    return unicodedata.category(char) in _TEX_LETTER_CATEGORIES
+
+
+def _control_name(body: str, start: int, end: int) -> tuple[str, int]:
+    """The name of the control sequence the scan found at ``start`` (without its backslash)
+    and where it ends, cut where TeX ends it."""
+    name = body[start + 1 : end]
+    if name.isascii():
+        return name, end
+    length = 0
+    while length < len(name) and _is_tex_letter(name[length]):
+        length += 1
+    if length == 0:
+        return name[0], start + 2  # a backslash and a non-letter: a control symbol
+    return name[:length], start + 1 + length
+
+
+def _shown(name: str) -> str:
+    if name in ("", "\n", "\t", " "):
+        return {"": "a backslash at the very end", "\n": "a backslash at a line end"}.get(
+            name, "an escaped space"
+        )
+    return "\\" + name
+
+
+def _refuse_command(body: str, name: str, offset: int) -> BodyRefusal:
+    return BodyRefusal(
+        f"The LaTeX body uses {_shown(name)} at line {_line_of(body, offset)}, which is not "
+        f"among the commands an article may use; use only {ALLOWED_SUMMARY}."
+    )
+
+
+def _refuse_characters(body: str) -> None:
+    control = CONTROL.search(body)
+    if control:
+        raise BodyRefusal(
+            f"The LaTeX body contains the control character U+{ord(control.group()):04X} at "
+            f"line {_line_of(body, control.start())}; write the text without control characters."
+        )
     if "^^" in body:
         line = _line_of(body, body.index("^^"))
         raise BodyRefusal(
             f"The LaTeX body uses the ^^ character escape at line {line}; write the characters "
             "themselves."
         )
-    depth = 0
-    dollars = 0
-    index = 0
-    length = len(body)
-    while index < length:
-        char = body[index]
-        if char == "\\":
-            match = _COMMAND.match(body, index)
-            name = match.group(1) if match else ""
-            if name in FORBIDDEN_COMMANDS:
-                raise BodyRefusal(
-                    f"The LaTeX body uses \\{name} at line {_line_of(body, index)}; a body may "
-                    "not restructure the document, load packages, reach files or run programs, "
-                    "so write the body without it."
-                )
-            if name in ("begin", "end"):
-                environment = _ENVIRONMENT.match(body, index)
-                if environment and environment.group(1).strip() in _FORBIDDEN_ENVIRONMENTS:
-                    raise BodyRefusal(
-                        f"The LaTeX body opens or closes the {environment.group(1).strip()} "
-                        f"environment at line {_line_of(body, index)}; the host supplies the "
-                        "document around the body, so write the body alone."
-                    )
-            index = match.end() if match else index + 1
-            continue
-        if char == "%":
-            newline = body.find("\n", index)
-            index = length if newline < 0 else newline
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth < 0:
-                raise BodyRefusal(
-                    f"The LaTeX body closes a brace at line {_line_of(body, index)} that was "
-                    "never opened; balance every { with a }."
-                )
-        elif char == "$":
-            dollars += 1
-        index += 1
-    if depth:
+
+
+class _Scan:
+    """One body's check: the environments open, and the refusals of what the scan met."""
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+        self.environments: list[tuple[str, int]] = []
+
+    def environment(self, command: str, offset: int, end: int) -> None:
+        """Check ``\\begin{name}`` or ``\\end{name}`` at ``offset`` (its braces are counted
+        as the scan meets them)."""
+        body = self.body
+        line = _line_of(body, offset)
+        found = _ENVIRONMENT_NAME.match(body, end)
+        if found is None:
+            raise BodyRefusal(
+                f"The LaTeX body's \\{command} at line {line} is not followed by an "
+                f"environment name in braces; write \\{command}{{itemize}} and the like."
+            )
+        name = found.group(1)
+        if name not in ALLOWED_ENVIRONMENTS:
+            raise BodyRefusal(
+                f"The LaTeX body opens or closes the {name} environment at line {line}, which "
+                f"is not among the environments an article may use; use only {ALLOWED_SUMMARY}."
+            )
+        if command == "begin":
+            self.environments.append((name, line))
+        elif not self.environments or self.environments[-1][0] != name:
+            open_one = self.environments[-1][0] if self.environments else None
+            raise BodyRefusal(
+                f"The LaTeX body closes the {name} environment at line {line} "
+                + (f"while {open_one} is the one open" if open_one else "that was never opened")
+                + "; close environments in the order they were opened."
+            )
+        else:
+            self.environments.pop()
+
+    def refuse_unopened_brace(self, offset: int) -> None:
         raise BodyRefusal(
-            f"The LaTeX body leaves {depth} brace(s) open at its end; balance every {{ with a }}."
+            f"The LaTeX body closes a brace at line {_line_of(self.body, offset)} that was "
+            "never opened; balance every { with a }."
         )
-    if dollars % 2:
-        raise BodyRefusal(
-            "The LaTeX body has an odd number of unescaped $ signs, so some math is never "
-            "closed; close every $ and write a literal dollar as \\$."
-        )
+
+    def finish(self, depth: int, dollars: int) -> None:
+        """Refuse braces, math or environments the body leaves open at its end."""
+        if depth:
+            raise BodyRefusal(
+                f"The LaTeX body leaves {depth} brace(s) open at its end; balance every "
+                "{ with a }."
+            )
+        if dollars % 2:
+            raise BodyRefusal(
+                "The LaTeX body has an odd number of unescaped $ signs, so some math is never "
+                "closed; close every $ and write a literal dollar as \\$."
+            )
+        if self.environments:
+            name, line = self.environments[-1]
+            raise BodyRefusal(
+                f"The LaTeX body leaves the {name} environment opened at line {line} open at "
+                f"its end; close it with \\end{{{name}}}."
+            )
+
+
+def check_body(body: str) -> None:
+    """Refuse a body that uses anything but the allow-list (``texwords``), or leaves braces,
+    math or environments open; the refusal names the command and the line."""
+    _refuse_characters(body)
+    scan = _Scan(body)
+    depth = dollars = 0
+    # A long article is tens of thousands of tokens: the common ones (an allowed ASCII
+    # command, a brace, a dollar) are settled in this loop, the rest in calls.
+    for token in _TOKEN.finditer(body):
+        kind = token.lastindex
+        if kind == _SIGN:
+            char = token.group(_SIGN)
+            if char == "{":
+                depth += 1
+            elif char == "$":
+                dollars += 1
+            else:
+                depth -= 1
+                if depth < 0:
+                    scan.refuse_unopened_brace(token.start())
+        elif kind == _WORD:
+            word, end = token.group(_WORD), token.end()
+            if word not in ALLOWED_COMMANDS:
+                word, end = _cut_word(body, token.start(), end)
+            if word == "begin" or word == "end":
+                scan.environment(word, token.start(), end)
+        elif kind == _SYMBOL and token.group(_SYMBOL) not in ALLOWED_SYMBOLS:
+            raise _refuse_command(body, token.group(_SYMBOL), token.start())
+    scan.finish(depth, dollars)
+
+
+def _cut_word(body: str, start: int, end: int) -> tuple[str, int]:
+    """A control word the scan took that is not allowed as it stands, cut where TeX cuts
+    it (the scan takes every non-ASCII character): its name and end when that is allowed."""
+    name, end = _control_name(body, start, end)
+    is_word = len(name) > 1 or _is_tex_letter(name)
+    if name not in (ALLOWED_COMMANDS if is_word else ALLOWED_SYMBOLS):
+        raise _refuse_command(body, name, start)
+    return name, end
 
 
 def shell(body: str, language: str) -> str:

@@ -9,6 +9,13 @@ from __future__ import annotations
 
 import re
 
+from reckoner.articles.escape import (
+    CONTROL_CHARACTERS,
+    caret_visible,
+    markdown_text,
+    tex_text,
+    without_controls,
+)
 from reckoner.articles.facts import (
     ArrayValue,
     Cplx,
@@ -26,7 +33,7 @@ from reckoner.lookup.fact import SourceLine
 
 # A URL that can stand as a link target as it is; anything else is shown as escaped text,
 # never rewritten (percent-encoding would change the address the record holds).
-_LINKABLE = re.compile(r"https?://[^\s<>\\]+")
+_LINKABLE = re.compile(r"https?://[^\s<>\\" + re.escape(CONTROL_CHARACTERS) + "]+")
 
 # An array longer than this shows its head and its length; the record keeps every element.
 ARRAY_SHOWN = 12
@@ -98,9 +105,7 @@ class Markup:
     display_marks = ("$$\n", "\n$$")
 
     def text(self, prose: str) -> str:
-        # Most prose has nothing to escape, and a search for the characters that need it
-        # costs far less than a translation that maps every character.
-        return prose.translate(_MD_TABLE) if _MD_SPECIAL.search(prose) else prose
+        return markdown_text(prose)
 
     def paragraph(self, prose: str) -> str:
         # A record message may span lines; each becomes its own line of the paragraph.
@@ -128,6 +133,7 @@ class Markup:
 
     def code(self, literal: str) -> str:
         """A name shown as written (a run id, a path): a code span."""
+        literal = without_controls(literal)
         fence = "`" * (_longest_run(literal, "`") + 1)
         padded = f" {literal} " if literal.startswith("`") or literal.endswith("`") else literal
         return f"{fence}{padded}{fence}"
@@ -135,7 +141,7 @@ class Markup:
     def code_block(self, literal: str) -> str:
         """Lines shown verbatim (a program's output): a fenced block no line can close."""
         fence = "`" * max(3, _longest_run(literal, "`") + 1)
-        body = literal.rstrip("\n")
+        body = "\n".join(caret_visible(line) for line in literal.rstrip("\n").split("\n"))
         return f"{fence}text\n{body}\n{fence}"
 
     def link(self, url: str) -> str:
@@ -227,35 +233,12 @@ class Markup:
         return out
 
 
-_MD_ESCAPED = "\\`*_$<>[]|#"
-_MD_TABLE = str.maketrans({char: "\\" + char for char in _MD_ESCAPED})
-_MD_SPECIAL = re.compile("[" + re.escape(_MD_ESCAPED) + "]")
-
-
 def _longest_run(text: str, char: str) -> int:
     return max((len(run) for run in re.findall(f"{re.escape(char)}+", text)), default=0)
 
 
 def _field_tex(name: str) -> str:
     return identifier(name)
-
-
-_TEX_ESCAPES = {
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "$": r"\$",
-    "&": r"\&",
-    "#": r"\#",
-    "%": r"\%",
-    "_": r"\_",
-    "^": r"\textasciicircum{}",
-    "~": r"\textasciitilde{}",
-}
-
-
-_TEX_TABLE = str.maketrans(_TEX_ESCAPES)
-_TEX_SPECIAL = re.compile("[" + re.escape("".join(_TEX_ESCAPES)) + "]")
 
 
 class TexMarkup(Markup):
@@ -266,7 +249,7 @@ class TexMarkup(Markup):
     display_marks = ("\\[\n", "\n\\]")
 
     def text(self, prose: str) -> str:
-        return prose.translate(_TEX_TABLE) if _TEX_SPECIAL.search(prose) else prose
+        return tex_text(prose)
 
     def paragraph(self, prose: str) -> str:
         lines = prose.splitlines()
@@ -316,18 +299,10 @@ class TexMarkup(Markup):
         empty box so neither its leading spaces are dropped nor a ``[`` or ``*`` after the
         line break is read as an argument of ``\\``."""
         lines = [
-            r"\mbox{}" + self.text(_visible(line.expandtabs(8))).replace(" ", "\\ ")
+            r"\mbox{}" + self.text(caret_visible(line.expandtabs(8))).replace(" ", "\\ ")
             for line in literal.rstrip("\n").split("\n")
         ]
         return "\\begin{quote}\n\\ttfamily\n" + "\\\\\n".join(lines) + "\n\\end{quote}"
-
-
-def _visible(line: str) -> str:
-    """Control characters, which TeX may refuse, in caret notation (ESC is ``^[``)."""
-    return "".join(
-        "^" + chr(ord(char) ^ 0x40) if ord(char) < 0x20 or ord(char) == 0x7F else char
-        for char in line
-    )
 
 
 def markup_for(format_name: str, imaginary: str = "i") -> Markup:

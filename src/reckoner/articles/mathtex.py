@@ -12,8 +12,10 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from reckoner.articles.escape import tex_text
 from reckoner.core.errors import EngineError
 from reckoner.core.limits import MAX_FORMULA_LENGTH
+from reckoner.core.names import is_name
 from reckoner.core.parser import parse
 from reckoner.core.syntax import (
     Binary,
@@ -109,6 +111,21 @@ _GREEK = frozenset(
         "Omega",
     ]
 )
+# Every command the tables above spell, for the LaTeX allow-list (``texwords``).
+TABLE_COMMANDS = frozenset(
+    [
+        *_GREEK,
+        *(
+            name
+            for spelled in [
+                *_CONSTANTS.values(),
+                *_OPERATORS.values(),
+                *(mark for pair in _ENCLOSURES.values() for mark in pair),
+            ]
+            for name in re.findall(r"\\([A-Za-z]+|.)", spelled)
+        ),
+    ]
+)
 _EXPONENT = re.compile(r"^([0-9.]+)e([+-]?[0-9]+)([ij]?)$")
 
 
@@ -119,7 +136,10 @@ def _text(name: str) -> str:
 
 @lru_cache(maxsize=65536)
 def identifier(name: str) -> str:
-    """A slot or bound name: ``V_in`` -> ``V_{\\mathrm{in}}``, ``R1`` -> ``R_{1}``."""
+    """A slot or bound name: ``V_in`` -> ``V_{\\mathrm{in}}``, ``R1`` -> ``R_{1}``. A name the
+    engine would not accept (a damaged or hand-made record) is shown as escaped text."""
+    if not is_name(name):
+        return r"\mbox{" + tex_text(name) + "}"
     base, sep, sub = name.partition("_")
     if not sep:
         # Letters then digits (R1, x12): the digits are a subscript.

@@ -246,7 +246,9 @@ class ModelWriter:
         turns: list[Turn] = [("user", user)]
         for attempt in (1, 2):
             reply = self._ask(system, turns, cancelled)
-            body = _unfence(reply.text).strip()
+            # A reply's line ends may be CRLF; the body the check and the file see has LF.
+            text = reply.text.replace("\r\n", "\n").replace("\r", "\n")
+            body = _unfence(text).strip()
             problem = self._problem(reply, body, format_name)
             if problem is None:
                 return Draft(body + "\n", self.name, PROMPT_VERSION, attempt)
