@@ -91,7 +91,8 @@ def test_12_4_an_empty_allow_list_is_a_decision() -> None:
         ("https://wikipedia.organ/x", False),
         ("https://EN.WIKIPEDIA.ORG/x", True),
         ("https://en.wikipedia.org./x", True),
-        ("https://user:pw@en.wikipedia.org:444/x", True),
+        ("https://user:pw@en.wikipedia.org:444/x", False),  # userinfo is refused (issue 21)
+        ("https://evil.com\\@en.wikipedia.org/x", False),
         ("https://evil.com/?u=https://en.wikipedia.org", False),
         ("https://evil.com#@en.wikipedia.org", False),
         ("http://raw.githubusercontent.com/a/b", True),

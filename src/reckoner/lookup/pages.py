@@ -5,6 +5,10 @@ against the policy; no private, loopback, link-local or otherwise non-global add
 the policy's ``enrich.allowPrivateAddresses`` says so (checked on the address actually
 connected to, so a name that resolves inward is refused too); a time limit; a size cap;
 text content types only. A page that fails any of them is simply not enriched.
+
+Every fetch goes through ``PageFetcher.text``, which takes a URL lookup.urls has already
+read; a redirect's location is read by the same parser before it is checked or followed,
+so the host the policy allowed is the host httpx connects to.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import httpcore
 import httpx
 
 from .providers import PageSkipped
+from .urls import UrlRefused, WebUrl, join
 
 MAX_PAGE_BYTES = 2_000_000
 MAX_REDIRECTS = 5
@@ -79,12 +84,12 @@ class _GuardedTransport(httpx.HTTPTransport):
 class PageFetcher:
     """Fetches pages under one policy's guards."""
 
-    allows: Callable[[str], bool]
+    allows: Callable[[WebUrl], bool]
     allow_private: bool
     max_bytes: int = MAX_PAGE_BYTES
     timeout: float = TIMEOUT_SECONDS
 
-    def text(self, url: str, chars: int) -> str:
+    def text(self, url: WebUrl, chars: int) -> str:
         """The page's main text, cut to ``chars``; PageSkipped says why there is none."""
         with httpx.Client(
             transport=_GuardedTransport(self.allow_private),
@@ -94,18 +99,18 @@ class PageFetcher:
             headers={"User-Agent": "reckoner-lookup/1", "Accept": "text/html, text/plain"},
         ) as client:
             for _ in range(MAX_REDIRECTS + 1):
+                shown = url.text[:120]
                 if not self.allows(url):
-                    raise PageSkipped(f"{url[:120]} is not a source the policy allows")
+                    raise PageSkipped(f"{shown} is not a source the policy allows")
                 try:
-                    with client.stream("GET", url) as response:
+                    with client.stream("GET", url.text) as response:
                         if response.is_redirect:
-                            location = response.headers.get("location", "")
-                            url = str(response.url.join(location))
+                            url = _redirected(url, response.headers.get("location", ""))
                             continue
                         return _main_text(self._body(response), response, chars)
-                except httpx.HTTPError as error:
-                    raise PageSkipped(f"{url[:120]} could not be fetched: {error}") from None
-            raise PageSkipped(f"{url[:120]} redirects more than {MAX_REDIRECTS} times")
+                except (httpx.HTTPError, httpx.InvalidURL) as error:
+                    raise PageSkipped(f"{shown} could not be fetched: {error}") from None
+            raise PageSkipped(f"{shown} redirects more than {MAX_REDIRECTS} times")
 
     def _body(self, response: httpx.Response) -> bytes:
         if response.status_code != 200:
@@ -122,6 +127,13 @@ class PageFetcher:
             if len(body) > self.max_bytes:
                 raise PageSkipped(f"{response.url} is over the {self.max_bytes}-byte cap")
         return bytes(body)
+
+
+def _redirected(url: WebUrl, location: str) -> WebUrl:
+    try:
+        return join(url, location)
+    except UrlRefused as why:
+        raise PageSkipped(f"{url.text[:120]} redirects to a refused location: {why}") from None
 
 
 def _main_text(body: bytes, response: httpx.Response, chars: int) -> str:

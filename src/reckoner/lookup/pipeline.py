@@ -9,27 +9,61 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from reckoner.core.preset_errors import SearchCode
 
 from . import extraction
-from .policy import GITHUB_HOSTS, Policy, host_matches, url_host
+from .policy import GITHUB_HOSTS, Policy, host_matches
 from .providers import (
     Candidate,
     NotConfigured,
     PageSkipped,
-    PageSource,
     Provider,
     ProviderFailure,
 )
+from .urls import UrlRefused, WebUrl, parse
 
 MAX_RAW_REPLY = 20_000
 """Characters of an unreadable extractive reply the row keeps."""
 
 ProviderFor = Callable[[str | None], Provider]
 """The provider for a name (None: the configured default); raises NotConfigured."""
+
+
+class PageReader(Protocol):
+    """Fetches an allowed page's main text from its parsed URL (lookup.pages)."""
+
+    def text(self, url: WebUrl, chars: int) -> str:
+        """The page's main text cut to ``chars``; PageSkipped when there is none."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Cited:
+    """One cited source as the lookup read it: the candidate carries the canonical URL
+    when lookup.urls read one, else the provider's text and the sentence why it was
+    skipped."""
+
+    candidate: Candidate
+    url: WebUrl | None
+    skipped: str | None = None
+
+    def row(self) -> dict[str, Any]:
+        kept = self.candidate.row()
+        if self.skipped is not None:
+            kept["skipped"] = self.skipped
+        return kept
+
+
+def read_citation(candidate: Candidate) -> Cited:
+    """The citation parsed once; a URL the parser refuses is a skipped source, not a fault."""
+    try:
+        url = parse(candidate.url)
+    except UrlRefused as why:
+        return Cited(candidate, None, f"{why}; the source was skipped")
+    return Cited(replace(candidate, url=url.text), url)
 
 
 @dataclass(slots=True)
@@ -49,9 +83,9 @@ def spent(earlier: list[dict[str, Any]]) -> int:
     )
 
 
-def origin_of(policy: Policy, relied_on: list[Candidate]) -> str:
+def origin_of(policy: Policy, relied_on: list[WebUrl]) -> str:
     """github when every source relied on is a GitHub host, else the tier's class."""
-    hosts = [url_host(c.url) or "" for c in relied_on]
+    hosts = [url.host for url in relied_on]
     if hosts and all(any(host_matches(h, g) for g in GITHUB_HOSTS) for h in hosts):
         return "github"
     return "allowlist" if policy.tier == "strict" else "web"
@@ -63,8 +97,8 @@ class _Lookup:
         self.policy = policy
         self.clock = clock
         self.started = clock()
-        self.candidates: list[Candidate] = []
-        self.used: list[Candidate] = []
+        self.candidates: list[Cited] = []
+        self.used: list[tuple[Candidate, WebUrl]] = []
         self.synthesis: dict[str, Any] | None = None
         self.notes: list[str] = []
 
@@ -74,7 +108,7 @@ class _Lookup:
             "tier": self.policy.tier,
             "outcome": outcome,
             "candidates": [c.row() for c in self.candidates],
-            "used": [c.row() for c in self.used],
+            "used": [c.row() for c, _ in self.used],
             "policy": self.policy.row(),
         }
         if self.synthesis is not None:
@@ -101,7 +135,7 @@ def run(
     earlier: list[dict[str, Any]],
     pending: int,
     provider_for: ProviderFor,
-    fetcher: Callable[[Policy], PageSource] | None = None,
+    fetcher: Callable[[Policy], PageReader] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> Outcome:
     """Run one lookup under ``policy``; never raises for a provider, page or reply fault."""
@@ -125,7 +159,7 @@ def run(
         )
     try:
         cited = provider.search(question, policy.max_results)[: policy.max_results]
-        lookup.candidates = [c.trimmed() for c in cited]
+        lookup.candidates = [read_citation(c.trimmed()) for c in cited]
     except ProviderFailure as why:
         return lookup.fail(
             "failed",
@@ -133,7 +167,14 @@ def run(
             f"the lookup could not run: {why}; nothing was answered, so continue without "
             f"this value or ask again later",
         )
-    lookup.used = [c for c in lookup.candidates if policy.allows(c.url)]
+    for source in lookup.candidates:
+        if source.skipped is not None:
+            lookup.notes.append(f"source skipped: {source.skipped}")
+    lookup.used = [
+        (c.candidate, c.url)
+        for c in lookup.candidates
+        if c.url is not None and policy.allows(c.url)
+    ]
     if not lookup.used:
         found = len(lookup.candidates)
         reason = (
@@ -197,26 +238,26 @@ def run(
         )
     answer = extraction.cut(read.answer, policy.answer_max_chars)
     lookup.synthesis["answer"] = answer
-    relied_on = [lookup.used[i] for i in read.used]
+    relied_on = [lookup.used[i][1] for i in read.used]
     receipt = {"ok": True, "answer": answer, "origin": origin_of(policy, relied_on)}
     return Outcome(True, receipt, lookup.content("answered", None, None), lookup.notes)
 
 
 def _material(
-    lookup: _Lookup, fetcher: Callable[[Policy], PageSource] | None
+    lookup: _Lookup, fetcher: Callable[[Policy], PageReader] | None
 ) -> list[extraction.Material]:
     policy = lookup.policy
     pages: dict[int, str] = {}
     if policy.enrich_pages > 0 and fetcher is not None:
         fetch = fetcher(policy)
-        for index, source in enumerate(lookup.used[: policy.enrich_pages]):
+        for index, (_, url) in enumerate(lookup.used[: policy.enrich_pages]):
             try:
-                pages[index] = fetch.text(source.url, policy.enrich_chars_per_page)
+                pages[index] = fetch.text(url, policy.enrich_chars_per_page)
             except PageSkipped as why:
                 lookup.notes.append(f"page not enriched: {why}")
     return [
         extraction.Material(c.url, c.title, c.snippet, pages.get(i))
-        for i, c in enumerate(lookup.used)
+        for i, (c, _) in enumerate(lookup.used)
     ]
 
 

@@ -8,11 +8,11 @@ layer below, never fatal.
 from __future__ import annotations
 
 import ipaddress
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+
+from .urls import LABEL, UrlRefused, WebUrl, parse
 
 from reckoner.providers.config import PROVIDERS
 
@@ -37,8 +37,6 @@ DEFAULT_ALLOWED_HOSTS: tuple[str, ...] = (
 GITHUB_HOSTS: tuple[str, ...] = ("github.com", "githubusercontent.com")
 """Hosts whose answers carry origin ``github`` (manual 12.1)."""
 
-_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
-
 
 class Unusable(ValueError):
     """A layer's value this build cannot use; the message says what is expected."""
@@ -54,7 +52,7 @@ def normalise_host(text: str) -> str | None:
     except ValueError:
         pass
     labels = host.split(".")
-    return host if all(_LABEL.match(label) for label in labels) else None
+    return host if all(LABEL.match(label) for label in labels) else None
 
 
 def host_matches(host: str, pattern: str) -> bool:
@@ -65,16 +63,14 @@ def host_matches(host: str, pattern: str) -> bool:
     return host == pattern or host.endswith("." + pattern)
 
 
-def url_host(url: str) -> str | None:
-    """The normalised host of an http(s) URL; None for any other scheme or no host."""
+def url_host(url: str | WebUrl) -> str | None:
+    """The host of an http(s) URL as lookup.urls reads it; None for a URL it refuses."""
+    if isinstance(url, WebUrl):
+        return url.host
     try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
+        return parse(url).host
+    except UrlRefused:
         return None
-    if parts.scheme not in ("http", "https") or not host:
-        return None
-    return normalise_host(host)
 
 
 # -- the fields ------------------------------------------------------------------------
@@ -238,11 +234,12 @@ class Policy:
     synthesis_model: str | None
     synthesis_max_tokens: int
 
-    def allows(self, url: str) -> bool:
-        """Whether the extractive step may read this source (manual 12.4)."""
+    def allows(self, url: str | WebUrl) -> bool:
+        """Whether the extractive step may read this source (manual 12.4); a URL that
+        lookup.urls refuses (any non-http(s) one among them) is never allowed."""
         host = url_host(url)
         if host is None:
-            return False  # a non-http(s) citation is kept as a candidate, never used
+            return False
         if self.tier == "open":
             return True
         return any(host_matches(host, pattern) for pattern in self.allowed_hosts)

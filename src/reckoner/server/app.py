@@ -18,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 from reckoner import __version__
 from reckoner.core.contract import PURE_PRESET, tools_of
 from reckoner.server.held_arguments import HeldArguments
+from reckoner.server.json_depth import MAX_STRUCTURED_DEPTH, nests_deeper_than
 from reckoner.server.texts import SKILLS, Skill, persona, skill_text
 from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES
 from reckoner.wire import dumps_text
@@ -57,10 +58,14 @@ class SerialEngine:
 
 
 def receipt_result(receipt: dict[str, Any]) -> types.CallToolResult:
-    """A receipt as a tool result: structured, as compact JSON text, isError when refused."""
+    """A receipt as a tool result: structured, as compact JSON text, isError when refused.
+
+    A receipt nesting deeper than the SDK's serializer can write (a deep value echoed by
+    `set` or `get`) goes as its text alone, so the call still answers what it did."""
+    deep = nests_deeper_than(receipt, MAX_STRUCTURED_DEPTH)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=dumps_text(receipt))],
-        structured_content=receipt,
+        structured_content=None if deep else receipt,
         is_error=receipt.get("ok") is not True,
     )
 

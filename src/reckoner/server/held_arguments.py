@@ -15,7 +15,6 @@ import json
 import re
 import secrets
 import threading
-from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
@@ -78,21 +77,6 @@ class HeldArguments:
             with self._lock:
                 return self._held.pop(arguments[self.key], arguments)
         return arguments
-
-
-class RewrittenLines:
-    """An async line source (stdio) whose lines pass through ``HeldArguments.rewrite_text``."""
-
-    def __init__(self, lines: Any, held: HeldArguments) -> None:
-        self._lines = lines
-        self._held = held
-
-    def __aiter__(self) -> AsyncIterator[str]:
-        return self._rewritten()
-
-    async def _rewritten(self) -> AsyncIterator[str]:
-        async for line in self._lines:
-            yield self._held.rewrite_text(line)
 
 
 def rewriting_http_app(app: Any, held: HeldArguments) -> Any:

@@ -7,7 +7,6 @@ diverts the process's own fd 1 to stderr while it serves.
 from __future__ import annotations
 
 import asyncio
-import io
 import ipaddress
 import logging
 import os
@@ -21,14 +20,16 @@ import anyio
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.message import SessionMessage
 from starlette.requests import ClientDisconnect
 
 from reckoner.access import HTTP_TOKEN_VARIABLE, BearerGate
 from reckoner.core.contract import SEARCH_TOOL, tools_of
 from reckoner.server.app import SerialEngine, build_server
 from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
-from reckoner.server.held_arguments import HeldArguments, RewrittenLines, rewriting_http_app
+from reckoner.server.held_arguments import HeldArguments, rewriting_http_app
 from reckoner.server.home_engine import HomeEngine
+from reckoner.server.stdio_lines import Refused, bounded_lines, read_message
 
 _LEVELS = {
     "debug": logging.DEBUG,
@@ -141,9 +142,9 @@ def host_guard(host: str, port: int) -> TransportSecuritySettings:
     )
 
 
-def _claim_stdin() -> Any:
+def _claim_stdin() -> int:
     """The protocol's stdin on a private descriptor, fd 0 pointed at /dev/null meanwhile
-    (what the SDK does for a stdin it opens itself), as lines of text."""
+    (what the SDK does for a stdin it opens itself)."""
     private = os.dup(0)
     try:
         diversion = os.open(os.devnull, os.O_RDONLY)
@@ -151,19 +152,50 @@ def _claim_stdin() -> Any:
         os.close(diversion)
     except OSError:
         pass  # nothing else reads stdin; the diversion is a guard, not a need
-    return anyio.wrap_file(
-        io.TextIOWrapper(os.fdopen(private, "rb"), encoding="utf-8", errors="replace")
-    )
+    return private
+
+
+class _Unread:
+    """The SDK transport's own stdin: yields no line and ends when told, so the SDK keeps
+    stdout (its claim of fd 1 and its writer) while stdio_lines reads stdin."""
+
+    def __init__(self) -> None:
+        self.done = anyio.Event()
+
+    def __aiter__(self) -> _Unread:
+        return self
+
+    async def __anext__(self) -> str:
+        await self.done.wait()
+        raise StopAsyncIteration
+
+
+async def _read_messages(fd: int, held: HeldArguments | None, inbox: Any, outbox: Any) -> None:
+    """Every stdin line to the session as its message, or answered at once with its error."""
+    async with inbox:
+        async for line in bounded_lines(fd):
+            if not line:
+                continue  # a blank line is framing, not a message
+            read = read_message(line, held)
+            if isinstance(read, Refused):
+                await outbox.send(read.reply())
+            else:
+                await inbox.send(read)
 
 
 async def serve_stdio(server: Server[Any], held: HeldArguments | None = None) -> None:
-    stdin = None
-    if held is not None:
-        # Lines pass through the rewriter before the SDK's parser, which refuses lone
-        # surrogates that are legal JSON (issue 9).
-        stdin = cast(Any, RewrittenLines(_claim_stdin(), held))
-    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    fd = _claim_stdin()
+    unread = _Unread()
+    inbox, messages = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    try:
+        async with stdio_server(stdin=cast(Any, unread)) as (_, write_stream):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(_read_messages, fd, held, inbox, write_stream)
+                await server.run(messages, write_stream, server.create_initialization_options())
+                tasks.cancel_scope.cancel()
+            unread.done.set()
+    finally:
+        os.close(fd)
 
 
 HTTP_REFUSAL = (

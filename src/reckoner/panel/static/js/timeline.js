@@ -266,11 +266,20 @@ function markerCard(row, anchors) {
   return `<section class="card ${kind}" id="row-${esc(row.seq)}"><h3>${esc(title)} ${seqLabel(row)}</h3>${body}</section>`;
 }
 
-/** An http(s) address as a link target, or null: a recorded URL is never trusted as code. */
-function safeHref(url) {
+/**
+ * The link target of a recorded source, or null. The row holds the canonical URL the server
+ * read once (lookup/urls.py); it is linked exactly as held, and only when the browser's own
+ * reading of it is the same string, so the host shown is the host the allow-list checked.
+ * A source the server skipped, or any other string (an older row's raw citation, a
+ * backslash or userinfo trick), is shown as text and never linked.
+ */
+function canonicalHref(source) {
+  if (source.skipped !== undefined || typeof source.url !== "string") return null;
+  const url = source.url;
+  if (!/^https?:\/\/[^\\@\s]+$/.test(url)) return null;
   try {
-    const parsed = new URL(String(url));
-    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
+    const parsed = new URL(url);
+    return parsed.href === url ? { href: url, host: parsed.host } : null;
   } catch {
     return null;
   }
@@ -278,16 +287,17 @@ function safeHref(url) {
 
 function sourceItem(source) {
   const s = source && typeof source === "object" ? source : { url: String(source) };
-  const href = safeHref(s.url);
+  const link = canonicalHref(s);
   const label = esc(s.title || s.url || "?");
-  const link = href
-    ? `<a href="${esc(href)}" target="_blank" rel="noopener noreferrer">${label}</a>`
+  const shown = link
+    ? `<a href="${esc(link.href)}" target="_blank" rel="noopener noreferrer">${label}</a>`
     : `<span>${label}</span>`;
-  let host = "";
-  if (href) host = ` <span class="host">${esc(new URL(href).host)}</span>`;
+  const host = link ? ` <span class="host">${esc(link.host)}</span>` : "";
+  const skipped =
+    typeof s.skipped === "string" ? ` <span class="skipped">${esc(s.skipped)}</span>` : "";
   const date = s.publishedAt ? ` <span class="date">${esc(s.publishedAt)}</span>` : "";
   const snippet = s.snippet ? `<blockquote class="snippet">${esc(s.snippet)}</blockquote>` : "";
-  return `<li>${link}${host}${date}${snippet}</li>`;
+  return `<li>${shown}${host}${skipped}${date}${snippet}</li>`;
 }
 
 const LOOKUP_ACCENT = { answered: "answered", insufficient: "warning", refused: "warning" };
