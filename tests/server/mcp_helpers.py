@@ -133,13 +133,15 @@ def http_server(
     *,
     host: str = "127.0.0.1",
     stderr_sink: list[bytes] | None = None,
+    extra: tuple[str, ...] = (),
 ) -> Iterator[str]:
-    """`reckoner serve --http --port 0` on loopback; yields the MCP URL it announces.
+    """`reckoner serve --http --port 0` on loopback (``extra`` options after those); yields
+    the MCP URL it announces.
 
     ``stderr_sink`` receives every stderr line, complete once the context has exited.
     """
     process = subprocess.Popen(
-        serve_command(home, "--http", "--host", host, "--port", "0"),
+        serve_command(home, "--http", "--host", host, "--port", "0", *extra),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
