@@ -241,6 +241,12 @@ def build_parser() -> argparse.ArgumentParser:
         "users in the process list, the variable is not",
     )
     serve.add_argument(
+        "--shared-record",
+        action="store_true",
+        help="with --http: one engine and one open record for every session (default: each "
+        "session its own lane, record and slots)",
+    )
+    serve.add_argument(
         "--pitfalls",
         action="store_true",
         help="also serve the pitfalls memory (pitfall_* tools, reminders after repeated failures)",
@@ -696,6 +702,7 @@ def cmd_serve(options: argparse.Namespace) -> int:
             lane=options.lane,
             project=options.project,
             compute_options=_compute_options(options),
+            shared_record=options.shared_record,
         )
     except ServeError as exc:
         raise CliError(str(exc)) from None

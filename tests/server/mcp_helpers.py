@@ -135,7 +135,8 @@ def http_server(
     stderr_sink: list[bytes] | None = None,
     extra: tuple[str, ...] = (),
 ) -> Iterator[str]:
-    """`reckoner serve --http --port 0` on loopback; yields the MCP URL it announces.
+    """`reckoner serve --http --port 0` on loopback (``extra`` options after those); yields
+    the MCP URL it announces.
 
     ``stderr_sink`` receives every stderr line, complete once the context has exited.
     """

@@ -192,10 +192,12 @@ def test_issue_8_http_error_bodies_name_no_path_of_this_machine(tmp_path: Path) 
 
 def test_issue_8_sigterm_stops_the_http_server_while_a_request_is_stuck(tmp_path: Path) -> None:
     """A client that sends half a body and waits forever: SIGTERM still ends the server
-    (the helper waits at most 30 s for it), with no traceback, and the engine is closed."""
+    (the helper waits at most 30 s for it), with no traceback, and the engine is closed
+    (the shared record's engine, open from the start; a session's own opens on its first
+    call)."""
     home = tmp_path / "home"
     stderr: list[bytes] = []
-    with http_server(home, stderr_sink=stderr) as url:
+    with http_server(home, stderr_sink=stderr, extra=("--shared-record",)) as url:
         host, port = _host_port(url)
         stuck = socket.create_connection((host, port), timeout=30)
         stuck.sendall(

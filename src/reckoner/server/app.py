@@ -1,4 +1,4 @@
-"""The MCP server: the six tools, the two skills and the persona over one shared engine.
+"""The MCP server: the six tools, the two skills and the persona over the engines it serves.
 
 Built on the SDK's low-level ``Server`` because the engine, not the transport, must judge
 every argument: the low-level server hands ``tools/call`` arguments through unvalidated, so
@@ -8,7 +8,7 @@ a missing, extra or wrongly typed argument comes back as the engine's receipt.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import anyio.to_thread
 import mcp_types as types
@@ -55,6 +55,35 @@ class SerialEngine:
 
     async def call(self, tool: str, args: Any) -> dict[str, Any]:
         return await anyio.to_thread.run_sync(self.call_now, tool, args)
+
+
+@runtime_checkable
+class Engines(Protocol):
+    """Which engine answers a request: ``OneEngine`` for every session, or a lane of its own
+    per session (``reckoner.server.sessions``). Neither ever raises."""
+
+    async def answer(
+        self, ctx: ServerRequestContext[Any], tool: str, args: Any
+    ) -> dict[str, Any]: ...
+
+    async def answer_beside(
+        self, ctx: ServerRequestContext[Any], caller: PresetToolCaller, args: Any
+    ) -> dict[str, Any]: ...
+
+
+class OneEngine:
+    """One engine for every session (stdio, and `serve --http --shared-record`)."""
+
+    def __init__(self, engine: ToolCaller | SerialEngine) -> None:
+        self._serial = engine if isinstance(engine, SerialEngine) else SerialEngine(engine)
+
+    async def answer(self, ctx: ServerRequestContext[Any], tool: str, args: Any) -> dict[str, Any]:
+        return await self._serial.call(tool, args)
+
+    async def answer_beside(
+        self, ctx: ServerRequestContext[Any], caller: PresetToolCaller, args: Any
+    ) -> dict[str, Any]:
+        return await anyio.to_thread.run_sync(caller.call, args)
 
 
 def receipt_result(receipt: dict[str, Any]) -> types.CallToolResult:
@@ -105,14 +134,15 @@ def _find_skill(*, name: str | None = None, uri: str | None = None) -> Skill | N
 
 
 def build_server(
-    engine: ToolCaller | SerialEngine,
+    engine: ToolCaller | SerialEngine | Engines,
     *,
     preset: str = PURE_PRESET,
     held: HeldArguments | None = None,
     pitfalls: PitfallsMount | None = None,
     preset_tools: dict[str, PresetToolCaller | None] | None = None,
 ) -> Server[Any]:
-    """The MCP server for one engine; every session of every transport shares it.
+    """The MCP server over ``engine``: one engine every session shares, or ``Engines`` that
+    pick the calling session's own (``reckoner.server.sessions``).
 
     The preset decides the tools listed. A preset tool answered by the engine (``search``)
     works once the engine has it attached (``reckoner.server.run`` does for its preset);
@@ -123,7 +153,7 @@ def build_server(
     pitfall_* tools, adds the prevention rule to the instructions, and appends a reminder to a
     failing result when the detector fires.
     """
-    serial = engine if isinstance(engine, SerialEngine) else SerialEngine(engine)
+    engines = engine if isinstance(engine, Engines) else OneEngine(engine)
     served = {tool.name for tool in tools_of(preset)}
     own = {
         name: caller
@@ -151,14 +181,14 @@ def build_server(
             args = held.restore(args)
         caller = own.get(params.name)
         if caller is not None:
-            return receipt_result(await anyio.to_thread.run_sync(caller.call, args))
+            return receipt_result(await engines.answer_beside(ctx, caller, args))
         if pitfalls is None:
-            return receipt_result(await serial.call(params.name, args))
+            return receipt_result(await engines.answer(ctx, params.name, args))
         if pitfalls.handles(params.name):
             return await pitfalls.call(params.name, args)
         from reckoner.pitfalls.mcp import session_key
 
-        receipt = await serial.call(params.name, args)
+        receipt = await engines.answer(ctx, params.name, args)
         result = receipt_result(receipt)
         text = await anyio.to_thread.run_sync(
             pitfalls.observe, session_key(ctx), params.name, args, receipt

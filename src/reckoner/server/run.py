@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -30,6 +31,9 @@ from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
 from reckoner.server.held_arguments import HeldArguments, rewriting_http_app
 from reckoner.server.home_engine import HomeEngine
 from reckoner.server.stdio_lines import Refused, bounded_lines, read_message
+from reckoner.server.sessions import SESSION_IDLE_SECONDS, SessionLanes, calling_engine
+from reckoner.service import Engine
+from reckoner.storage.home import LANE_ENV, HomeError, resolve_lane
 
 _LEVELS = {
     "debug": logging.DEBUG,
@@ -219,7 +223,9 @@ async def serve_http(
 
     host, port = sock.getsockname()[:2]
     app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH, transport_security=host_guard(str(host), int(port))
+        streamable_http_path=MCP_PATH,
+        transport_security=host_guard(str(host), int(port)),
+        session_idle_timeout=SESSION_IDLE_SECONDS,
     )
     if held is not None:
         app = rewriting_http_app(app, held)
@@ -244,10 +250,15 @@ async def serve_http(
 
 
 def _preset_tools(
-    engine: HomeEngine, preset: str, project: Path | str | None, options: dict[str, Any] | None
+    home: Path,
+    calling: Callable[[], Engine | None],
+    preset: str,
+    project: Path | str | None,
+    options: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """The callers of the preset's own tools that run beside the engine (compute), built
-    only for a preset that serves them; None marks one switched off."""
+    only for a preset that serves them; None marks one switched off. ``calling`` is the
+    engine of the call under way, whose record gets the row and whose log the warnings."""
     from reckoner.core.contract import COMPUTE_TOOL
 
     if COMPUTE_TOOL not in tools_of(preset):
@@ -255,23 +266,49 @@ def _preset_tools(
     from reckoner.compute.mount import mount
 
     def row(ok: bool, content: dict[str, Any]) -> None:
-        opened = engine.open()
+        opened = calling()
         if opened is not None:
             opened.append_preset_row(COMPUTE_TOOL.name, ok, content)
 
     def log(message: str) -> None:
-        opened = engine.open()
+        opened = calling()
         if opened is not None:
             opened.log.warn(message)
         else:
             print(f"reckoner: {message}", file=sys.stderr, flush=True)
 
-    service = mount(
-        engine.home, project=project, preset=preset, options=options, row_sink=row, log=log
-    )
+    service = mount(home, project=project, preset=preset, options=options, row_sink=row, log=log)
     if service.settings.mode == "off":
         return {COMPUTE_TOOL.name: None}  # off is a true no-op: the tool is not even listed
     return {COMPUTE_TOOL.name: service}
+
+
+def _one_engine(home: Path | str | None, lane: int | str | None) -> HomeEngine:
+    """The engine every session shares (stdio, --shared-record), opened now."""
+    engine = HomeEngine(home, lane=lane)
+    if engine.open() is None:
+        # One line for whoever reads the host's log; the client sees it in every receipt.
+        print(
+            f"reckoner: serving without an engine, every tool call answers why: {engine.failure}",
+            file=sys.stderr,
+            flush=True,
+        )
+    return engine
+
+
+def _lane_per_session(lane: int | str | None) -> None:
+    """Refuse a pinned lane where every session takes its own."""
+    try:
+        pinned = resolve_lane(lane)
+    except HomeError as error:
+        raise ServeError(str(error)) from None
+    if pinned is not None:
+        source = "--lane" if lane is not None and str(lane).strip() else LANE_ENV
+        raise ServeError(
+            f"{source} {pinned} pins one lane, but serve --http gives each session a lane of "
+            f"its own; leave {source} unset, or add --shared-record to serve one record on "
+            f"lane {pinned} to every session"
+        )
 
 
 def serve(
@@ -287,12 +324,15 @@ def serve(
     lane: int | str | None = None,
     project: Path | str | None = None,
     compute_options: dict[str, Any] | None = None,
+    shared_record: bool = False,
 ) -> None:
-    """Open the home's engine and serve it until the client (stdio) or a signal (HTTP) ends it.
+    """Serve the home's engine(s) until the client (stdio) or a signal (HTTP) ends it.
 
+    Over HTTP each MCP session gets a lane of its own (``reckoner.server.sessions``) unless
+    ``shared_record``, which serves one engine to every session, as stdio always does.
     A home the engine cannot open does not stop the server: it serves anyway and answers
     every tool call with a receipt naming the cause (issue 9). Raises ``ServeError`` when the
-    HTTP address cannot be used.
+    HTTP address cannot be used, or a lane is pinned where each session takes its own.
 
     ``pitfalls`` mounts the pitfalls memory; its project library is ``pitfalls_project_dir``
     under the working directory (None: the default, "": the global library only).
@@ -301,20 +341,34 @@ def serve(
     ``http_token``: over HTTP, every request without ``Authorization: Bearer <it>`` is 401.
     """
     _configure_stderr_logging()
+    per_session = http and not shared_record
+    if per_session:
+        _lane_per_session(lane)
     sock = bind_loopback(host, port) if http else None
-    engine = HomeEngine(home, lane=lane)
-    if engine.open() is None:
-        # One line for whoever reads the host's log; the client sees it in every receipt.
-        print(
-            f"reckoner: serving without an engine, every tool call answers why: {engine.failure}",
-            file=sys.stderr,
-            flush=True,
-        )
+    engine: HomeEngine | None = None
+    lanes: SessionLanes | None = None
+    prepare: list[Callable[[Engine], object]] = []
+    if SEARCH_TOOL in tools_of(preset):
+        from reckoner.lookup.service import attach_search
+
+        prepare.append(attach_search)
+    if per_session:
+        lanes = SessionLanes(home, prepare)
+        home_dir, calling = lanes.home, calling_engine
+    else:
+        engine = _one_engine(home, lane)
+        home_dir, calling = engine.home, engine.open
+
+    def close_engines() -> None:
+        if lanes is not None:
+            lanes.close()
+        if engine is not None:
+            engine.close()
 
     try:
-        preset_tools = _preset_tools(engine, preset, project, compute_options)
+        preset_tools = _preset_tools(home_dir, calling, preset, project, compute_options)
     except BaseException:
-        engine.close()
+        close_engines()
         if sock is not None:
             sock.close()
         raise
@@ -334,17 +388,16 @@ def serve(
             # in whichever task runs and be reported at loop shutdown, and the transport's
             # reader thread stays blocked on stdin until the client hangs up. close() waits
             # for a call under way to finish first.
-            engine.close()
+            close_engines()
             sys.stderr.flush()
             os._exit(128 + signum)
         raise SystemExit(128 + signum)
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
-        if SEARCH_TOOL in tools_of(preset):
-            from reckoner.lookup.service import attach_search
-
-            engine.when_open(attach_search)
+        if engine is not None:
+            for attach in prepare:
+                engine.when_open(attach)
         held = HeldArguments()
         mount = None
         if pitfalls:
@@ -355,10 +408,10 @@ def serve(
                 DEFAULT_PROJECT_DIR if pitfalls_project_dir is None else pitfalls_project_dir
             )
             mount = PitfallsMount(
-                Pitfalls.open(engine.home, project=Path.cwd(), project_dir=project_dir)
+                Pitfalls.open(home_dir, project=Path.cwd(), project_dir=project_dir)
             )
         server = build_server(
-            SerialEngine(engine),
+            lanes if lanes is not None else SerialEngine(cast(HomeEngine, engine)),
             preset=preset,
             held=held,
             pitfalls=mount,
@@ -370,5 +423,5 @@ def serve(
             anyio.run(serve_stdio, server, held)
     finally:
         stop_preset_tools()
-        engine.close()
+        close_engines()
         signal.signal(signal.SIGTERM, previous)
