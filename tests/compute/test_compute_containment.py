@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 from compute_helpers import REAL_PATH, Compute
-from process_census import escaping_script, living_with, new_marker, wait_until_none_with
 
+from process_census import escaping_script, living_with, new_marker, wait_until_none_with
 from reckoner.compute.mount import STATE_KEY
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.state_file import StateFile

@@ -197,18 +197,20 @@ class Archive:
         """
         digest = hashlib.sha256()
         size = 0
-        with self._folder() as project:
-            reader = open(project.open_read(self.relative(source)), "rb")
-            with reader, project.open_new(self.relative(target)) as writer:
-                try:
-                    while chunk := reader.read(1 << 20):
-                        digest.update(chunk)
-                        writer.write(chunk)
-                        size += len(chunk)
-                    writer.flush()
-                except BaseException:
-                    project.remove_tree(self.relative(target))
-                    raise
+        with (
+            self._folder() as project,
+            open(project.open_read(self.relative(source)), "rb") as reader,
+            project.open_new(self.relative(target)) as writer,
+        ):
+            try:
+                while chunk := reader.read(1 << 20):
+                    digest.update(chunk)
+                    writer.write(chunk)
+                    size += len(chunk)
+                writer.flush()
+            except BaseException:
+                project.remove_tree(self.relative(target))
+                raise
         return digest.hexdigest(), size
 
     def capture(self, attempt: Attempt, source: Path) -> dict[str, Any]:

@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .urls import LABEL, UrlRefused, WebUrl, parse
-
 from reckoner.providers.config import PROVIDERS
+
+from .urls import LABEL, UrlRefused, WebUrl, parse
 
 TIERS = ("strict", "open")
 

@@ -30,8 +30,8 @@ from reckoner.server.app import SerialEngine, build_server
 from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
 from reckoner.server.held_arguments import HeldArguments, rewriting_http_app
 from reckoner.server.home_engine import HomeEngine
-from reckoner.server.stdio_lines import Refused, bounded_lines, read_message
 from reckoner.server.sessions import SESSION_IDLE_SECONDS, SessionLanes, calling_engine
+from reckoner.server.stdio_lines import Refused, bounded_lines, read_message
 from reckoner.service import Engine
 from reckoner.storage.home import LANE_ENV, HomeError, resolve_lane
 
