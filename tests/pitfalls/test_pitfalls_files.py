@@ -4,6 +4,7 @@ written and refused, and the hook's stdin is bounded in bytes and in time."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -17,9 +18,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from pitfall_helpers import lesson
-from small_disk import fill, small_disk
 
 from reckoner.pitfalls.hook import EVENT_SECONDS, MAX_EVENT_BYTES
+from small_disk import fill, small_disk
 
 VICTIM_TEXT = "# my instructions\nnever overwrite me\n"
 GOOD_ID = "p-20261201-070000-00aa"
@@ -191,10 +192,8 @@ def test_the_hook_reads_at_most_a_mebibyte_of_a_300_megabyte_stdin_in_bounded_me
             sent += len(block)
     except BrokenPipeError:
         pass  # the hook stopped reading at its limit and left
-    try:
+    with contextlib.suppress(BrokenPipeError):
         hook.stdin.close()
-    except BrokenPipeError:
-        pass
     status, peak_kib = _wait(hook, 60)
     assert status == 0
     assert peak_kib < 100 * 1024, f"the hook peaked at {peak_kib} KiB"

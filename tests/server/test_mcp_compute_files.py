@@ -13,6 +13,7 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_helpers import receipt_of, serve_command
+
 from small_disk import small_disk
 
 PRESET = "reckoner-with-compute"

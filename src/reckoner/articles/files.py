@@ -3,9 +3,10 @@
 Nothing is half-written: every file is written under a marked temporary name in the target
 directory and then linked or renamed into place, through ``reckoner.host.files`` from a
 handle on the chosen folder (no link followed below it). The sweep removes only temporaries
-this program made whose process is gone, never a file that merely looks like one. An existing article is never overwritten:
-a taken name gets the next free number (``reckoner-1a2b3c4d-2.md``). A Markdown article is
-written flat; a LaTeX article goes into a folder named after the file.
+this program made whose process is gone, never a file that merely looks like one. An
+existing article is never overwritten: a taken name gets the next free number
+(``reckoner-1a2b3c4d-2.md``). A Markdown article is written flat; a LaTeX article goes into
+a folder named after the file.
 """
 
 from __future__ import annotations

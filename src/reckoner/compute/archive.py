@@ -191,7 +191,7 @@ class Archive:
         digest = hashlib.sha256()
         size = 0
         with self._folder() as project:
-            reader = open(project.open_read(self.relative(source)), "rb")
+            reader = open(project.open_read(self.relative(source)), "rb")  # noqa: SIM115
             with reader, project.open_new(self.relative(target)) as writer:
                 try:
                     while chunk := reader.read(1 << 20):
