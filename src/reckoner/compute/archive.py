@@ -44,18 +44,11 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def sha256_file(path: Path) -> str | None:
-    """The file's sha256, or None when it cannot be read (gone, moved, unreadable).
-
-    Read in chunks: an engine's output may be far larger than memory should hold.
-    """
-    digest = hashlib.sha256()
+    """The file's sha256, or None when it cannot be read (gone, moved, unreadable)."""
     try:
-        with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
+        return sha256_bytes(path.read_bytes())
     except OSError:
         return None
-    return digest.hexdigest()
 
 
 def project_slug(root: Path) -> str:
@@ -197,20 +190,18 @@ class Archive:
         """
         digest = hashlib.sha256()
         size = 0
-        with (
-            self._folder() as project,
-            open(project.open_read(self.relative(source)), "rb") as reader,
-            project.open_new(self.relative(target)) as writer,
-        ):
-            try:
-                while chunk := reader.read(1 << 20):
-                    digest.update(chunk)
-                    writer.write(chunk)
-                    size += len(chunk)
-                writer.flush()
-            except BaseException:
-                project.remove_tree(self.relative(target))
-                raise
+        with self._folder() as project:
+            reader = open(project.open_read(self.relative(source)), "rb")  # noqa: SIM115
+            with reader, project.open_new(self.relative(target)) as writer:
+                try:
+                    while chunk := reader.read(1 << 20):
+                        digest.update(chunk)
+                        writer.write(chunk)
+                        size += len(chunk)
+                    writer.flush()
+                except BaseException:
+                    project.remove_tree(self.relative(target))
+                    raise
         return digest.hexdigest(), size
 
     def capture(self, attempt: Attempt, source: Path) -> dict[str, Any]:

@@ -189,7 +189,7 @@ class Folder:
             except FileNotFoundError:
                 if not create:
                     raise
-                try:  # noqa: SIM105 - contextlib stays unloaded: the hook imports this module
+                try:  # noqa: SIM105 - contextlib would cost the hook its import
                     os.mkdir(part, 0o755, dir_fd=fd)
                 except FileExistsError:
                     pass  # made meanwhile: open it again
@@ -329,13 +329,13 @@ class Folder:
         return True
 
     def discard(self, name: str) -> None:
-        try:  # noqa: SIM105 - contextlib stays unloaded: the hook imports this module
+        try:  # noqa: SIM105 - contextlib would cost the hook its import
             os.unlink(name, dir_fd=self.fd)
         except OSError:
             pass
 
     def sync(self) -> None:
-        try:  # noqa: SIM105 - contextlib stays unloaded: the hook imports this module
+        try:  # noqa: SIM105 - contextlib would cost the hook its import
             os.fsync(self.fd)
         except OSError:
             pass  # some file systems cannot fsync a folder; the rename itself stands
