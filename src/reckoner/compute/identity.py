@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,11 +65,14 @@ class Identity:
 
 
 def python_interpreter(
-    program: str, cwd: str, timeout_ms: int = PROBE_TIMEOUTS_MS[0]
+    program: str,
+    cwd: str,
+    timeout_ms: int = PROBE_TIMEOUTS_MS[0],
+    env: Mapping[str, str] | None = None,
 ) -> tuple[Interpreter | None, dict[str, Any]]:
     """The interpreter ``program`` starts in ``cwd`` (None, diagnostics when it cannot say)."""
     argv = [program, "-c", PYTHON_IDENTITY]
-    done = runner.run(argv, cwd=cwd, timeout_ms=timeout_ms)
+    done = runner.run(argv, cwd=cwd, timeout_ms=timeout_ms, env=env)
     diagnostics: dict[str, Any] = {"argv": argv[:2], "exit": done.exit, "cwd": cwd}
     fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
     start = fields.index(_MARK) if _MARK in fields else -1
@@ -88,14 +92,19 @@ def python_interpreter(
 
 
 def identify(
-    program: str, family: Descriptor | None, cwd: str, timeout_ms: int = PROBE_TIMEOUTS_MS[0]
+    program: str,
+    family: Descriptor | None,
+    cwd: str,
+    timeout_ms: int = PROBE_TIMEOUTS_MS[0],
+    env: Mapping[str, str] | None = None,
 ) -> Identity:
     """What ``program`` runs when started in ``cwd`` with the run's environment.
 
-    ``timeout_ms`` bounds the question (a run's own limit, when shorter, bounds it too).
+    ``env`` is the source the run's own environment is built from (None: the runner's
+    default, as the run uses); ``timeout_ms`` bounds the question.
     """
     if family is not None and family.name == "python":
-        interpreter, diagnostics = python_interpreter(program, cwd, timeout_ms)
+        interpreter, diagnostics = python_interpreter(program, cwd, timeout_ms, env)
         if interpreter is not None:
             return Identity(program, interpreter.executable, interpreter.version, cwd, interpreter)
         return Identity(program, os.path.realpath(program), None, cwd, failure=diagnostics)
@@ -103,7 +112,7 @@ def identify(
     if family is None:
         return Identity(program, resolved, None, cwd)
     argv = [program, *family.version_argv]
-    done = runner.run(argv, cwd=cwd, timeout_ms=timeout_ms)
+    done = runner.run(argv, cwd=cwd, timeout_ms=timeout_ms, env=env)
     text = done.stdout.decode("utf-8", "replace") + "\n" + done.stderr.decode("utf-8", "replace")
     version = family.version_of(text) if done.exit == 0 else None
     failure = None
@@ -134,14 +143,24 @@ class Identities:
         self._known: dict[tuple[Any, ...], Identity] = {}
         self._lock = threading.Lock()
 
-    def of(self, program: str, family: Descriptor | None, cwd: str, timeout_ms: int) -> Identity:
+    def of(
+        self,
+        program: str,
+        family: Descriptor | None,
+        cwd: str,
+        timeout_ms: int,
+        env: Mapping[str, str] | None = None,
+    ) -> Identity:
+        """The identity the run about to start will have; ``env`` as the run gets it."""
         key = _fixed_key(program, family, cwd)
+        if key is not None and env is not None:
+            key = (*key, tuple(sorted(env.items())))
         if key is not None:
             with self._lock:
                 known = self._known.get(key)
             if known is not None:
                 return known
-        found = identify(program, family, cwd, min(timeout_ms, PROBE_TIMEOUTS_MS[0]))
+        found = identify(program, family, cwd, min(timeout_ms, PROBE_TIMEOUTS_MS[0]), env)
         if key is not None and found.failure is None:
             with self._lock:
                 self._known[key] = found
