@@ -254,7 +254,8 @@ def test_11_3_an_unusable_generate_body_is_400(http: httpx.Client) -> None:
         (b"not json", "not valid JSON"),
         (b'{"recordId": 5}', "must be a string"),
         (b'{"recordId": "1", "compile": "yes"}', "true or false"),
-        (b'{"recordId": "1", "apiKey": "sk-x"}', "no field 'apiKey'"),
+        (b'{"recordId": "1", "secret": "sk-x"}', "no field 'secret'"),
+        (b'{"recordId": "1", "apiKey": 5}', "generate's apiKey must be a string"),
     ]:
         response = http.post(
             f"{API}/generate", content=body, headers={"Content-Type": "application/json"}
