@@ -339,7 +339,7 @@ def test_python_dash_m_reckoner_serve_is_the_console_script(tmp_path: Path) -> N
     assert b"--http" in done.stdout and b"--preset" in done.stdout
 
 
-@pytest.mark.parametrize("transport", [[], ["--http", "--port", "0"]])
+@pytest.mark.parametrize("transport", [[], ["--http", "--port", "0", "--shared-record"]])
 def test_sigterm_stops_the_server_and_frees_the_home(tmp_path: Path, transport: list[str]) -> None:
     """A terminated server leaves even while its client keeps stdin open, closes its engine,
     and the home opens again at once (manual 7.4: the open record is resumed)."""
