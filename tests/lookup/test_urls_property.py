@@ -141,9 +141,7 @@ def test_the_canonical_form_reads_to_itself_and_every_parser_takes_its_host(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
 )
 @given(urls())
-def test_a_raw_citation_that_is_accepted_names_the_browsers_host(
-    whatwg: Whatwg, raw: str
-) -> None:
+def test_a_raw_citation_that_is_accepted_names_the_browsers_host(whatwg: Whatwg, raw: str) -> None:
     """What the panel's browser would make of the provider's own text never differs from
     the host the allow-list checked."""
     try:

@@ -32,9 +32,7 @@ _NUMERIC_LABEL = re.compile(r"^([0-9]+|0[xX][0-9a-fA-F]*)$")
 _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
 # Characters a path, query or fragment keeps as they are; every other one is percent-encoded
 # as UTF-8, so the canonical string is plain ASCII both parsers leave alone.
-_KEPT = frozenset(
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&()*+,;=:@/"
-)
+_KEPT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&()*+,;=:@/")
 _KEPT_IN_QUERY = _KEPT | {"?"}
 
 
@@ -151,9 +149,7 @@ def _port(after_host: str) -> int | None:
         return None
     digits = after_host[1:] if after_host.startswith(":") else ""
     if not digits.isascii() or not digits.isdigit() or len(digits) > 5:
-        raise UrlRefused(
-            f"the URL's port {after_host[:12]!r} is not a number from 1 to 65535"
-        )
+        raise UrlRefused(f"the URL's port {after_host[:12]!r} is not a number from 1 to 65535")
     port = int(digits)
     if not 1 <= port <= 65535:
         raise UrlRefused(f"the URL's port {port} is out of range (1 to 65535)")
@@ -213,8 +209,7 @@ def _ascii_label(label: str) -> str:
         encoded = label.encode("idna").decode("ascii")
     except UnicodeError:
         raise UrlRefused(
-            f"the URL's host label {label[:63]!r} cannot be encoded as an international "
-            "domain name"
+            f"the URL's host label {label[:63]!r} cannot be encoded as an international domain name"
         ) from None
     if prepared != label or not LABEL.match(encoded):
         # A label the codec would first map to another (such as ß to ss) is one the
