@@ -178,8 +178,10 @@ def test_11_2_settings_generation_block_saves_each_format_on_its_own(
 def test_11_1_a_compile_failure_shows_its_sentence_and_the_log_tail(
     panel: BackgroundPanel, page: Any, out: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A body that passes the checks but not TeX: the .tex is kept, the log's tail is shown."""
-    fake = FakeProvider([Reply("\\section*{Heat}\nThe current is $0.0025$ A. \\undefinedthing\n")])
+    """A body that passes the allow-list but not TeX (a list with no item): the .tex is kept,
+    the log's tail is shown. An unknown command would not do: the allow-list refuses it."""
+    body = "\\section*{Heat}\nThe current is $0.0025$ A.\n\\begin{itemize}No item.\\end{itemize}\n"
+    fake = FakeProvider([Reply(body)])
     monkeypatch.setenv("OPENAI_API_KEY", "sk-browser-test")
     try:
         open_record(page, panel)
@@ -192,7 +194,7 @@ def test_11_1_a_compile_failure_shows_its_sentence_and_the_log_tail(
         page.click("#gen-start")
         page.wait_for_selector("#gen-compile-error", timeout=WAIT_MS)
         assert "the .tex is kept" in page.inner_text("#gen-compile-error")
-        assert "undefinedthing" in page.inner_text("#gen-log")
+        assert "missing \\item" in page.inner_text("#gen-log")
         tex = out / "reckoner-17000000" / "reckoner-17000000.tex"
         assert page.inner_text("#gen-path") == str(tex) and tex.is_file()
         assert page.locator("#gen-pdf").count() == 0
