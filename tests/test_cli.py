@@ -288,9 +288,13 @@ def test_11_panel_command_serves_the_home_on_loopback(tmp_path: Path) -> None:
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        match = re.search(r"(http://\S+?)/?(\s|$)", line)
+        match = re.search(r"(http://\S+?)/\?token=(\S+)", line)
         assert match, line
-        listing = httpx.get(match.group(1) + "/api/reckoner/records-index", timeout=30)
+        index = match.group(1) + "/api/reckoner/records-index"
+        assert httpx.get(index, timeout=30).status_code == 401  # the printed token is needed
+        listing = httpx.get(
+            index, headers={"Authorization": f"Bearer {match.group(2)}"}, timeout=30
+        )
         assert listing.status_code == 200
         assert listing.json()["closed"][0]["title"].startswith("Worked example")
     finally:

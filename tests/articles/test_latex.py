@@ -120,13 +120,11 @@ def test_10_a_compile_failure_reports_the_log_tail_and_keeps_the_tex(tmp_path: P
 def test_10_plain_xelatex_is_the_fallback_without_latexmk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import shutil
-
     from reckoner.articles import compiler
 
-    real_which = shutil.which
+    real_which = compiler.processes.which
     monkeypatch.setattr(
-        compiler.shutil, "which", lambda name: None if name == "latexmk" else real_which(name)
+        compiler.processes, "which", lambda name: None if name == "latexmk" else real_which(name)
     )
     facts = collect_facts(HAND_ID, hand_rows(), is_open=False)
     tex = tmp_path / "fallback.tex"

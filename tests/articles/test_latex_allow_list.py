@@ -159,7 +159,7 @@ def model_job(
             directory=str(out),
             writer=kind,
             model="fake-model",
-            base_url=fake.url_for(kind),
+            configured_base_url=fake.url_for(kind),  # as `--base-url` names it
             **extra,
         )
         return JobRunner(RecordArchive(HomeLayout(home)), writer_for).run(request), fake.requests

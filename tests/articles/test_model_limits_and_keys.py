@@ -155,7 +155,9 @@ def test_facts_over_the_token_budget_are_refused_with_their_size_and_the_fix_bef
 def http(home: Path) -> Iterator[httpx.Client]:
     with (
         BackgroundPanel(home) as running,
-        httpx.Client(base_url=running.url.rstrip("/"), timeout=30) as client,
+        httpx.Client(
+            base_url=running.url.rstrip("/"), headers=running.headers, timeout=30
+        ) as client,
     ):
         yield client
 

@@ -148,7 +148,7 @@ def test_the_panel_links_the_canonical_url_and_never_the_backslash_one(
     assert lookups.engine is not None and lookups.engine.open_record_id is not None
     record_id = lookups.engine.open_record_id
     with BackgroundPanel(lookups.home, poll_ms=200) as panel:
-        page.goto(f"{panel.url}#/records/{record_id}")
+        page.goto(f"{panel.login_url}#/records/{record_id}")
         page.wait_for_selector(".card.search")
         card = page.locator(".card.search")
         hrefs = card.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")

@@ -35,6 +35,8 @@ _WINDOWS_DEVICES = frozenset(
     }
 )
 LIST_DIRS_LIMIT = 500
+# Linux's PATH_MAX: no longer path names a directory the browser could list.
+MAX_PATH_CHARS = 4096
 
 
 def default_name(record_id: str) -> str:
@@ -240,13 +242,30 @@ def list_roots() -> list[dict[str, str]]:
     return [root for root in roots if os.path.isdir(root["path"])]
 
 
-def list_dirs(directory: str) -> dict[str, object]:
-    """The sub-directories of ``directory`` (names only, never file contents)."""
-    path = Path(os.path.expanduser(directory or ""))
+def browsed_path(directory: str) -> Path:
+    """The absolute path the directory browser was asked for, or one sentence saying why it
+    cannot be one; checked before the text is handed to the operating system."""
+    if len(directory) > MAX_PATH_CHARS:
+        raise ArticleRefusal(
+            f"The directory path is {len(directory)} characters long, over the limit of "
+            f"{MAX_PATH_CHARS}; start again from one of the roots."
+        )
+    if "\0" in directory:
+        raise ArticleRefusal(
+            "The directory path contains a NUL character, which no path can hold; start "
+            "again from one of the roots."
+        )
+    path = Path(os.path.expanduser(directory))
     if not directory or not path.is_absolute():
         raise ArticleRefusal(
             f"The directory {directory!r} is not an absolute path; start from one of the roots."
         )
+    return path
+
+
+def list_dirs(directory: str) -> dict[str, object]:
+    """The sub-directories of ``directory`` (names only, never file contents)."""
+    path = browsed_path(directory)
     try:
         entries = list(os.scandir(path))
     except FileNotFoundError:
