@@ -360,3 +360,39 @@ def test_any_input_exits_0_and_prints_at_most_one_hook_output(payload: bytes, ho
     # Nothing outside the sessions folder is ever written, whatever the session id says.
     written = [p for p in home.rglob("*") if p.is_file()] if home.exists() else []
     assert all(p.parent == home / "pitfalls" / "sessions" for p in written), written
+
+
+def test_a_users_interrupt_is_no_failure_and_spends_no_reminder(home: Path, project: Path) -> None:
+    """Issue 26: two interrupted tools (``is_interrupt: true``) fire nothing, and the next
+    real failures still get their reminder (no reminder spent, no cooldown started)."""
+    _record(home, project, **LESSONS["bash_failure"])
+    failure = event("bash_failure", project)
+    interrupted = {**failure, "is_interrupt": True, "error": "Interrupted by user"}
+    assert [run_hook(interrupted, home).stdout for _ in range(3)] == ["", "", ""]
+    assert run_hook(failure, home).stdout == ""
+    assert LESSONS["bash_failure"]["title"] in run_hook(failure, home).stdout
+
+
+def test_an_interrupt_between_two_failures_neither_breaks_nor_extends_the_streak(
+    home: Path, project: Path
+) -> None:
+    _record(home, project, **LESSONS["bash_failure"])
+    failure = event("bash_failure", project)
+    assert run_hook(failure, home).stdout == ""
+    assert run_hook({**failure, "is_interrupt": True}, home).stdout == ""
+    assert run_hook(failure, home).stdout != ""  # the second real failure in a row
+
+
+def test_a_subagents_tool_events_do_not_feed_the_sessions_detector(
+    home: Path, project: Path
+) -> None:
+    """Issue 26: events carrying ``agent_id`` are a subagent's own tools: they never fire
+    the main session's reminder nor clear its streak."""
+    _record(home, project, **LESSONS["bash_failure"])
+    failure = event("bash_failure", project)
+    subagent = {**failure, "agent_id": "agent-7f3c", "agent_type": "general-purpose"}
+    assert [run_hook(subagent, home).stdout for _ in range(3)] == ["", "", ""]
+    assert run_hook(failure, home).stdout == ""
+    success = {**event("bash_success", project), "agent_id": "agent-7f3c"}
+    assert run_hook(success, home).stdout == ""  # a subagent's success clears nothing
+    assert run_hook(failure, home).stdout != ""

@@ -39,11 +39,11 @@ END_EVENT = "SessionEnd"
 SESSIONS_DIR = os.path.join("pitfalls", "sessions")
 REMINDER_LESSONS = 3
 LOCK_WAIT_S = 2.0
+"""How long a hook waits for another hook of its session; then it gives up in silence."""
 MAX_EVENT_BYTES = 1 << 20
 """The most of stdin a hook reads: an event is a few kilobytes; more is ignored (logged)."""
 EVENT_SECONDS = 5.0
 """How long a hook waits for its event on stdin; a stdin that never ends is cut there."""
-"""How long a hook waits for another hook of its session; then it gives up in silence."""
 
 
 def _state_path(home: str, session_id: str) -> str:
@@ -52,6 +52,13 @@ def _state_path(home: str, session_id: str) -> str:
     raw = session_id.encode("utf-8", "replace")
     safe = "".join(c for c in session_id[:64] if c.isascii() and (c.isalnum() or c in "_-"))
     return os.path.join(home, SESSIONS_DIR, f"{safe}-{zlib.crc32(raw):08x}.json")
+
+
+def _not_the_agents_own(event: dict[str, Any]) -> bool:
+    """An event that says nothing about the agent's tools: the user interrupted the tool
+    (``is_interrupt``), or a subagent's tool ran (``agent_id``: the subagent's own turn,
+    whose failures are not this session's streak). Neither counts, neither clears a streak."""
+    return event.get("is_interrupt") is True or bool(event.get("agent_id"))
 
 
 def _failed(event: dict[str, Any]) -> bool:
@@ -146,6 +153,8 @@ def handle(
         return None
     tool = event.get("tool_name")
     if name not in (FAILURE_EVENT, SUCCESS_EVENT) or not isinstance(tool, str) or not tool:
+        return None
+    if _not_the_agents_own(event):
         return None
     if not _observe(path, tool, _failed(event), time.time() if now is None else now):
         return None
