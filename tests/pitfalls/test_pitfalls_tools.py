@@ -123,3 +123,47 @@ def test_a_library_that_cannot_be_written_anywhere_is_a_clear_refusal(tmp_path: 
     assert answer.ok is False
     assert answer.data["code"] == "PITFALL_WRITE_FAILED"
     assert "cannot write the pitfalls library" in answer.data["error"]
+
+
+def test_a_status_filter_outside_its_values_is_refused_and_names_them(
+    tools: PitfallTools, tmp_path: Path
+) -> None:
+    """Issue 26: `status: "Solved"` was accepted and answered "No lessons recorded yet."."""
+    tools.call("pitfall_record", {"title": "npm EACCES", "solution": "use --prefix"})
+    before = _files(tmp_path)
+    answer = tools.call("pitfall_list", {"status": "Solved"})
+    assert answer.data["code"] == "PITFALL_INVALID_ARGS"
+    assert "'Solved' is not one of solved, workaround, open" in answer.data["error"]
+    assert _files(tmp_path) == before
+
+
+def test_a_filter_that_matches_nothing_says_so_instead_of_no_lessons_recorded(
+    tools: PitfallTools, tmp_path: Path
+) -> None:
+    for index in range(40):
+        tools.call("pitfall_record", {"title": f"lesson {index}", "solution": "fix it"})
+    answer = tools.call("pitfall_list", {"status": "open"})
+    assert answer.ok and answer.data["count"] == 0
+    assert answer.text.startswith("No lesson has status 'open'; lessons are recorded")
+    tagged = tools.call("pitfall_list", {"tag": "docker", "status": "solved"})
+    assert "No lesson has status 'solved' and the tag 'docker'" in tagged.text
+    empty = PitfallTools(Pitfalls.open(tmp_path / "another home"))
+    assert empty.call("pitfall_list", {"status": "open"}).text == "No lessons recorded yet."
+
+
+def test_recent_lists_the_newest_first_among_lessons_of_the_same_second(
+    tools: PitfallTools,
+) -> None:
+    """Issue 26: lessons recorded within one second were listed oldest first."""
+    titles = [f"lesson number {index}" for index in range(12)]
+    for title in titles:  # a dozen records take far less than a second
+        tools.call("pitfall_record", {"title": title, "solution": "fix it"})
+    listed = tools.call("pitfall_list", {})
+    shown = [lesson["title"] for lesson in listed.data["lessons"]]
+    stamps = [lesson["updated"] for lesson in listed.data["lessons"]]
+    assert stamps == sorted(stamps, reverse=True)
+    # Within each second the later record comes first.
+    for newer, older in zip(shown, shown[1:], strict=False):
+        same_second = stamps[shown.index(newer)] == stamps[shown.index(older)]
+        assert not same_second or titles.index(newer) > titles.index(older)
+    assert shown[0] == titles[-1]

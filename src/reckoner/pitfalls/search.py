@@ -376,7 +376,10 @@ class SearchIndex:
             }
         if not query.strip():
             pool = range(len(self.entries)) if allowed is None else sorted(allowed)
-            recent = nlargest(limit, pool, key=self._updated.__getitem__)
+            # Entries stand in the order of their last write: among lessons of the same
+            # second the later-written is the newer, so the position breaks the tie.
+            updated = self._updated
+            recent = nlargest(limit, pool, key=lambda i: (updated[i], i))
             return [(self.entries[i], 0.0) for i in recent]
         tokens = tokenize(query)
         if not tokens:

@@ -14,6 +14,7 @@ from typing import Any
 
 from reckoner.core.argument_checks import describe_json, envelope_problem
 from reckoner.core.contract import OPTION_TOOL_BY_NAME, PITFALL_TOOLS, Argument, Null
+from reckoner.core.pitfall_terms import PITFALL_STATUSES
 
 from . import render
 from .library import LibraryError, now_stamp
@@ -175,14 +176,36 @@ class PitfallTools:
 
     def _pitfall_list(self, args: dict[str, Any]) -> Answer:
         warnings: list[str] = []
+        status, tag = args.get("status"), args.get("tag")
+        if status is not None and status not in PITFALL_STATUSES:
+            # A filter is not a lesson's field: "Solved" would silently match nothing.
+            raise Refused(
+                PitfallCode.INVALID_ARGS,
+                f"pitfall_list's status {status[:40]!r} is not one of "
+                f"{', '.join(PITFALL_STATUSES)}; give one of them as written, or leave status "
+                "out to list every lesson",
+            )
         hits = self.pitfalls.search(
             "",
-            tag=args.get("tag"),
-            status=args.get("status"),
+            tag=tag,
+            status=status,
             limit=args.get("limit", DEFAULT_LIST_LIMIT),
             warnings=warnings,
         )
-        return _listing(hits, warnings, "no lessons recorded yet")
+        return _listing(hits, warnings, self._nothing_listed(status, tag))
+
+    def _nothing_listed(self, status: str | None, tag: str | None) -> str:
+        """Why a listing is empty: no lesson at all, or none that passes the filters."""
+        if (status is None and tag is None) or not self.pitfalls.search("", limit=1):
+            return "no lessons recorded yet"
+        wanted = [
+            f"status {status!r}" if status is not None else "",
+            f"the tag {tag!r}" if tag else "",
+        ]
+        return (
+            f"no lesson has {' and '.join(w for w in wanted if w)}; lessons are recorded, "
+            "pitfall_list without the filter lists the most recent"
+        )
 
 
 def _refusal(code: PitfallCode, message: str) -> Answer:
