@@ -65,6 +65,18 @@ _ZH_STOPWORDS = """的 了 和 是 在 我 你 他 她 它 们 这 那 有 也 �
 为什么 这个 那个 这些 那些 还是 如何 可以 不能 没有 已经 因为 所以 但是 如果 然后"""
 STOPWORDS = frozenset(_EN_STOPWORDS.split()) | frozenset(_ZH_STOPWORDS.split())
 
+_FAILURE_BOILERPLATE = """error errors err failed fail failure fails exit exited code status
+returned return non zero nonzero exception traceback most recent call last line file
+command tool result message true false null none invalid unable cannot could occurred set
+first try again run running ran see check make sure found unknown unexpected warning warn
+engine ok is_error iserror content text type 错误 失败 异常"""
+REMINDER_STOPWORDS = STOPWORDS | frozenset(_FAILURE_BOILERPLATE.split())
+"""A reminder's clue is a failed call's arguments and error: words every failure says
+("Error: Exit code 1", "... set it first") are no evidence of any one lesson."""
+REMINDER_MIN_TOKENS = 2
+"""A reminder offers a lesson only when at least this many of the clue's informative tokens
+match it, or one matches its tags: one shared common word is a coincidence, not a lesson."""
+
 
 def is_cjk(char: str) -> bool:
     """Kana, CJK ideographs (with extension A and compatibility forms) and Hangul."""
@@ -355,12 +367,15 @@ class SearchIndex:
         tag: str | None = None,
         limit: int = 5,
         keep: Callable[[dict[str, Any]], bool] | None = None,
+        evidence: bool = False,
     ) -> list[tuple[dict[str, Any], float]]:
         """The entries a query returns, best first, with their scores.
 
         A tag filter is exact and comes before scoring (so is ``keep``); an empty query
         lists the most recent (score 0); a query with no informative token returns
-        nothing, never everything; a score of 0 is dropped.
+        nothing, never everything; a score of 0 is dropped. With ``evidence`` (a reminder's
+        clue) failure boilerplate is no token, and an entry needs ``REMINDER_MIN_TOKENS``
+        matched tokens or a matched tag.
         """
         from heapq import nlargest  # here: the hook's start should not pay for it
 
@@ -382,9 +397,12 @@ class SearchIndex:
             recent = nlargest(limit, pool, key=lambda i: (updated[i], i))
             return [(self.entries[i], 0.0) for i in recent]
         tokens = tokenize(query)
+        if evidence:
+            tokens = [token for token in tokens if token not in REMINDER_STOPWORDS]
         if not tokens:
             return []
-        totals: dict[int, list[int]] = {}
+        tag_weight = _WEIGHT_OF_RANK[0]
+        totals: dict[int, list[int]] = {}  # position: [weight, tokens matched, tags matched]
         for token in tokens:
             weights = self._word_weights(token) if is_word_token(token) else self._scan(token)
             for position, weight in weights.items():
@@ -392,14 +410,16 @@ class SearchIndex:
                     continue
                 seen = totals.get(position)
                 if seen is None:
-                    totals[position] = [weight, 1]
+                    totals[position] = [weight, 1, weight == tag_weight]
                 else:
                     seen[0] += weight
                     seen[1] += 1
+                    seen[2] += weight == tag_weight
         count = len(tokens)
         scored = [
             (total * (1 + covered / count), self._updated[i], i)
-            for i, (total, covered) in totals.items()
+            for i, (total, covered, tagged) in totals.items()
+            if not evidence or covered >= REMINDER_MIN_TOKENS or tagged
         ]
         best = nlargest(limit, scored)
         return [(self.entries[i], score) for score, _, i in best]

@@ -125,10 +125,12 @@ class Pitfalls:
         status: str | None = None,
         limit: int = 5,
         warnings: list[str] | None = None,
+        evidence: bool = False,
     ) -> list[Hit]:
         """Project hits first, then the global library's, up to ``limit``, each id once.
 
-        A query that is exactly a lesson's id answers that lesson.
+        A query that is exactly a lesson's id answers that lesson. With ``evidence`` (a
+        reminder's clue), a lesson must match more than a coincidence (``SearchIndex``).
         """
         if is_entry_id(query.strip()):
             found = self.find(query.strip())
@@ -145,7 +147,10 @@ class Pitfalls:
                     warnings.append(str(error))
                 continue
             keep = None if status is None else (lambda entry: entry["status"] == status)
-            for entry, score in index.search(query, tag=tag, limit=limit + len(seen), keep=keep):
+            found = index.search(
+                query, tag=tag, limit=limit + len(seen), keep=keep, evidence=evidence
+            )
+            for entry, score in found:
                 if entry["id"] not in seen and len(hits) < limit:
                     seen.add(entry["id"])
                     hits.append(Hit(entry, score, library))
