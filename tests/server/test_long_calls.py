@@ -10,8 +10,10 @@ processes, the call's answer not yet in), never by a stopwatch.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,9 +24,9 @@ import httpx
 import pytest
 from mcp import Client
 from mcp_helpers import http_server, receipt_of
-from provider_fakes import FakeAnthropic, Source, reply_json
 
 from process_census import escaping_script, new_marker, wait_until_none_with, wait_until_some_with
+from provider_fakes import FakeAnthropic, Source, reply_json
 from reckoner.core.contract import SEARCH_AND_COMPUTE_PRESET
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_store import RecordArchive
@@ -256,6 +258,41 @@ def test_a_cancelled_compute_run_leaves_no_process_and_a_cancelled_row_and_a_ret
     assert retry["ok"] is True and retry["attempt"] == 2
     compute_rows = [r for r in records_rows(home)["cancelled run"] if r["tool"] == "compute"]
     assert [(r["ok"], r["content"]["attempt"]) for r in compute_rows] == [(False, 1), (True, 2)]
+
+
+def test_a_stopping_server_cancels_its_running_compute_run_and_still_writes_its_row(
+    tmp_path: Path,
+) -> None:
+    """Issue 22, Cancellation (the server's shutdown cancels running calls too): SIGTERM
+    during a run kills its whole tree, and its row, written before the server exits, says
+    it was cancelled as the server stopped."""
+    home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
+    project.mkdir()
+    servers: list[subprocess.Popen[bytes]] = []
+    with http_server(home, serve_env(), extra=serve_options(project), process_sink=servers) as url:
+
+        async def main() -> None:
+            async with session_client(url) as client:
+                await call(client, "record_start", {"title": "stopped"})
+                async with anyio.create_task_group() as tasks:
+
+                    async def run() -> None:
+                        with contextlib.suppress(Exception):
+                            await client.call_tool("compute", run_args(sleeping_script(marker)))
+
+                    tasks.start_soon(run)
+                    assert await anyio.to_thread.run_sync(wait_until_some_with, marker, 2)
+                    servers[0].terminate()
+                    await anyio.to_thread.run_sync(servers[0].wait, HANG_SECONDS)
+                    tasks.cancel_scope.cancel()
+
+        with contextlib.suppress(Exception):
+            anyio.run(main)
+        left = wait_until_none_with(marker, 20.0)
+    assert left == [], f"processes of the run left: {left}"
+    [row] = [r for r in records_rows(home)["stopped"] if r["tool"] == "compute"]
+    assert row["ok"] is False and row["content"]["cancelled"] is True
+    assert "the run was cancelled as the server stopped" in row["content"]["error"]
 
 
 class RawSession:
