@@ -26,6 +26,7 @@ from mcp.server import ServerRequestContext
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 
 from reckoner.host.calls import CallControl, ProgressSink, calling, tracked
+from reckoner.storage.home import MAX_LANES
 
 T = TypeVar("T")
 
@@ -33,9 +34,19 @@ PROGRESS_SEND_SECONDS = 1.0
 """The longest a progress report may hold up the work it reports on (a slow or gone
 client): past it the report is dropped, since progress is a courtesy and the call is not."""
 
+WORKER_THREADS = 4 * MAX_LANES
+"""How many tool calls may run at once in one server: a few parallel calls for each of the
+most sessions a server holds lanes for. anyio's default (40 threads) would make the 41st
+call wait, a `get` of an idle session behind 40 long runs of others."""
+
 CANCELLED_BY_CLIENT = "by its client"
 CANCELLED_AT_SHUTDOWN = "as the server stopped"
 """Who cancelled a call, as the clause a receipt says it with."""
+
+
+def allow_worker_threads() -> None:
+    """Let this event loop run ``WORKER_THREADS`` calls at once (call it from the loop)."""
+    anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
 
 
 async def in_worker(ctx: ServerRequestContext[Any], work: Callable[[], T]) -> T:

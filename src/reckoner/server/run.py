@@ -33,7 +33,7 @@ from reckoner.server.app import OneEngine, build_server
 from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
 from reckoner.server.held_arguments import HeldArguments, rewriting_http_app
 from reckoner.server.home_engine import HomeEngine
-from reckoner.server.in_flight import CANCELLED_AT_SHUTDOWN
+from reckoner.server.in_flight import CANCELLED_AT_SHUTDOWN, allow_worker_threads
 from reckoner.server.sessions import SESSION_IDLE_SECONDS, SessionLanes, calling_engine
 from reckoner.server.stdio_lines import Refused, bounded_lines, read_message
 from reckoner.service import Engine
@@ -192,6 +192,7 @@ async def _read_messages(fd: int, held: HeldArguments | None, inbox: Any, outbox
 
 
 async def serve_stdio(server: Server[Any], held: HeldArguments | None = None) -> None:
+    allow_worker_threads()
     fd = _claim_stdin()
     unread = _Unread()
     inbox, messages = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -225,6 +226,7 @@ async def serve_http(
     """Serve ``server`` on ``sock``; with ``token``, only requests carrying it as a bearer."""
     import uvicorn
 
+    allow_worker_threads()
     host, port = sock.getsockname()[:2]
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
