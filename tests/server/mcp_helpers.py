@@ -47,9 +47,11 @@ def receipt_of(result: Any) -> dict[str, Any]:
 class RawStdioServer:
     """A `reckoner serve` child spoken to over raw pipes, byte for byte."""
 
-    def __init__(self, home: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, home: Path, env: dict[str, str] | None = None, extra: tuple[str, ...] = ()
+    ) -> None:
         self.process = subprocess.Popen(
-            serve_command(home),
+            serve_command(home, *extra),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -23,7 +23,7 @@ import anyio
 import httpx
 import pytest
 from mcp import Client
-from mcp_helpers import http_server, receipt_of
+from mcp_helpers import RawStdioServer, http_server, receipt_of
 
 from process_census import escaping_script, new_marker, wait_until_none_with, wait_until_some_with
 from provider_fakes import FakeAnthropic, Source, reply_json
@@ -293,6 +293,34 @@ def test_a_stopping_server_cancels_its_running_compute_run_and_still_writes_its_
     [row] = [r for r in records_rows(home)["stopped"] if r["tool"] == "compute"]
     assert row["ok"] is False and row["content"]["cancelled"] is True
     assert "the run was cancelled as the server stopped" in row["content"]["error"]
+
+
+def test_over_stdio_a_cancelled_compute_run_leaves_no_process_and_a_cancelled_row(
+    tmp_path: Path,
+) -> None:
+    """Issue 22, Cancellation, on the stdio server (one session per process): the same
+    notifications/cancelled kills the run's tree and its row says so; the server goes on."""
+    home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
+    project.mkdir()
+    server = RawStdioServer(home, {**os.environ, **serve_env()}, serve_options(project))
+    try:
+        server.initialize()
+        assert server.call_tool("record_start", {"title": "stdio"})["isError"] is False
+        run = server.request("tools/call", {"name": "compute", "arguments": run_args(
+            sleeping_script(marker))})  # fmt: skip
+        assert wait_until_some_with(marker, 2)
+        server.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                     "params": {"requestId": run, "reason": "stop"}})  # fmt: skip
+        left = wait_until_none_with(marker, 20.0)
+        rows = anyio.run(rows_of_tool, home, "stdio", "compute", 1)
+        answered = server.call_tool("record_message", {"text": "after the cancel"})
+    finally:
+        server.close()
+    assert left == [], f"processes of the cancelled run left: {left}"
+    [row] = rows
+    assert row["ok"] is False and row["content"]["cancelled"] is True
+    assert "the run was cancelled by its client" in row["content"]["error"]
+    assert answered["isError"] is False
 
 
 class RawSession:
