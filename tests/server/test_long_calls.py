@@ -140,6 +140,13 @@ def test_a_get_of_another_session_answers_while_a_compute_run_is_still_running(
     assert got["ok"] is True and got["value"]["num"] == 2
     assert not a_answered and len(alive) >= 2, "B's get waited for A's run"
     assert ran["ok"] is True and ran["stdout"].strip().endswith("done")
+    # The run's row is in the calling session's record, after B's rows if they share it.
+    rows = records_rows(home)
+    assert [r["tool"] for r in rows["record of A"] if r["tool"] == "compute"] == ["compute"]
+    if mode == "lane per session":
+        assert [r["tool"] for r in rows["record of B"]] == ["record_start", "set", "get"]
+    else:
+        assert [r["tool"] for r in rows["record of A"]][-3:] == ["set", "get", "compute"]
 
 
 @pytest.mark.parametrize("mode", MODES)
