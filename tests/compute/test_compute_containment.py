@@ -12,13 +12,21 @@ import os
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from compute_helpers import REAL_PATH, Compute
 
-from process_census import escaping_script, living_with, new_marker, wait_until_none_with
+from process_census import (
+    escaping_script,
+    living_with,
+    new_marker,
+    wait_until_none_with,
+    wait_until_some_with,
+)
 from reckoner.compute.mount import STATE_KEY
+from reckoner.host.calls import CallControl, calling
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.state_file import StateFile
 
@@ -150,3 +158,32 @@ def test_network_off_where_isolation_cannot_be_enforced_is_refused_over_the_cli(
     assert "cannot take a run's network away" in response["error"]
     assert "compute.network to on" in response["error"]
     assert not marker.exists()
+
+
+def test_a_run_whose_call_is_cancelled_dies_with_its_tree_and_answers_cancelled_never_ok(
+    compute: Compute,
+) -> None:
+    """Issue 22, Cancellation: the call's control (host.calls) cancelled mid-run kills the
+    whole tree; the answer, the receipt and the row say who cancelled it, code MATH_REFUSED
+    with a note to run again (not a policy refusal), and ok is never true."""
+    marker = new_marker()
+    control = CallControl()
+
+    def cancel_once_running() -> None:
+        if wait_until_some_with(marker, 2):
+            control.cancel_because("as the server stopped")
+
+    canceller = threading.Thread(target=cancel_once_running)
+    canceller.start()
+    with calling(control):
+        code = escaping_script(marker, "time.sleep(60)")
+        response = compute(op="run", engine="python", code=code, timeoutMs=120_000)
+    canceller.join()
+    assert response["ok"] is False and response["code"] == "MATH_REFUSED", response
+    assert response["error"].startswith("the run was cancelled as the server stopped after ")
+    assert response["next"]["kind"] == "note" and response["timedOut"] is False
+    assert wait_until_none_with(marker) == []
+    receipt = json.loads((compute.project / response["receipt"]).read_text())
+    assert receipt["cancelled"] is True and receipt["stopped"] == response["error"]
+    ok, row = compute.rows[-1]
+    assert ok is False and row["cancelled"] is True and row["error"] == response["error"]

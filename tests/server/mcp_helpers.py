@@ -47,9 +47,11 @@ def receipt_of(result: Any) -> dict[str, Any]:
 class RawStdioServer:
     """A `reckoner serve` child spoken to over raw pipes, byte for byte."""
 
-    def __init__(self, home: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, home: Path, env: dict[str, str] | None = None, extra: tuple[str, ...] = ()
+    ) -> None:
         self.process = subprocess.Popen(
-            serve_command(home),
+            serve_command(home, *extra),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -134,11 +136,13 @@ def http_server(
     host: str = "127.0.0.1",
     stderr_sink: list[bytes] | None = None,
     extra: tuple[str, ...] = (),
+    process_sink: list[subprocess.Popen[bytes]] | None = None,
 ) -> Iterator[str]:
     """`reckoner serve --http --port 0` on loopback (``extra`` options after those); yields
     the MCP URL it announces.
 
-    ``stderr_sink`` receives every stderr line, complete once the context has exited.
+    ``stderr_sink`` receives every stderr line, complete once the context has exited;
+    ``process_sink`` the server's process, for a test that stops it itself.
     """
     process = subprocess.Popen(
         serve_command(home, "--http", "--host", host, "--port", "0", *extra),
@@ -148,6 +152,8 @@ def http_server(
         env={**os.environ, **(env or {})},
     )
     sink = stderr_sink if stderr_sink is not None else []
+    if process_sink is not None:
+        process_sink.append(process)
     drain: threading.Thread | None = None
     try:
         assert process.stderr is not None

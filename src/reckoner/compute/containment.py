@@ -30,8 +30,11 @@ def network_refusal(network: str, isolation_available: bool) -> str | None:
     return None
 
 
-def stop_sentence(done: Completed, cap_bytes: int) -> str | None:
-    """Why a started run was stopped before its end (other than its time limit), or None."""
+def stop_sentence(done: Completed, cap_bytes: int, cancelled_by: str | None = None) -> str | None:
+    """Why a started run was stopped before its end (other than its time limit), or None.
+
+    ``cancelled_by`` says who cancelled it ("by its client", "as the server stopped"), when
+    the call knows."""
     if done.overflowed is not None:
         return (
             f"the run wrote more than {cap_bytes} bytes to {done.overflowed} and its whole "
@@ -39,8 +42,10 @@ def stop_sentence(done: Completed, cap_bytes: int) -> str | None:
             "less, or raise compute.maxOutputBytes)"
         )
     if done.cancelled:
+        who = cancelled_by or "by its caller, or as the server stopped"
         return (
-            "the run was cancelled (by its caller, or as the server stopped) and its whole "
-            "process tree was stopped; the output so far is archived"
+            f"the run was cancelled {who} after {done.duration_ms / 1000:.1f} s and its whole "
+            "process tree was killed, so it did not finish and its result is not one; the "
+            "output so far is archived, and running it again is a new attempt"
         )
     return None

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from reckoner.core.contract import COMPUTE_ENGINES, COMPUTE_OPS, COMPUTE_PRESET
+from reckoner.host.calls import current_call, heartbeat
 
 from . import archive as arch
 from . import discovery, identity, install, provenance, runner
@@ -653,7 +654,15 @@ class ComputeService:
         stderr_path = attempt.directory / "stderr.txt"
         # The engine writes straight into the archive: no output is held in memory, and a
         # crash of this server leaves whatever the run had written.
-        with self.archive.open_new(stdout_path) as out, self.archive.open_new(stderr_path) as err:
+        # The call's control (host.calls): its cancellation kills the run's whole tree, and
+        # the client hears of the run's start, its progress and its end.
+        call = current_call()
+        call.report(f"{engine_key} run {run_id} (attempt {attempt.number}) started")
+        with (
+            self.archive.open_new(stdout_path) as out,
+            self.archive.open_new(stderr_path) as err,
+            heartbeat(f"{engine_key} run {run_id}"),
+        ):
             done = runner.run(
                 argv,
                 cwd=str(self.project),
@@ -664,8 +673,10 @@ class ComputeService:
                 stdout=out,
                 stderr=err,
                 max_stream_bytes=self.settings.max_output_bytes,
+                cancel=call.cancelled,
             )
-        stopped = stop_sentence(done, self.settings.max_output_bytes)
+        call.report(f"{engine_key} run {run_id} {_how_it_ended(done)}")
+        stopped = stop_sentence(done, self.settings.max_output_bytes, call.why)
         out_ends = arch.read_output(stdout_path, STREAM_CAP_BYTES)
         err_ends = arch.read_output(stderr_path, STREAM_CAP_BYTES)
         # Hashed again after the run: the source file (mode file) or the archived script.
@@ -751,6 +762,8 @@ class ComputeService:
             receipt["spawnError"] = done.spawn_error
         if stopped is not None:
             receipt["stopped"] = stopped
+        if done.cancelled:
+            receipt["cancelled"] = True
         self.archive.seal(
             attempt,
             receipt,
@@ -804,6 +817,8 @@ class ComputeService:
         }
         if stopped is not None:
             row["stopped"] = stopped
+        if done.cancelled:
+            row["cancelled"] = True  # never ok: a cancelled run has no result to stand on
         # The record shows what ran without the project at hand; a long script is cut.
         script_text = _text(script_bytes)
         row["script"] = script_text[:ROW_SCRIPT_CHARS]
@@ -1040,13 +1055,16 @@ class ComputeService:
         done_commands = []
         installed_so_far: list[list[str]] = []
         failed: runner.Completed | None = None
+        call = current_call()
         for command in body["commands"]:
-            done = runner.run(
-                command,
-                cwd=str(self.project),
-                timeout_ms=max(self.settings.timeout_ms, 600_000),
-                names=(*runner.INSTALL_ENVIRONMENT, *self.settings.pass_environment),
-            )
+            with heartbeat(f"install ({command[0]})"):
+                done = runner.run(
+                    command,
+                    cwd=str(self.project),
+                    timeout_ms=max(self.settings.timeout_ms, 600_000),
+                    names=(*runner.INSTALL_ENVIRONMENT, *self.settings.pass_environment),
+                    cancel=call.cancelled,  # a cancelled install's package manager dies too
+                )
             done_commands.append(
                 {
                     "argv": command,
@@ -1120,6 +1138,10 @@ def _verdict(
             **evidence,
         ).response
     if stopped is not None:
+        if done.cancelled and done.overflowed is None:
+            # Not a policy refusal: the caller stopped it, and may simply ask again.
+            again = _note("the run was cancelled before its end; call again to run it anew")
+            return Refused(MathCode.REFUSED, stopped, again, **evidence).response
         return Refused(MathCode.REFUSED, stopped, _reason(NextReason.POLICY), **evidence).response
     if done.timed_out:
         return Refused(
@@ -1149,6 +1171,18 @@ def _verdict(
             **evidence,
         ).response
     return {"ok": True, **evidence}
+
+
+def _how_it_ended(done: runner.Completed) -> str:
+    """The end of a run, as its last progress message says it."""
+    seconds = f"{done.duration_ms / 1000:.1f} s"
+    if not done.spawned:
+        return "could not be started"
+    if done.cancelled:
+        return f"was cancelled after {seconds}; its process tree was killed"
+    if done.timed_out:
+        return f"passed its time limit after {seconds}"
+    return f"finished after {seconds} with exit {done.exit}"
 
 
 def _command_line(

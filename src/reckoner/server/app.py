@@ -7,7 +7,6 @@ a missing, extra or wrongly typed argument comes back as the engine's receipt.
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import anyio.to_thread
@@ -18,6 +17,7 @@ from mcp.shared.exceptions import MCPError
 from reckoner import __version__
 from reckoner.core.contract import PURE_PRESET, tools_of
 from reckoner.server.held_arguments import HeldArguments
+from reckoner.server.in_flight import in_worker
 from reckoner.server.json_depth import MAX_STRUCTURED_DEPTH, nests_deeper_than
 from reckoner.server.texts import SKILLS, Skill, persona, skill_text
 from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS, TITLES
@@ -38,25 +38,6 @@ class ToolCaller(Protocol):
     def call(self, tool: str, args: Any) -> dict[str, Any]: ...
 
 
-class SerialEngine:
-    """Serialises calls from every session onto one engine, so rows never interleave.
-
-    Each call runs in a worker thread and is never abandoned when its caller goes away: a
-    call that has started always finishes and leaves its row, even if the client hung up.
-    """
-
-    def __init__(self, engine: ToolCaller) -> None:
-        self._engine = engine
-        self._lock = threading.Lock()
-
-    def call_now(self, tool: str, args: Any) -> dict[str, Any]:
-        with self._lock:
-            return self._engine.call(tool, args)
-
-    async def call(self, tool: str, args: Any) -> dict[str, Any]:
-        return await anyio.to_thread.run_sync(self.call_now, tool, args)
-
-
 @runtime_checkable
 class Engines(Protocol):
     """Which engine answers a request: ``OneEngine`` for every session, or a lane of its own
@@ -72,18 +53,22 @@ class Engines(Protocol):
 
 
 class OneEngine:
-    """One engine for every session (stdio, and `serve --http --shared-record`)."""
+    """One engine for every session (stdio, and `serve --http --shared-record`).
 
-    def __init__(self, engine: ToolCaller | SerialEngine) -> None:
-        self._serial = engine if isinstance(engine, SerialEngine) else SerialEngine(engine)
+    No lock of its own: the engine's mutex keeps each row whole and seq in the order of
+    appends, and holds it only to read the slots a call needs and to append its row, so a
+    lookup or a compute run of one client never holds up another's calls."""
+
+    def __init__(self, engine: ToolCaller) -> None:
+        self._engine = engine
 
     async def answer(self, ctx: ServerRequestContext[Any], tool: str, args: Any) -> dict[str, Any]:
-        return await self._serial.call(tool, args)
+        return await in_worker(ctx, lambda: self._engine.call(tool, args))
 
     async def answer_beside(
         self, ctx: ServerRequestContext[Any], caller: PresetToolCaller, args: Any
     ) -> dict[str, Any]:
-        return await anyio.to_thread.run_sync(caller.call, args)
+        return await in_worker(ctx, lambda: caller.call(args))
 
 
 def receipt_result(receipt: dict[str, Any]) -> types.CallToolResult:
@@ -134,7 +119,7 @@ def _find_skill(*, name: str | None = None, uri: str | None = None) -> Skill | N
 
 
 def build_server(
-    engine: ToolCaller | SerialEngine | Engines,
+    engine: ToolCaller | Engines,
     *,
     preset: str = PURE_PRESET,
     held: HeldArguments | None = None,

@@ -7,13 +7,14 @@ diverts the process's own fd 1 to stderr while it serves.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import os
 import signal
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,14 +23,17 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.message import SessionMessage
+from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect
 
 from reckoner.access import HTTP_TOKEN_VARIABLE, BearerGate
 from reckoner.core.contract import SEARCH_TOOL, tools_of
-from reckoner.server.app import SerialEngine, build_server
+from reckoner.host.calls import cancel_running
+from reckoner.server.app import OneEngine, build_server
 from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
 from reckoner.server.held_arguments import HeldArguments, rewriting_http_app
 from reckoner.server.home_engine import HomeEngine
+from reckoner.server.in_flight import CANCELLED_AT_SHUTDOWN, allow_worker_threads
 from reckoner.server.sessions import SESSION_IDLE_SECONDS, SessionLanes, calling_engine
 from reckoner.server.stdio_lines import Refused, bounded_lines, read_message
 from reckoner.service import Engine
@@ -66,7 +70,7 @@ class HangUpsInOneLine(logging.Filter):
     """A client that hangs up mid-request, or a request still open when the server stops, is
     not a fault of the server: one line, no traceback.
 
-    The call it made, if one had started, still finishes and keeps its row (SerialEngine).
+    The call it made, if one had started, still finishes and keeps its row (``in_worker``).
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -188,6 +192,7 @@ async def _read_messages(fd: int, held: HeldArguments | None, inbox: Any, outbox
 
 
 async def serve_stdio(server: Server[Any], held: HeldArguments | None = None) -> None:
+    allow_worker_threads()
     fd = _claim_stdin()
     unread = _Unread()
     inbox, messages = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -221,12 +226,14 @@ async def serve_http(
     """Serve ``server`` on ``sock``; with ``token``, only requests carrying it as a bearer."""
     import uvicorn
 
+    allow_worker_threads()
     host, port = sock.getsockname()[:2]
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         transport_security=host_guard(str(host), int(port)),
         session_idle_timeout=SESSION_IDLE_SECONDS,
     )
+    _cancel_calls_at_shutdown(app)
     if held is not None:
         app = rewriting_http_app(app, held)
     served: Any = app if token is None else BearerGate(app, token, _UNAUTHORIZED)
@@ -236,7 +243,8 @@ async def serve_http(
         access_log=False,
         lifespan="on",
         # A client that never finishes its request must not keep SIGTERM from stopping the
-        # server; a tool call under way still finishes (SerialEngine never abandons one).
+        # server; a tool call under way is cancelled then (the lifespan's end, below), and
+        # still writes its row: in_worker never abandons one.
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
     )
     shown_host = f"[{host}]" if ":" in str(host) else host
@@ -247,6 +255,23 @@ async def serve_http(
         flush=True,
     )
     await uvicorn.Server(config).serve(sockets=[sock])
+
+
+def _cancel_calls_at_shutdown(app: Starlette) -> None:
+    """A stopping HTTP server cancels the calls still running once its grace has passed,
+    before the SDK tears their sessions down, so each says it stopped as the server did
+    (a compute run's tree is killed; each row is still written)."""
+    inner = app.router.lifespan_context
+
+    @contextlib.asynccontextmanager
+    async def lifespan(target: Starlette) -> AsyncIterator[None]:
+        async with inner(target):
+            try:
+                yield
+            finally:
+                cancel_running(CANCELLED_AT_SHUTDOWN)
+
+    app.router.lifespan_context = lifespan
 
 
 def _preset_tools(
@@ -382,6 +407,7 @@ def serve(
 
     # A terminated server still closes its engine (log line, lock, file handle) on the way out.
     def on_sigterm(signum: int, frame: object) -> None:
+        cancel_running(CANCELLED_AT_SHUTDOWN)
         stop_preset_tools()
         if sock is None:
             # Over stdio, leave from the handler itself: an exception raised here would land
@@ -411,7 +437,7 @@ def serve(
                 Pitfalls.open(home_dir, project=Path.cwd(), project_dir=project_dir)
             )
         server = build_server(
-            lanes if lanes is not None else SerialEngine(cast(HomeEngine, engine)),
+            lanes if lanes is not None else OneEngine(cast(HomeEngine, engine)),
             preset=preset,
             held=held,
             pitfalls=mount,

@@ -25,8 +25,9 @@ from mcp.server.connection import Connection
 
 from reckoner.core.errors import Failure
 from reckoner.pitfalls.mcp import session_key
-from reckoner.server.app import PresetToolCaller, SerialEngine
+from reckoner.server.app import PresetToolCaller
 from reckoner.server.home_engine import UNSERVABLE_CODE, HomeEngine
+from reckoner.server.in_flight import in_worker
 from reckoner.service import Engine
 from reckoner.storage.home import MAX_LANES
 
@@ -70,10 +71,10 @@ def too_many_sessions() -> str:
 
 @dataclass
 class _Lane:
-    """One session's engine, the lock that keeps its rows in order and its calls running."""
+    """One session's engine and its calls running (the engine's own mutex keeps its rows
+    whole and in order; parallel calls of the session go on beside each other)."""
 
     engine: HomeEngine
-    serial: SerialEngine
     running: int = 0
     idle: threading.Condition = field(default_factory=threading.Condition)
 
@@ -93,8 +94,8 @@ class _Lane:
 
 
 class SessionLanes:
-    """A lane per MCP session key: calls of one session are serialised on its own engine,
-    calls of different sessions run in parallel on theirs."""
+    """A lane per MCP session key: calls of one session go to its own engine, calls of
+    different sessions run in parallel on theirs."""
 
     def __init__(
         self,
@@ -119,7 +120,7 @@ class SessionLanes:
             return Failure(UNSERVABLE_CODE, lane).receipt()
         lane.begin()
         try:
-            return await lane.serial.call(tool, args)
+            return await in_worker(ctx, lambda: lane.engine.call(tool, args))
         finally:
             lane.end()
 
@@ -137,7 +138,7 @@ class SessionLanes:
 
         lane.begin()
         try:
-            return await anyio.to_thread.run_sync(run)
+            return await in_worker(ctx, run)
         finally:
             lane.end()
 
@@ -187,7 +188,7 @@ class SessionLanes:
             engine = HomeEngine(self.home)
             for prepare in self._prepare:
                 engine.when_open(prepare)
-            lane = _Lane(engine, SerialEngine(engine))
+            lane = _Lane(engine)
             self._lanes[key] = lane
             return lane
 

@@ -1,0 +1,442 @@
+"""Issue 22: long tools never hold the engine, a cancelled call stops its work, long calls
+report progress.
+
+Real SDK clients with sessions (``mode="legacy"``) over streamable HTTP on loopback against
+a real `reckoner serve --http` subprocess; compute runs the machine's Python on a script that
+sleeps, and the lookup asks the loopback fake of the Anthropic API (tests/provider_fakes.py),
+which holds its search turn. "While it runs" is judged by what is still running (the run's
+processes, the call's answer not yet in), never by a stopwatch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from mcp import Client
+from mcp_helpers import RawStdioServer, http_server, receipt_of
+
+from process_census import escaping_script, new_marker, wait_until_none_with, wait_until_some_with
+from provider_fakes import FakeAnthropic, Source, reply_json
+from reckoner.core.contract import SEARCH_AND_COMPUTE_PRESET
+from reckoner.storage.home import HomeLayout
+from reckoner.storage.record_store import RecordArchive
+
+RUN_SECONDS = 8
+HANG_SECONDS = 60.0
+"""A generous deadline, only so that a broken server fails the test instead of hanging it."""
+
+MODES = {"lane per session": (), "shared record": ("--shared-record",)}
+
+
+@pytest.fixture(scope="module")
+def provider() -> Iterator[FakeAnthropic]:
+    fake = FakeAnthropic()
+    yield fake
+    fake.close()
+
+
+def serve_env(provider: FakeAnthropic | None = None) -> dict[str, str]:
+    """This interpreter's Python first on PATH (the compute engine), and the provider's SDK
+    pointed at the fake by its own variables."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    env = {"PATH": path}
+    if provider is not None:
+        env |= {"ANTHROPIC_API_KEY": "sk-ant-test-calls", "ANTHROPIC_BASE_URL": provider.root}
+    return env
+
+
+def serve_options(project: Path, *extra: str) -> tuple[str, ...]:
+    return ("--preset", SEARCH_AND_COMPUTE_PRESET, "--project", str(project), *extra)
+
+
+def session_client(url: str) -> Client:
+    return Client(url, mode="legacy")
+
+
+async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    return receipt_of(await client.call_tool(tool, args))
+
+
+def run_args(code: str) -> dict[str, Any]:
+    return {"op": "run", "engine": "python", "code": code}
+
+
+def sleeping_script(marker: str, seconds: float = RUN_SECONDS, unless: Path | None = None) -> str:
+    """A run that leaves a setsid child and a double-forked daemon holding ``marker``, then
+    sleeps ``seconds`` (not at all once the file ``unless`` exists) and prints done."""
+    wait = f"time.sleep({seconds})"
+    if unless is not None:
+        wait = f"if not os.path.exists({str(unless)!r}):\n    {wait}"
+    return escaping_script(marker, f"{wait}\nprint('done', flush=True)")
+
+
+def records_rows(home: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every open record's rows, by title."""
+    archive = RecordArchive(HomeLayout(home))
+    found: dict[str, list[dict[str, Any]]] = {}
+    for entry in archive.index().open_records:
+        view = archive.read(entry.id)
+        assert view is not None and entry.title is not None
+        found[entry.title] = view.rows
+    return found
+
+
+async def rows_of_tool(home: Path, title: str, tool: str, count: int) -> list[dict[str, Any]]:
+    """The record's rows of ``tool`` once there are ``count`` of them (a cancelled call's
+    row is written after its answer was dropped)."""
+    with anyio.fail_after(HANG_SECONDS):
+        while True:
+            rows = [r for r in records_rows(home).get(title, []) if r["tool"] == tool]
+            if len(rows) >= count:
+                return rows
+            await anyio.sleep(0.05)
+
+
+# -- long tools never hold the engine ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_get_of_another_session_answers_while_a_compute_run_is_still_running(
+    tmp_path: Path, mode: str
+) -> None:
+    """Issue 22, Why 2: session B's get is answered while session A's compute run (8 s) is
+    still running: its processes alive, its answer not in yet."""
+    home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
+    project.mkdir()
+    options = serve_options(project, *MODES[mode])
+    with http_server(home, serve_env(), extra=options) as url:
+
+        async def main() -> tuple[dict[str, Any], bool, list[int], dict[str, Any]]:
+            async with session_client(url) as a, session_client(url) as b:
+                await call(a, "record_start", {"title": "record of A"})
+                if mode == "lane per session":
+                    await call(b, "record_start", {"title": "record of B"})
+                await call(b, "set", {"name": "x", "value": {"num": 2, "unit": "V"}})
+                ran: dict[str, Any] = {}
+
+                async def run_in_a() -> None:
+                    ran.update(await call(a, "compute", run_args(sleeping_script(marker))))
+
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(run_in_a)
+                    assert await anyio.to_thread.run_sync(wait_until_some_with, marker, 2)
+                    with anyio.fail_after(HANG_SECONDS):
+                        got = await call(b, "get", {"name": "x"})
+                    a_answered = bool(ran)
+                    alive = await anyio.to_thread.run_sync(wait_until_some_with, marker, 2, 0.0)
+                return got, a_answered, alive, ran
+
+        got, a_answered, alive, ran = anyio.run(main)
+    assert got["ok"] is True and got["value"]["num"] == 2
+    assert not a_answered and len(alive) >= 2, "B's get waited for A's run"
+    assert ran["ok"] is True and ran["stdout"].strip().endswith("done")
+    # The run's row is in the calling session's record, after B's rows if they share it.
+    rows = records_rows(home)
+    assert [r["tool"] for r in rows["record of A"] if r["tool"] == "compute"] == ["compute"]
+    if mode == "lane per session":
+        assert [r["tool"] for r in rows["record of B"]] == ["record_start", "set", "get"]
+    else:
+        assert [r["tool"] for r in rows["record of A"]][-3:] == ["set", "get", "compute"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_get_of_another_session_answers_while_a_lookup_waits_on_a_slow_provider(
+    tmp_path: Path, mode: str, provider: FakeAnthropic
+) -> None:
+    """Issue 22, Why 2: session A's lookup waits on a provider that holds its search turn 8 s;
+    session B's get is answered meanwhile, and A's lookup then lands in A's record."""
+    provider.clear()
+    provider.script.sources = [Source("https://en.wikipedia.org/wiki/Copper", "Copper")]
+    provider.script.extract_text = reply_json("Copper's density is 8.96 g/cm3.", [0])
+    provider.script.search_delay = RUN_SECONDS
+    home, project = tmp_path / "home", tmp_path / "proj"
+    project.mkdir()
+    options = serve_options(project, *MODES[mode])
+    with http_server(home, serve_env(provider), extra=options) as url:
+
+        async def main() -> tuple[dict[str, Any], bool, dict[str, Any]]:
+            async with session_client(url) as a, session_client(url) as b:
+                await call(a, "record_start", {"title": "record of A"})
+                if mode == "lane per session":
+                    await call(b, "record_start", {"title": "record of B"})
+                await call(b, "set", {"name": "x", "value": {"num": 2, "unit": "V"}})
+                found: dict[str, Any] = {}
+
+                async def search_in_a() -> None:
+                    question = {"question": "What is the density of copper?"}
+                    found.update(await call(a, "search", question))
+
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(search_in_a)
+                    with anyio.fail_after(HANG_SECONDS):
+                        while not provider.searches():
+                            await anyio.sleep(0.05)  # the lookup is waiting on the provider
+                        got = await call(b, "get", {"name": "x"})
+                    a_answered = bool(found)
+                return got, a_answered, found
+
+        got, a_answered, found = anyio.run(main)
+    assert got["ok"] is True and got["value"]["num"] == 2
+    assert not a_answered, "B's get waited for A's lookup"
+    assert found["ok"] is True and "8.96" in found["answer"]
+    rows = records_rows(home)["record of A"]
+    assert [r["tool"] for r in rows if r["tool"] == "search"] == ["search"]
+
+
+def test_two_parallel_calls_of_one_session_both_proceed(tmp_path: Path) -> None:
+    """Issue 22 (models issue parallel tool calls): an eval of the same session is answered
+    while its compute run is still running, and both rows land in its record."""
+    home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
+    project.mkdir()
+    with http_server(home, serve_env(), extra=serve_options(project)) as url:
+
+        async def main() -> tuple[dict[str, Any], bool, dict[str, Any]]:
+            async with session_client(url) as a:
+                await call(a, "record_start", {"title": "parallel"})
+                await call(a, "set", {"name": "V", "value": {"num": 3, "unit": "V"}})
+                ran: dict[str, Any] = {}
+
+                async def run() -> None:
+                    ran.update(await call(a, "compute", run_args(sleeping_script(marker))))
+
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(run)
+                    assert await anyio.to_thread.run_sync(wait_until_some_with, marker, 2)
+                    with anyio.fail_after(HANG_SECONDS):
+                        evaluated = await call(a, "eval", {"formula": "2*@V", "target": "W"})
+                    run_answered = bool(ran)
+                return evaluated, run_answered, ran
+
+        evaluated, run_answered, ran = anyio.run(main)
+    assert evaluated == {"ok": True, "target": "W", "rev": 1}
+    assert not run_answered, "the eval waited for the compute run of its own session"
+    assert ran["ok"] is True
+    tools = [r["tool"] for r in records_rows(home)["parallel"]]
+    assert tools == ["record_start", "set", "eval", "compute"]
+
+
+# -- cancellation -----------------------------------------------------------------------------
+
+
+def test_a_cancelled_compute_run_leaves_no_process_and_a_cancelled_row_and_a_retry_is_a_new_row(
+    tmp_path: Path,
+) -> None:
+    """Issue 22, Why 3: notifications/cancelled 2 s into an 8 s run kills its whole tree
+    (setsid child and daemon included); its row says cancelled by its client and is never
+    ok: true; the same call again is a second attempt and a second row."""
+    home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
+    project.mkdir()
+    quick = tmp_path / "quick-now"
+    code = sleeping_script(marker, unless=quick)
+    with http_server(home, serve_env(), extra=serve_options(project)) as url:
+
+        async def main() -> tuple[bool, list[int], list[dict[str, Any]], dict[str, Any]]:
+            async with session_client(url) as client:
+                await call(client, "record_start", {"title": "cancelled run"})
+                with anyio.move_on_after(2) as waited:  # the SDK sends notifications/cancelled
+                    await client.call_tool("compute", run_args(code))
+                left = await anyio.to_thread.run_sync(wait_until_none_with, marker, 20.0)
+                rows = await rows_of_tool(home, "cancelled run", "compute", 1)
+                quick.touch()
+                with anyio.fail_after(HANG_SECONDS):
+                    retry = await call(client, "compute", run_args(code))
+                return waited.cancelled_caught, left, rows, retry
+
+        cancelled, left, rows, retry = anyio.run(main)
+    assert cancelled, "the run answered before the client cancelled it"
+    assert left == [], f"processes of the cancelled run left: {left}"
+    [row] = rows
+    assert row["ok"] is False and row["content"]["cancelled"] is True
+    assert row["content"]["code"] == "MATH_REFUSED"
+    assert "the run was cancelled by its client" in row["content"]["error"]
+    assert "process tree was killed" in row["content"]["error"]
+    receipt = json.loads((project / row["content"]["receipt"]).read_text())
+    assert receipt["cancelled"] is True and receipt["stopped"] == row["content"]["error"]
+    assert retry["ok"] is True and retry["attempt"] == 2
+    compute_rows = [r for r in records_rows(home)["cancelled run"] if r["tool"] == "compute"]
+    assert [(r["ok"], r["content"]["attempt"]) for r in compute_rows] == [(False, 1), (True, 2)]
+
+
+def test_a_stopping_server_cancels_its_running_compute_run_and_still_writes_its_row(
+    tmp_path: Path,
+) -> None:
+    """Issue 22, Cancellation (the server's shutdown cancels running calls too): SIGTERM
+    during a run kills its whole tree, and its row, written before the server exits, says
+    it was cancelled as the server stopped."""
+    home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
+    project.mkdir()
+    servers: list[subprocess.Popen[bytes]] = []
+    with http_server(home, serve_env(), extra=serve_options(project), process_sink=servers) as url:
+
+        async def main() -> None:
+            async with session_client(url) as client:
+                await call(client, "record_start", {"title": "stopped"})
+                async with anyio.create_task_group() as tasks:
+
+                    async def run() -> None:
+                        with contextlib.suppress(Exception):
+                            await client.call_tool("compute", run_args(sleeping_script(marker)))
+
+                    tasks.start_soon(run)
+                    assert await anyio.to_thread.run_sync(wait_until_some_with, marker, 2)
+                    servers[0].terminate()
+                    await anyio.to_thread.run_sync(servers[0].wait, HANG_SECONDS)
+                    tasks.cancel_scope.cancel()
+
+        with contextlib.suppress(Exception):
+            anyio.run(main)
+        left = wait_until_none_with(marker, 20.0)
+    assert left == [], f"processes of the run left: {left}"
+    [row] = [r for r in records_rows(home)["stopped"] if r["tool"] == "compute"]
+    assert row["ok"] is False and row["content"]["cancelled"] is True
+    assert "the run was cancelled as the server stopped" in row["content"]["error"]
+
+
+def test_over_stdio_a_cancelled_compute_run_leaves_no_process_and_a_cancelled_row(
+    tmp_path: Path,
+) -> None:
+    """Issue 22, Cancellation, on the stdio server (one session per process): the same
+    notifications/cancelled kills the run's tree and its row says so; the server goes on."""
+    home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
+    project.mkdir()
+    server = RawStdioServer(home, {**os.environ, **serve_env()}, serve_options(project))
+    try:
+        server.initialize()
+        assert server.call_tool("record_start", {"title": "stdio"})["isError"] is False
+        run = server.request("tools/call", {"name": "compute", "arguments": run_args(
+            sleeping_script(marker))})  # fmt: skip
+        assert wait_until_some_with(marker, 2)
+        server.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                     "params": {"requestId": run, "reason": "stop"}})  # fmt: skip
+        left = wait_until_none_with(marker, 20.0)
+        rows = anyio.run(rows_of_tool, home, "stdio", "compute", 1)
+        answered = server.call_tool("record_message", {"text": "after the cancel"})
+    finally:
+        server.close()
+    assert left == [], f"processes of the cancelled run left: {left}"
+    [row] = rows
+    assert row["ok"] is False and row["content"]["cancelled"] is True
+    assert "the run was cancelled by its client" in row["content"]["error"]
+    assert answered["isError"] is False
+
+
+class RawSession:
+    """A streamable HTTP MCP session spoken by hand, so the test chooses every request id
+    (the SDK client numbers its own and cancels only what it is still waiting for)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.http = httpx.Client(timeout=HANG_SECONDS)
+        self.headers = {"accept": "application/json, text/event-stream"}
+
+    def post(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        answer = self.http.post(self.url, json=message, headers=self.headers)
+        answer.raise_for_status()
+        if "mcp-session-id" in answer.headers:
+            self.headers["mcp-session-id"] = answer.headers["mcp-session-id"]
+        for line in answer.text.splitlines():
+            if line.startswith("data: "):
+                data: dict[str, Any] = json.loads(line[6:])
+                if data.get("id") == message.get("id"):
+                    return data
+        return None
+
+    def open(self) -> None:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        hello["clientInfo"] = {"name": "raw-test", "version": "0"}
+        answer = self.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        assert answer is not None and "result" in answer
+        self.headers["mcp-protocol-version"] = answer["result"]["protocolVersion"]
+        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def call(self, request_id: int, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        params = {"name": tool, "arguments": args}
+        message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+        answer = self.post(message)
+        assert answer is not None
+        result: dict[str, Any] = answer["result"]["structuredContent"]
+        return result
+
+    def cancel(self, request_id: int) -> None:
+        params = {"requestId": request_id, "reason": "the user pressed stop"}
+        self.post({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+
+
+def test_a_cancellation_arriving_after_the_row_was_written_leaves_the_row_as_written(
+    tmp_path: Path,
+) -> None:
+    """Issue 22, Cancellation: a call whose row was already written when the cancellation
+    arrived stays written (the row was acknowledged to the disk), and the session goes on."""
+    home, project = tmp_path / "home", tmp_path / "proj"
+    project.mkdir()
+    with http_server(home, serve_env(), extra=serve_options(project)) as url:
+        raw = RawSession(url)
+        raw.open()
+        assert raw.call(2, "record_start", {"title": "late cancel"}) == {"ok": True}
+        ran = raw.call(3, "compute", run_args("print(6 * 7)"))
+        set_x = raw.call(4, "set", {"name": "x", "value": {"num": 1}})
+        before = records_rows(home)["late cancel"]
+        raw.cancel(3)
+        raw.cancel(4)
+        got = raw.call(5, "get", {"name": "x"})
+        after = records_rows(home)["late cancel"]
+        raw.http.close()
+    assert ran["ok"] is True and ran["stdout"].strip() == "42" and set_x["ok"] is True
+    assert after[: len(before)] == before
+    assert [(r["tool"], r["ok"]) for r in after] == [
+        ("record_start", True),
+        ("compute", True),
+        ("set", True),
+        ("get", True),
+    ]
+    assert got["ok"] is True and got["value"]["num"] == 1
+
+
+# -- progress ---------------------------------------------------------------------------------
+
+
+def test_a_compute_run_reports_its_start_its_progress_and_its_end_to_the_progress_callback(
+    tmp_path: Path,
+) -> None:
+    """Issue 22, Progress: with a progressToken (the SDK sends one with a progress callback)
+    a run reports started, still running every few seconds, and how it ended, in order, the
+    progress value rising each time."""
+    home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
+    project.mkdir()
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    with http_server(home, serve_env(), extra=serve_options(project)) as url:
+
+        async def main() -> dict[str, Any]:
+            async with session_client(url) as client:
+                await call(client, "record_start", {"title": "progress"})
+                with anyio.fail_after(HANG_SECONDS):
+                    result = await client.call_tool(
+                        "compute",
+                        run_args(sleeping_script(marker, seconds=7)),
+                        progress_callback=on_progress,
+                    )
+                return receipt_of(result)
+
+        ran = anyio.run(main)
+    assert ran["ok"] is True
+    messages = [message or "" for _, _, message in seen]
+    assert messages[0] == f"python run {ran['runId']} (attempt 1) started"
+    assert any("still running after" in m for m in messages[1:-1]), messages
+    assert messages[-1].startswith(f"python run {ran['runId']} finished after")
+    assert messages[-1].endswith("with exit 0")
+    values = [progress for progress, _, _ in seen]
+    assert values == sorted(set(values)), values
