@@ -147,10 +147,10 @@ class Pitfalls:
                     warnings.append(str(error))
                 continue
             keep = None if status is None else (lambda entry: entry["status"] == status)
-            found = index.search(
+            scored = index.search(
                 query, tag=tag, limit=limit + len(seen), keep=keep, evidence=evidence
             )
-            for entry, score in found:
+            for entry, score in scored:
                 if entry["id"] not in seen and len(hits) < limit:
                     seen.add(entry["id"])
                     hits.append(Hit(entry, score, library))
