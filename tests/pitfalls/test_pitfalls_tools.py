@@ -3,6 +3,7 @@ derived from the one contract, one-sentence refusals that write nothing, cuts sa
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -163,7 +164,7 @@ def test_recent_lists_the_newest_first_among_lessons_of_the_same_second(
     stamps = [lesson["updated"] for lesson in listed.data["lessons"]]
     assert stamps == sorted(stamps, reverse=True)
     # Within each second the later record comes first.
-    for newer, older in zip(shown, shown[1:], strict=False):
+    for newer, older in itertools.pairwise(shown):
         same_second = stamps[shown.index(newer)] == stamps[shown.index(older)]
         assert not same_second or titles.index(newer) > titles.index(older)
     assert shown[0] == titles[-1]

@@ -130,7 +130,8 @@ def _reminder(event: dict[str, Any], home: str, project_dir: str | None) -> str 
         project_dir=DEFAULT_PROJECT_DIR if project_dir is None else project_dir,
     )
     clue = build_clue(event.get("tool_input"), (_error_text(event),))
-    hits = pitfalls.search(clue, limit=REMINDER_LESSONS, evidence=True)
+    tool = str(event["tool_name"])
+    hits = pitfalls.search(clue, limit=REMINDER_LESSONS, evidence=True, tool=tool)
     cards = [hit.library.card_path(hit.entry["id"]) for hit in hits]
     return reminder([hit.entry for hit in hits], str(event["tool_name"]), cards)
 

@@ -69,7 +69,9 @@ _FAILURE_BOILERPLATE = """error errors err failed fail failure fails exit exited
 returned return non zero nonzero exception traceback most recent call last line file
 command tool result message true false null none invalid unable cannot could occurred set
 first try again run running ran see check make sure found unknown unexpected warning warn
-engine ok is_error iserror content text type 错误 失败 异常"""
+engine ok is_error iserror content text type such directory denied permission localhost
+port read reading write writing connect connection refused undefined properties property
+timeout timed out killed 错误 失败 异常"""
 REMINDER_STOPWORDS = STOPWORDS | frozenset(_FAILURE_BOILERPLATE.split())
 """A reminder's clue is a failed call's arguments and error: words every failure says
 ("Error: Exit code 1", "... set it first") are no evidence of any one lesson."""
@@ -360,6 +362,12 @@ class SearchIndex:
                 self._tags.append(frozenset(lowered))
         return self._tags
 
+    def _is_tag(self, position: int, token: str) -> bool:
+        """Whether ``token`` is one of the entry's tags whole (``node`` is a word of the tag
+        ``node-gyp``, not the tag). Decodes only the entry asked about."""
+        tags = self.entries[position].get("tags")
+        return isinstance(tags, list) and any(token == str(t).lower() for t in tags)
+
     def search(
         self,
         query: str,
@@ -368,6 +376,7 @@ class SearchIndex:
         limit: int = 5,
         keep: Callable[[dict[str, Any]], bool] | None = None,
         evidence: bool = False,
+        tool: str = "",
     ) -> list[tuple[dict[str, Any], float]]:
         """The entries a query returns, best first, with their scores.
 
@@ -375,7 +384,9 @@ class SearchIndex:
         lists the most recent (score 0); a query with no informative token returns
         nothing, never everything; a score of 0 is dropped. With ``evidence`` (a reminder's
         clue) failure boilerplate is no token, and an entry needs ``REMINDER_MIN_TOKENS``
-        matched tokens or a matched tag.
+        matched tokens or a matched tag; the failed ``tool``'s name is a matched token even
+        where it is a common word (a lesson tagged ``Write`` is about the Write tool, and
+        "cannot write" in an error is not), but never a tag's evidence on its own.
         """
         from heapq import nlargest  # here: the hook's start should not pay for it
 
@@ -397,24 +408,31 @@ class SearchIndex:
             recent = nlargest(limit, pool, key=lambda i: (updated[i], i))
             return [(self.entries[i], 0.0) for i in recent]
         tokens = tokenize(query)
+        named: list[str] = []
         if evidence:
             tokens = [token for token in tokens if token not in REMINDER_STOPWORDS]
+            named = [token for token in tokenize(tool) if token not in tokens]
+            tokens += named
         if not tokens:
             return []
         tag_weight = _WEIGHT_OF_RANK[0]
         totals: dict[int, list[int]] = {}  # position: [weight, tokens matched, tags matched]
         for token in tokens:
             weights = self._word_weights(token) if is_word_token(token) else self._scan(token)
+            # The failed tool's own name is one matched token, never a tag's evidence alone:
+            # a lesson about Edit is not about every failure of Edit.
+            tag_evidence = token not in named
             for position, weight in weights.items():
                 if allowed is not None and position not in allowed:
                     continue
+                tagged = tag_evidence and weight == tag_weight and self._is_tag(position, token)
                 seen = totals.get(position)
                 if seen is None:
-                    totals[position] = [weight, 1, weight == tag_weight]
+                    totals[position] = [weight, 1, tagged]
                 else:
                     seen[0] += weight
                     seen[1] += 1
-                    seen[2] += weight == tag_weight
+                    seen[2] += tagged
         count = len(tokens)
         scored = [
             (total * (1 + covered / count), self._updated[i], i)

@@ -126,11 +126,13 @@ class Pitfalls:
         limit: int = 5,
         warnings: list[str] | None = None,
         evidence: bool = False,
+        tool: str = "",
     ) -> list[Hit]:
         """Project hits first, then the global library's, up to ``limit``, each id once.
 
         A query that is exactly a lesson's id answers that lesson. With ``evidence`` (a
-        reminder's clue), a lesson must match more than a coincidence (``SearchIndex``).
+        reminder's clue, with the failed ``tool``), a lesson must match more than a
+        coincidence (``SearchIndex``).
         """
         if is_entry_id(query.strip()):
             found = self.find(query.strip())
@@ -148,7 +150,7 @@ class Pitfalls:
                 continue
             keep = None if status is None else (lambda entry: entry["status"] == status)
             scored = index.search(
-                query, tag=tag, limit=limit + len(seen), keep=keep, evidence=evidence
+                query, tag=tag, limit=limit + len(seen), keep=keep, evidence=evidence, tool=tool
             )
             for entry, score in scored:
                 if entry["id"] not in seen and len(hits) < limit:
