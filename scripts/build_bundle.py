@@ -27,8 +27,6 @@ from reckoner.storage.home_path import DEFAULT_HOME, HOME_ENV
 from reckoner.version import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLE = ROOT / "bundle"
-SERVER_JSON = ROOT / "server.json"
 
 DISTRIBUTION = "reckoner-mcp"
 """The PyPI name (issue 25): ``reckoner`` on PyPI is another project."""
@@ -42,8 +40,8 @@ REGISTRY_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/ser
 ENTRY_POINT = "server.py"
 ICON = "icon.png"
 ICON_SIZE = 512
-BUNDLE_FILES = ("manifest.json", "pyproject.toml", ENTRY_POINT, ICON, ".mcpbignore")
-"""Everything ``bundle/`` holds and the pack carries (``schemas/`` is ignored by the pack)."""
+PACKED = ("manifest.json", "pyproject.toml", ENTRY_POINT, ICON)
+"""What the packed ``.mcpb`` holds: ``.mcpbignore`` keeps ``schemas/`` (for CI) out."""
 
 _HOME_KEY = "home"
 _PRESET_KEY = "preset"
@@ -259,32 +257,40 @@ def _json(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def generated() -> dict[Path, bytes]:
-    """Every file this script owns, by path, with the bytes it should hold now."""
+def generated() -> dict[str, bytes]:
+    """Every file this script owns, by its path in the repository, with the bytes it should
+    hold now."""
     return {
-        BUNDLE / "manifest.json": _json(manifest()),
-        BUNDLE / "pyproject.toml": bundle_pyproject().encode("utf-8"),
-        BUNDLE / ENTRY_POINT: ENTRY_TEXT.encode("utf-8"),
-        BUNDLE / ICON: icon_png(),
-        BUNDLE / ".mcpbignore": IGNORE_TEXT.encode("utf-8"),
-        SERVER_JSON: _json(server_json()),
+        "bundle/manifest.json": _json(manifest()),
+        "bundle/pyproject.toml": bundle_pyproject().encode("utf-8"),
+        f"bundle/{ENTRY_POINT}": ENTRY_TEXT.encode("utf-8"),
+        f"bundle/{ICON}": icon_png(),
+        "bundle/.mcpbignore": IGNORE_TEXT.encode("utf-8"),
+        "server.json": _json(server_json()),
     }
 
 
-def stale() -> list[Path]:
-    """The owned files whose committed bytes differ from what would be generated now."""
-    return [p for p, data in generated().items() if not p.is_file() or p.read_bytes() != data]
+def stale(root: Path = ROOT) -> list[str]:
+    """The owned files under ``root`` whose bytes differ from what would be generated now."""
+    return [
+        name
+        for name, data in generated().items()
+        if not (root / name).is_file() or (root / name).read_bytes() != data
+    ]
 
 
 def main(argv: list[str]) -> int:
     if argv == ["--check"]:
         differing = stale()
-        for path in differing:
-            print(f"{path.relative_to(ROOT)} is out of date: run scripts/build_bundle.py")
+        for name in differing:
+            print(f"{name} is out of date: run uv run python scripts/build_bundle.py")
         return 1 if differing else 0
-    for path, data in generated().items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+    if argv:
+        print("usage: scripts/build_bundle.py [--check]", file=sys.stderr)
+        return 2
+    for name, data in generated().items():
+        (ROOT / name).parent.mkdir(parents=True, exist_ok=True)
+        (ROOT / name).write_bytes(data)
     return 0
 
 
