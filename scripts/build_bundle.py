@@ -45,6 +45,9 @@ PACKED = ("manifest.json", "pyproject.toml", ENTRY_POINT, ICON)
 
 _HOME_KEY = "home"
 _PRESET_KEY = "preset"
+_PROJECT_KEY = "project"
+"""Compute's project root: the host starts the server in the bundle's own folder, which an
+update replaces, so the working directory is no place for archived runs."""
 
 
 def _project() -> dict[str, Any]:
@@ -90,6 +93,14 @@ def manifest() -> dict[str, Any]:
             "default": "${HOME}/" + DEFAULT_HOME.removeprefix("~/"),
             "required": False,
         },
+        _PROJECT_KEY: {
+            "type": "directory",
+            "title": "Compute project folder",
+            "description": "Where compute runs its programs and archives their receipts "
+            "(under Computation/); used by the presets that serve compute.",
+            "default": "${DOCUMENTS}",
+            "required": False,
+        },
         _PRESET_KEY: {
             "type": "string",
             "title": "Preset",
@@ -110,6 +121,7 @@ def manifest() -> dict[str, Any]:
     env.update({v: "${user_config." + _key_option(v) + "}" for v in SECRET_VARIABLES})
     args = ["run", "--directory", "${__dirname}", ENTRY_POINT, "serve"]
     args += ["--preset", "${user_config." + _PRESET_KEY + "}"]
+    args += ["--project", "${user_config." + _PROJECT_KEY + "}"]
     return {
         "manifest_version": MANIFEST_VERSION,
         "name": "reckoner",

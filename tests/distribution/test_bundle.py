@@ -121,8 +121,10 @@ def test_the_bundle_entry_point_serves_each_preset_with_the_manifest_settings(
     for preset in PRESET_NAMES:
         values = {"__dirname": str(ROOT / "bundle"), "user_config.preset": preset}
         values["user_config.home"] = str(tmp_path / "home")
+        values["user_config.project"] = str(tmp_path)
         values.update({f"user_config.{v.lower()}": "" for v in SECRET_VARIABLES})
         env = {**os.environ, **{k: _resolved(v, values) for k, v in config["env"].items()}}
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         command = [_resolved(arg, values) for arg in args[script_at:]]
         command[0] = str(ROOT / "bundle" / command[0])
         params = StdioServerParameters(command=sys.executable, args=command, env=env)
@@ -131,6 +133,10 @@ def test_the_bundle_entry_point_serves_each_preset_with_the_manifest_settings(
             async with Client(params) as client:
                 tools = [tool.name for tool in (await client.list_tools()).tools]
                 prompts = [prompt.name for prompt in (await client.list_prompts()).prompts]
+                if "compute" in tools:  # the project setting is where its runs are archived
+                    run = {"op": "run", "engine": "python", "code": "print(6 * 7)\n"}
+                    receipt = (await client.call_tool("compute", run)).structured_content
+                    assert receipt is not None and receipt["stdout"].strip() == "42", receipt
                 return tools, prompts
 
         tools, prompts = anyio.run(listed)
@@ -139,6 +145,7 @@ def test_the_bundle_entry_point_serves_each_preset_with_the_manifest_settings(
         served.update(dict.fromkeys(tools))
     assert list(served) == [tool["name"] for tool in MANIFEST["tools"]]
     assert (tmp_path / "home").is_dir()
+    assert (tmp_path / "Computation").is_dir()
 
 
 def test_the_manifest_server_json_and_bundle_pin_the_package_version() -> None:
