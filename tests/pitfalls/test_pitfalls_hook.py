@@ -113,9 +113,9 @@ LESSONS: dict[str, dict[str, Any]] = {
 }
 
 
-def test_the_readme_snippet_configures_the_three_events() -> None:
+def test_the_readme_snippet_configures_the_four_events() -> None:
     hooks = readme_hooks()
-    assert set(hooks) == {"PostToolUseFailure", "PostToolUse", "SessionEnd"}
+    assert set(hooks) == {"PostToolUseFailure", "PostToolUse", "SessionStart", "SessionEnd"}
     for name in hooks:
         assert command_for(name, "Bash") == "reckoner pitfalls hook"
 
@@ -396,3 +396,30 @@ def test_a_subagents_tool_events_do_not_feed_the_sessions_detector(
     success = {**event("bash_success", project), "agent_id": "agent-7f3c"}
     assert run_hook(success, home).stdout == ""  # a subagent's success clears nothing
     assert run_hook(failure, home).stdout != ""
+
+
+def test_a_session_start_shows_the_projects_most_recent_lessons(home: Path, project: Path) -> None:
+    """Issue 26: nothing put a project's lessons before the model when a session started."""
+    ids = [
+        _record(home, project, title=f"project lesson {i}", solution=f"fix {i}") for i in range(7)
+    ]
+    Pitfalls.open(home).record(clean_fields({"title": "a global-only lesson", "solution": "x"}))
+    completed = run_hook(event("session_start", project), home)
+    assert completed.returncode == 0 and completed.stderr == ""
+    specific = json.loads(completed.stdout)["hookSpecificOutput"]
+    assert specific["hookEventName"] == "SessionStart"
+    context = specific["additionalContext"]
+    assert "lessons recorded in this project" in context
+    shown = [line for line in context.splitlines() if line.startswith("- ")]
+    assert len(shown) == 5
+    assert shown[0].startswith("- project lesson 6: fix 6") and ids[6] in shown[0]
+    assert "global-only" not in context
+
+
+def test_a_session_start_in_a_project_with_no_lessons_prints_nothing_and_creates_nothing(
+    home: Path, project: Path
+) -> None:
+    before = sorted(project.rglob("*"))
+    completed = run_hook(event("session_start", project), home)
+    assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", "")
+    assert sorted(project.rglob("*")) == before

@@ -14,7 +14,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from reckoner.core.contract import PITFALL_TOOLS, TOOL_NAMES
 from reckoner.core.errors import ErrorCode
-from reckoner.pitfalls.texts import PREVENTION_RULE
+from reckoner.pitfalls.texts import PREVENTION_RULE, STANDALONE_RULE
 from reckoner.wire import dumps_text
 
 PITFALL_NAMES = [tool.name for tool in PITFALL_TOOLS]
@@ -141,7 +141,9 @@ def test_standalone_pitfalls_server_serves_only_the_memory(tmp_path: Path) -> No
 
     names, instructions, results = anyio.run(main)
     assert names == PITFALL_NAMES
-    assert instructions == PREVENTION_RULE
+    # Issue 26: this server sees no other tool fail, so it promises no reminder.
+    assert instructions == STANDALONE_RULE
+    assert instructions is not None and "reminder" not in instructions
     empty, extra, recorded, found, unknown, too_many, not_here = results
     for refused, code, words in [
         (empty, "PITFALL_INVALID_ARGS", "title is empty"),

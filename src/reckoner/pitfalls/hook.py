@@ -1,7 +1,8 @@
 """``reckoner pitfalls hook``: the Claude Code hook that brings the reminder to every tool.
 
 Reads one hook event as JSON on stdin. ``PostToolUseFailure`` and ``PostToolUse`` feed the
-detector, ``SessionEnd`` forgets the session. When a reminder fires and lessons match, it
+detector, ``SessionEnd`` forgets the session, ``SessionStart`` shows the model the project's
+most recent lessons. When a reminder fires and lessons match, it
 prints the hook output that adds the reminder as additional context; otherwise it prints
 nothing. It never blocks a tool and never fails the agent's turn: on any bad input or fault
 it exits 0 in silence. It starts fast: it reads and writes JSON through ``lean_json`` (the
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
 FAILURE_EVENT = "PostToolUseFailure"
 SUCCESS_EVENT = "PostToolUse"
 END_EVENT = "SessionEnd"
+START_EVENT = "SessionStart"
+START_LESSONS = 5
+"""How many of the project's lessons a new session is shown (the most recent)."""
 SESSIONS_DIR = os.path.join("pitfalls", "sessions")
 REMINDER_LESSONS = 3
 LOCK_WAIT_S = 2.0
@@ -136,6 +140,26 @@ def _reminder(event: dict[str, Any], home: str, project_dir: str | None) -> str 
     return reminder([hit.entry for hit in hits], str(event["tool_name"]), cards)
 
 
+def _project_lessons(event: dict[str, Any], home: str, project_dir: str | None) -> str | None:
+    """The project's most recent lessons for a session that starts; None when it has none
+    (a session outside a project, or a project with no library, is told nothing)."""
+    from .render import session_start
+    from .tiers import DEFAULT_PROJECT_DIR, Pitfalls
+
+    cwd = event.get("cwd")
+    if not isinstance(cwd, str) or not cwd:
+        return None
+    pitfalls = Pitfalls.open(
+        home, project=cwd, project_dir=DEFAULT_PROJECT_DIR if project_dir is None else project_dir
+    )
+    library = pitfalls.project_library
+    if library is None:
+        return None
+    found = library.index().search("", limit=START_LESSONS)
+    entries = [entry for entry, _ in found]
+    return session_start(entries, [library.card_path(entry["id"]) for entry in entries])
+
+
 def handle(
     event: Any, home: str, *, project_dir: str | None = None, now: float | None = None
 ) -> dict[str, Any] | None:
@@ -145,6 +169,11 @@ def handle(
     name, session = event.get("hook_event_name"), event.get("session_id")
     if not isinstance(session, str) or not session:
         return None
+    if name == START_EVENT:
+        text = _project_lessons(event, home, project_dir)
+        if text is None:
+            return None
+        return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
     path = _state_path(home, session)
     if name == END_EVENT:
         try:  # noqa: SIM105 - contextlib would cost every hook call its import

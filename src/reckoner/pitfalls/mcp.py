@@ -23,7 +23,7 @@ from reckoner.wire import dumps_text
 
 from .detector import Detector, build_clue
 from .render import reminder
-from .texts import DESCRIPTIONS, PREVENTION_RULE, TITLES
+from .texts import DESCRIPTIONS, PREVENTION_RULE, STANDALONE_RULE, TITLES
 from .tiers import Pitfalls
 from .tools import TOOL_NAMES, Answer, PitfallTools
 
@@ -154,7 +154,7 @@ def build_standalone_server(mount: PitfallsMount) -> Server[Any]:
         STANDALONE_NAME,
         version=version("reckoner"),
         title="reckoner pitfalls: lessons learned from tool failures",
-        instructions=mount.instructions,
+        instructions=STANDALONE_RULE,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )

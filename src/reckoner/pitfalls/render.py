@@ -113,3 +113,18 @@ def reminder(
         "once solved."
     )
     return "\n".join(lines)
+
+
+def session_start(entries: Sequence[dict[str, Any]], cards: Sequence[object] = ()) -> str | None:
+    """What a new session is told of its project's lessons; None when it has none."""
+    if not entries:
+        return None
+    lines = [
+        "Pitfalls memory: lessons recorded in this project, the most recent first. Follow one "
+        "that applies; pitfall_search finds the others:"
+    ]
+    for i, entry in enumerate(entries):
+        solution = _one_line(entry.get("solution") or "(no solution recorded)", 200)
+        card = f", card {cards[i]}" if i < len(cards) else ""
+        lines.append(f"- {entry['title'] or '(untitled)'}: {solution} (id {entry['id']}{card})")
+    return "\n".join(lines)

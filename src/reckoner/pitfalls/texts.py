@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-PREVENTION_RULE = """\
+_RULES = """\
 ## Pitfalls memory
 
 You have a memory of lessons learned from failed tool calls, shared across sessions \
@@ -15,9 +15,19 @@ file names, error codes) and follow any lesson that applies.
 pitfall_record once: a title you would search for next time, the solution, the error text \
 as evidence, tags such as the tool name and the error code.
 3. When a lesson helped again or its fix changed, add a note with pitfall_update.
+"""
+
+REMINDER_RULE = """\
 4. When the same tool fails twice in a row, a reminder naming matching lessons may follow \
 the failing result; read it before the next attempt.
 """
+
+PREVENTION_RULE = _RULES + REMINDER_RULE
+"""The rule of `serve --pitfalls`, whose server sees every tool's result and so can remind."""
+
+STANDALONE_RULE = _RULES
+"""The rule of `reckoner pitfalls serve`: it serves only the memory's four tools, never sees
+another tool fail, and so promises no reminder."""
 
 TITLES: dict[str, str] = {
     "pitfall_record": "Record a lesson from a failure",
