@@ -168,3 +168,54 @@ def test_recent_lists_the_newest_first_among_lessons_of_the_same_second(
         same_second = stamps[shown.index(newer)] == stamps[shown.index(older)]
         assert not same_second or titles.index(newer) > titles.index(older)
     assert shown[0] == titles[-1]
+
+
+def test_a_note_added_from_another_project_survives_the_home_projects_next_update(
+    tmp_path: Path,
+) -> None:
+    """Issue 26: a note added from project B to a lesson recorded in project A was lost
+    when A next updated it (A's stale project copy overwrote the global one)."""
+    home = tmp_path / "home"
+    in_a = PitfallTools(Pitfalls.open(home, project=tmp_path / "A"))
+    in_b = PitfallTools(Pitfalls.open(home, project=tmp_path / "B"))
+    recorded = in_a.call("pitfall_record", {"title": "npm EACCES", "solution": "use --prefix"})
+    lesson = recorded.data["id"]
+    assert in_b.call("pitfall_update", {"id": lesson, "note": "seen in B too"}).ok
+    assert in_b.call("pitfall_update", {"id": lesson, "status": "workaround"}).ok
+    assert in_a.call("pitfall_update", {"id": lesson, "note": "again in A"}).ok
+    for tools in (in_a, in_b):
+        shown = tools.call("pitfall_search", {"query": lesson}).data["lessons"][0]
+        assert [note["text"] for note in shown["notes"]] == ["seen in B too", "again in A"]
+        assert shown["status"] == "workaround"  # B's later edit of a field is kept too
+    # A fresh process reads both files: the project copy and the global copy agree.
+    global_only = PitfallTools(Pitfalls.open(home))
+    shown = global_only.call("pitfall_search", {"query": lesson}).data["lessons"][0]
+    assert [note["text"] for note in shown["notes"]] == ["seen in B too", "again in A"]
+
+
+@pytest.mark.parametrize(
+    "again",
+    [
+        "npm install -g fails with EACCES",
+        "NPM install -g fails: EACCES!",
+        "npm install -g fails EACCES",
+    ],
+)
+def test_recording_a_nearly_matching_title_names_the_lesson_and_writes_nothing(
+    tools: PitfallTools, tmp_path: Path, again: str
+) -> None:
+    """Issue 26: a duplicate title was accepted silently."""
+    first = tools.call(
+        "pitfall_record", {"title": "npm install -g fails with EACCES", "solution": "x"}
+    )
+    before = _files(tmp_path)
+    answer = tools.call("pitfall_record", {"title": again, "solution": "use --prefix"})
+    assert answer.data["code"] == "PITFALL_DUPLICATE"
+    assert first.data["id"] in answer.data["error"] and "pitfall_update" in answer.data["error"]
+    assert _files(tmp_path) == before
+
+
+def test_titles_that_differ_by_a_word_or_a_number_are_two_lessons(tools: PitfallTools) -> None:
+    for title in ("step 1 fails on arm64", "step 2 fails on arm64", "pip install hangs"):
+        assert tools.call("pitfall_record", {"title": title, "solution": "x"}).ok, title
+    assert tools.call("pitfall_record", {"title": "pip install fails", "solution": "y"}).ok

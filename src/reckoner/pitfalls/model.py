@@ -171,6 +171,24 @@ def applied(
     return result
 
 
+def merged_copies(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """One lesson from its project and global copies, so an edit made through either tier is
+    kept: each field from the copy updated last where the two differ (a field only one copy
+    has is kept), and the notes of both, each (time, text) once, in time order."""
+    older, newer = sorted((first, second), key=lambda copy: str(copy.get("updated") or ""))
+    result = {**older, **newer}
+    seen: set[tuple[str, str]] = set()
+    notes: list[dict[str, str]] = []
+    for note in [*older.get("notes", []), *newer.get("notes", [])]:
+        key = (str(note.get("at", "")), str(note.get("text", "")))
+        if key not in seen:
+            seen.add(key)
+            notes.append(note)
+    notes.sort(key=lambda note: str(note.get("at", "")))  # stable: same-second notes keep order
+    result["notes"] = keep_notes(notes)
+    return result
+
+
 def entry_id_for(stamp: str, suffix: str) -> str:
     """``p-YYYYMMDD-HHMMSS-xxxx`` from a ``YYYYMMDD-HHMMSS`` stamp and 4 hex digits."""
     return f"p-{stamp}-{suffix}"

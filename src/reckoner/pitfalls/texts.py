@@ -48,7 +48,8 @@ DESCRIPTIONS: dict[str, str] = {
         "as evidence, tags (tool names, error codes) and status (solved, workaround, open). "
         "Record once the fix is known; over-long fields are cut to their limits and the "
         'answer says so. Answers {"ok": true, "id", "lesson", "card"} and, when the project '
-        "library could not be written, warnings." + _FAILURE
+        "library could not be written, warnings. A title nearly matching a recorded lesson's "
+        "is refused with PITFALL_DUPLICATE naming that lesson: update it instead." + _FAILURE
     ),
     "pitfall_search": (
         "Search the lessons learned before starting a task or after a failure: words of the "

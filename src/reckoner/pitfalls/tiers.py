@@ -11,7 +11,7 @@ in place, never moved into the project.
 from __future__ import annotations
 
 from .library import Library, LibraryError, absolute_path, real_path
-from .model import Cleaned, applied, is_entry_id
+from .model import Cleaned, applied, is_entry_id, merged_copies
 
 TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
 if TYPE_CHECKING:
@@ -178,11 +178,20 @@ class Pitfalls:
         return Outcome(entry, self.global_library, cleaned.changes, warnings)
 
     def update(self, entry_id: str, cleaned: Cleaned, note: str | None, now_iso: str) -> Outcome:
-        """Edit the lesson where it is found; a project edit then overwrites the global copy."""
+        """Edit the lesson where it is found, from both tiers' copies merged (a note added
+        through another project's session is in the global copy only), then write the result
+        to both, so no note or edit made through either tier is lost."""
         found = self.find(entry_id)
         if found is None:
             raise NotFound(entry_id)
         entry, library = found
+        if library is not self.global_library:
+            try:
+                global_copy = self.global_library.get(entry_id)
+            except LibraryError:
+                global_copy = None  # unreadable: the project copy is all there is to go on
+            if global_copy is not None:
+                entry = merged_copies(entry, global_copy)
         final = applied(entry, cleaned, note, now_iso)
         library.save(final)
         warnings: list[str] = []

@@ -8,6 +8,7 @@ solution first.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -19,6 +20,7 @@ from reckoner.core.pitfall_terms import PITFALL_STATUSES
 from . import render
 from .library import LibraryError, now_stamp
 from .model import TEXT_FIELDS, clean_fields, clean_text
+from .search import STOPWORDS
 from .tiers import Hit, NotFound, Outcome, Pitfalls
 
 TOOL_NAMES: tuple[str, ...] = tuple(tool.name for tool in PITFALL_TOOLS)
@@ -32,6 +34,12 @@ class PitfallCode(StrEnum):
     INVALID_ARGS = "PITFALL_INVALID_ARGS"
     NOT_FOUND = "PITFALL_NOT_FOUND"
     WRITE_FAILED = "PITFALL_WRITE_FAILED"
+    DUPLICATE = "PITFALL_DUPLICATE"
+
+
+NEAR_TITLE_OVERLAP = 0.8
+"""Two titles whose informative words overlap this much (shared over all, Jaccard) name the
+same lesson: "npm install -g fails with EACCES" and "npm install -g fails: EACCES"."""
 
 
 class Refused(Exception):
@@ -134,8 +142,28 @@ class PitfallTools:
                 "pitfall_record's title is empty; write the lesson in one line, such as "
                 "'eval refuses 2x: write 2*@x'",
             )
+        twin = self._near_title(str(cleaned.fields["title"]))
+        if twin is not None:
+            raise Refused(
+                PitfallCode.DUPLICATE,
+                f"lesson {twin['id']} already has nearly this title ({twin['title'][:80]!r}), "
+                "so nothing was recorded; add to it with pitfall_update (a note, or the fields "
+                "that changed), or give this lesson a title that says how it differs",
+            )
         outcome = self.pitfalls.record(cleaned)
         return _written("recorded", outcome)
+
+    def _near_title(self, title: str) -> dict[str, Any] | None:
+        """A recorded lesson whose title is this one's but for case, punctuation, stopwords
+        or a word in five (``NEAR_TITLE_OVERLAP``); None when there is none."""
+        words = _title_words(title)
+        if not words:
+            return None
+        for hit in self.pitfalls.search(title, limit=5):
+            theirs = _title_words(str(hit.entry.get("title") or ""))
+            if theirs and len(words & theirs) / len(words | theirs) >= NEAR_TITLE_OVERLAP:
+                return hit.entry
+        return None
 
     def _pitfall_update(self, args: dict[str, Any]) -> Answer:
         entry_id = args["id"].strip()
@@ -206,6 +234,11 @@ class PitfallTools:
             f"no lesson has {' and '.join(w for w in wanted if w)}; lessons are recorded, "
             "pitfall_list without the filter lists the most recent"
         )
+
+
+def _title_words(title: str) -> set[str]:
+    # Every word and number, one digit included ("step 1" is not "step 2"), minus stopwords.
+    return {word for word in re.findall(r"\w+", title.lower()) if word not in STOPWORDS}
 
 
 def _refusal(code: PitfallCode, message: str) -> Answer:
