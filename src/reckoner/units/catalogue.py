@@ -41,15 +41,19 @@ _EXPONENT = re.compile(
     r"\s*(?P<paren>\()?\s*(?P<num>[+-]?\d+(?:\.\d*)?(?:/\d+)?)(?(paren)\s*(?P<close>\)))"
 )
 
+# What sources print that the grammar takes as written (issue 26): a dot for the product
+# (W/(m·K), N⋅m), superscript powers (cm³, m⁻¹) and a power glued to its name (cm3, kg/m3).
+_PRODUCT_DOTS = "·⋅"
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+_GLUED_POWER = re.compile(r"([A-Za-z_]+?)(\d{1,2})")
+
 # A few non-ASCII symbols people paste, with the ASCII spelling the grammar takes.
 _ASCII_HINTS = {
     "µ": "u",
     "μ": "u",
     "Ω": "ohm",
     "°": "deg",
-    "·": "*",
-    "²": "^2",
-    "³": "^3",
     "‰": "permille",
 }
 # ASCII signs written for a unit that the grammar spells as a name.
@@ -139,6 +143,7 @@ def _parse(text: str, where: str) -> list[tuple[str, int]]:
             f"{where} is {len(text)} characters long, over the limit of {MAX_UNIT_LENGTH} "
             f"(MAX_UNIT_LENGTH); write the unit shorter, such as 'kg/m^3'",
         )
+    text = _as_printed(text, where)
     for c in text:
         if ord(c) > 127:
             hint = _ASCII_HINTS.get(c)
@@ -150,6 +155,38 @@ def _parse(text: str, where: str) -> list[tuple[str, int]]:
             )
     terms = _Reader(text, where).expression()
     return [(name, power) for name, power in terms if power != 0]
+
+
+def _as_printed(text: str, where: str) -> str:
+    """The spellings sources print, rewritten into the grammar: ``·`` and ``⋅`` as ``*``,
+    a superscript run as its power (``m⁻³`` is ``m^-3``). A dot after a ``/`` outside
+    parentheses is refused: sources mean W/m·K as W/(m·K), the grammar would read W*K/m."""
+    if not any(c in _PRODUCT_DOTS or c in "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺" for c in text):
+        return text
+    depth, divided = 0, False
+    for c in text:
+        depth += (c == "(") - (c == ")")
+        divided = divided or (c == "/" and depth == 0)
+        if c in _PRODUCT_DOTS and divided and depth == 0:
+            fixed = text.replace("·", "*").replace("⋅", "*").translate(_SUPERSCRIPTS)
+            head, _, tail = fixed.partition("/")
+            raise fail(
+                ErrorCode.INVALID_DIMENSION,
+                f"{where} {text!r} is ambiguous: a dot after / multiplies the divisor in print "
+                f"but the numerator in a formula; write the divisor in parentheses, as in "
+                f"{head}/({tail})",
+            )
+    for dot in _PRODUCT_DOTS:
+        text = text.replace(dot, "*")
+    return _SUPERSCRIPT_RUN.sub(lambda run: "^" + run.group().translate(_SUPERSCRIPTS), text)
+
+
+def _is_registry_name(name: str) -> bool:
+    try:
+        _catalogue().parse_units(name)
+    except Exception:  # pint's undefined-unit and parse errors alike: not one of its names
+        return False
+    return True
 
 
 class _Reader:
@@ -217,6 +254,10 @@ class _Reader:
         match = _TOKEN_NAME.match(self.text, self.pos)
         if match:
             self.pos = match.end()
+            glued = _GLUED_POWER.fullmatch(match.group())
+            if glued and not _is_registry_name(match.group()):
+                # cm3, kg/m3: a power glued to its name, as tables and sources print it.
+                return [(glued.group(1), int(glued.group(2)))]
             return [(match.group(), 1)]
         after = self.text[self.pos + 1 : self.pos + 2]
         if found == "1" and not after.isdigit() and after != ".":
