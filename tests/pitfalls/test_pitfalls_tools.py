@@ -25,12 +25,14 @@ def _files(tmp_path: Path) -> list[Path]:
     return sorted(p for p in tmp_path.rglob("*") if p.is_file())
 
 
-def test_the_four_tools_are_switched_on_by_the_pitfalls_option_only() -> None:
+def test_the_pitfall_tools_are_switched_on_by_the_pitfalls_option_only() -> None:
     assert [t.name for t in option_tools({"pitfalls"})] == [
         "pitfall_record",
         "pitfall_search",
         "pitfall_update",
         "pitfall_list",
+        "pitfall_delete",
+        "pitfall_merge",
     ]
     assert option_tools(set()) == ()
     assert all(not t.needs_open_record for t in PITFALL_TOOLS)
@@ -219,3 +221,69 @@ def test_titles_that_differ_by_a_word_or_a_number_are_two_lessons(tools: Pitfall
     for title in ("step 1 fails on arm64", "step 2 fails on arm64", "pip install hangs"):
         assert tools.call("pitfall_record", {"title": title, "solution": "x"}).ok, title
     assert tools.call("pitfall_record", {"title": "pip install fails", "solution": "y"}).ok
+
+
+def _entries_lines(tmp_path: Path) -> list[str]:
+    return [
+        line
+        for path in tmp_path.rglob("entries.jsonl")
+        for line in path.read_text("utf-8").splitlines()
+    ]
+
+
+def test_a_deleted_lesson_is_gone_from_every_tier_and_its_history_stays(
+    tools: PitfallTools, tmp_path: Path
+) -> None:
+    """Issue 26: no lesson could be deleted. A deletion is a tombstone snapshot, so the
+    append-only history keeps the lesson; search, list and its card no longer show it."""
+    lesson = tools.call("pitfall_record", {"title": "npm EACCES", "solution": "--prefix"})
+    lesson_id = lesson.data["id"]
+    before = len(_entries_lines(tmp_path))
+    answer = tools.call("pitfall_delete", {"id": lesson_id})
+    assert answer.data == {"ok": True, "id": lesson_id, "deleted": True}
+    lines = _entries_lines(tmp_path)
+    assert len(lines) == before + 2  # one tombstone in the project and one in the global tier
+    assert sum(lesson_id in line for line in lines) == 4
+    assert tools.call("pitfall_search", {"query": "npm EACCES"}).data["count"] == 0
+    assert tools.call("pitfall_list", {}).data["count"] == 0
+    assert not Path(lesson.data["card"]).exists()
+    fresh = PitfallTools(Pitfalls.open(tmp_path / "home", project=tmp_path / "project"))
+    assert fresh.call("pitfall_search", {"query": lesson_id}).data["count"] == 0
+    again = fresh.call("pitfall_delete", {"id": lesson_id})
+    assert again.data["code"] == "PITFALL_NOT_FOUND"
+
+
+def test_a_merge_folds_the_duplicates_notes_tags_and_missing_fields_into_the_kept_lesson(
+    tools: PitfallTools, tmp_path: Path
+) -> None:
+    kept = tools.call("pitfall_record", {"title": "npm EACCES on global install", "tags": ["npm"]})
+    dup = tools.call(
+        "pitfall_record",
+        {
+            "title": "permission denied in /usr/lib/node_modules",
+            "solution": "use --prefix",
+            "tags": ["EACCES", "npm"],
+        },
+    )
+    tools.call("pitfall_update", {"id": dup.data["id"], "note": "seen again in CI"})
+    merged = tools.call("pitfall_merge", {"id": kept.data["id"], "duplicate": dup.data["id"]})
+    assert merged.ok and merged.data["merged"] == dup.data["id"]
+    lesson = merged.data["lesson"]
+    assert lesson["solution"] == "use --prefix" and lesson["tags"] == ["npm", "EACCES"]
+    notes = [note["text"] for note in lesson["notes"]]
+    assert notes[0] == "seen again in CI" and notes[-1].startswith(f"merged from {dup.data['id']}")
+    listed = tools.call("pitfall_list", {}).data["lessons"]
+    assert [entry["id"] for entry in listed] == [kept.data["id"]]
+
+
+@pytest.mark.parametrize("which", ["id", "duplicate"])
+def test_a_merge_with_an_unknown_or_the_same_id_writes_nothing(
+    tools: PitfallTools, tmp_path: Path, which: str
+) -> None:
+    lesson = tools.call("pitfall_record", {"title": "npm EACCES", "solution": "x"}).data["id"]
+    before = _files(tmp_path), _entries_lines(tmp_path)
+    args = {"id": lesson, "duplicate": lesson, which: "p-20200101-000000-0000"}
+    assert tools.call("pitfall_merge", args).data["code"] == "PITFALL_NOT_FOUND"
+    same = tools.call("pitfall_merge", {"id": lesson, "duplicate": lesson})
+    assert same.data["code"] == "PITFALL_INVALID_ARGS"
+    assert (_files(tmp_path), _entries_lines(tmp_path)) == before

@@ -81,7 +81,7 @@ class Tool:
         return tuple(a.key for a in self.arguments if a.required)
 
     # None for a tool always served; else the server option that switches it on
-    # (``pitfalls`` for the four pitfall_* tools of issue 13).
+    # (``pitfalls`` for the pitfall_* tools of issues 13 and 26).
     option: str | None = None
 
     def signature(self) -> str:
@@ -356,8 +356,30 @@ PITFALL_TOOLS: tuple[Tool, ...] = (
         ),
         option=PITFALLS_OPTION,
     ),
+    Tool(
+        "pitfall_delete",
+        False,
+        (Argument("id", True, Null.REFUSED, _LINE, "The id of the lesson to delete."),),
+        option=PITFALLS_OPTION,
+    ),
+    Tool(
+        "pitfall_merge",
+        False,
+        (
+            Argument("id", True, Null.REFUSED, _LINE, "The id of the lesson that stays."),
+            Argument(
+                "duplicate",
+                True,
+                Null.REFUSED,
+                _LINE,
+                "The id of the lesson folded into it (its notes, tags and any field the "
+                "kept lesson lacks) and then deleted.",
+            ),
+        ),
+        option=PITFALLS_OPTION,
+    ),
 )
-"""The pitfalls memory's four tools; served only with the pitfalls option on."""
+"""The pitfalls memory's tools; served only with the pitfalls option on."""
 
 OPTION_TOOLS: tuple[Tool, ...] = PITFALL_TOOLS
 """Every tool a server option switches on."""

@@ -1,8 +1,8 @@
-"""``reckoner pitfalls ...``: the memory from a terminal (list, search, show, record, update),
-the standalone MCP server (serve) and the Claude Code hook (hook).
+"""``reckoner pitfalls ...``: the memory from a terminal (list, search, show, record, update,
+delete, merge), the standalone MCP server (serve) and the Claude Code hook (hook).
 
-record, update, search and list go through the same tools a model calls, so the checks,
-limits and sentences are the same ones.
+Every command but show goes through the same tools a model calls, so the checks, limits and
+sentences are the same ones.
 """
 
 from __future__ import annotations
@@ -88,15 +88,22 @@ def add_parser(commands: Any) -> None:
     update.add_argument("--note", help=_help("pitfall_update", "note"))
     _lesson_options(update, "pitfall_update")
 
-    for parser in (listing, search, show, record, update):
+    delete = sub.add_parser("delete", help="delete a lesson (kept in the history)")
+    delete.add_argument("id", metavar="ID")
+    merge = sub.add_parser("merge", help="fold a duplicate lesson into another, then delete it")
+    merge.add_argument("id", metavar="ID", help=_help("pitfall_merge", "id"))
+    merge.add_argument("duplicate", metavar="DUPLICATE", help=_help("pitfall_merge", "duplicate"))
+
+    for parser in (listing, search, show, record, update, delete, merge):
         _common(parser)
         parser.add_argument("--json", action="store_true", help="print the answer as JSON")
 
     serve = sub.add_parser(
         "serve",
-        help="run an MCP server (stdio) with only the four pitfall_* tools",
+        help="run an MCP server (stdio) with only the pitfall_* tools",
         description="An MCP server over stdio with the pitfalls memory alone: pitfall_record, "
-        "pitfall_search, pitfall_update, pitfall_list and the prevention rule.",
+        "pitfall_search, pitfall_update, pitfall_list, pitfall_delete, pitfall_merge and the "
+        "prevention rule.",
     )
     _common(serve)
 
@@ -104,8 +111,8 @@ def add_parser(commands: Any) -> None:
         "hook",
         help="the Claude Code hook: reads one hook event on stdin",
         description="Feed a Claude Code hook event (PostToolUseFailure, PostToolUse, "
-        "SessionEnd) from stdin to the detector; print additional context when a reminder "
-        "fires. Always exits 0.",
+        "SessionEnd) from stdin to the detector, printing additional context when a reminder "
+        "fires; on SessionStart print the project's most recent lessons. Always exits 0.",
     )
     hook.add_argument("--home", metavar="DIR")
     hook.add_argument("--project-dir", metavar="PATH")
@@ -163,6 +170,8 @@ def run(options: argparse.Namespace) -> int:
         "search": ("pitfall_search", _args(options, ("query", "tag", "limit"))),
         "record": ("pitfall_record", _args(options, lesson_keys)),
         "update": ("pitfall_update", _args(options, ("id", "note", *lesson_keys))),
+        "delete": ("pitfall_delete", _args(options, ("id",))),
+        "merge": ("pitfall_merge", _args(options, ("id", "duplicate"))),
     }[command]
     answer = PitfallTools(pitfalls).call(tool, args)
     if options.json:

@@ -113,6 +113,9 @@ def _fold(data: bytes) -> list[dict[str, Any]]:
             raw = loads(line)
         except (ValueError, RecursionError):
             continue  # a line cut short by a killed writer, or a bad hand edit
+        if isinstance(raw, dict) and raw.get("deleted") is True and isinstance(raw.get("id"), str):
+            folded.pop(raw["id"], None)  # a tombstone: the lesson's history stays in the file
+            continue
         entry = normalise_entry(raw) if isinstance(raw, dict) else None
         if entry is not None and not is_entry_id(entry["id"]):
             _skipped(entry["id"])
@@ -312,36 +315,88 @@ class Library:
             self._seen = None
             raise self._error("write", error) from None
 
+    def delete(self, entry_id: str, now_iso: str, merged_into: str | None = None) -> bool:
+        """Append a tombstone for the lesson and remove its card and its index line; False
+        (nothing written) when this library has no such lesson. The file keeps every earlier
+        snapshot: a deletion is one more line, not a rewrite."""
+        tombstone: dict[str, Any] = {"v": 1, "id": entry_id, "deleted": True, "updated": now_iso}
+        if merged_into is not None:
+            tombstone["mergedInto"] = merged_into
+        line = dumps(tombstone).encode() + b"\n"
+        try:
+            card_name = check_name(f"{entry_id}.md", is_card_name, "lesson id")
+            if self.get(entry_id) is None:
+                return False
+            with self._folder(create=True) as folder, folder.sub(CARDS, create=True) as cards:
+                lock = folder.lock(_LOCK)
+                try:
+                    if self.get(entry_id) is None:  # deleted meanwhile by another process
+                        return False
+                    self._delete_locked(folder, cards, card_name, entry_id, line)
+                finally:
+                    os.close(lock)
+        except LibraryError:
+            raise
+        except OSError as error:
+            self._seen = None
+            raise self._error("write", error) from None
+        return True
+
     def _save_locked(
         self, folder: Folder, cards: Folder, card_name: str, entry: dict[str, Any], line: bytes
     ) -> None:
-        # The card and the index are staged first: on a full disk they fail before the
-        # lesson is appended, and an append that fails is cut back, so nothing is changed.
         saved = normalise_entry(loads(line))
         entries = [e for e in self.entries() if e["id"] != entry["id"]]
         entries.append(saved if saved is not None else entry)
         card = cards.stage(render.card(entry).encode("utf-8"))
+        self._write_locked(folder, cards, line, entries, (card, card_name))
+
+    def _delete_locked(
+        self, folder: Folder, cards: Folder, card_name: str, entry_id: str, line: bytes
+    ) -> None:
+        entries = [e for e in self.entries() if e["id"] != entry_id]
+        self._write_locked(folder, cards, line, entries, None)
+        try:  # noqa: SIM105 - contextlib would cost the hook its import
+            cards.discard(card_name)
+        except OSError:
+            pass  # the tombstone stands; a stray card is only a file nobody lists
+
+    def _write_locked(
+        self,
+        folder: Folder,
+        cards: Folder,
+        line: bytes,
+        entries: list[dict[str, Any]],
+        card: tuple[str, str] | None,
+    ) -> None:
+        """Append one snapshot line with the index of ``entries`` and the staged card (its
+        temporary and final names), all or nothing."""
+        # The card and the index are staged first: on a full disk they fail before the
+        # snapshot is appended, and an append that fails is cut back, so nothing is changed.
         try:
             index = folder.stage(render.index(entries).encode("utf-8"))
         except BaseException:
-            cards.discard(card)
+            if card is not None:
+                cards.discard(card[0])
             raise
         try:
             size = self._append(folder, line)
         except BaseException:
-            cards.discard(card)
+            if card is not None:
+                cards.discard(card[0])
             folder.discard(index)
             raise
-        try:
-            cards.commit(card, card_name)
-        except BaseException:
-            folder.truncate(ENTRIES, size)
-            folder.discard(index)
-            raise
+        if card is not None:
+            try:
+                cards.commit(*card)
+            except BaseException:
+                folder.truncate(ENTRIES, size)
+                folder.discard(index)
+                raise
         try:  # noqa: SIM105 - contextlib would cost the hook its import
             folder.commit(index, INDEX)
         except OSError:
-            pass  # the lesson and its card stand; the next save rewrites the index whole
+            pass  # the snapshot (and its card) stand; the next save rewrites the index whole
         # The search cache is built now, so the next cold reader (the hook) need not fold.
         folded = _Folded.of(entries)
         try:

@@ -1,4 +1,4 @@
-"""The memory over MCP: the four tools and the automatic reminder, mounted into
+"""The memory over MCP: the tools and the automatic reminder, mounted into
 ``reckoner serve --pitfalls`` or served alone by ``reckoner pitfalls serve``.
 
 The reminder rides on the failing tool's own result, as one more text content item after
@@ -69,7 +69,7 @@ def answer_result(answer: Answer) -> types.CallToolResult:
 
 
 class PitfallsMount:
-    """The four tools, the detector and the prevention rule for one server process."""
+    """The tools, the detector and the prevention rule for one server process."""
 
     def __init__(self, pitfalls: Pitfalls) -> None:
         self.pitfalls = pitfalls
@@ -125,7 +125,7 @@ def session_key(ctx: ServerRequestContext[Any]) -> str:
 
 
 def build_standalone_server(mount: PitfallsMount) -> Server[Any]:
-    """An MCP server with the memory only: the four tools and the prevention rule."""
+    """An MCP server with the memory only: its tools and the prevention rule."""
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None

@@ -189,6 +189,25 @@ def merged_copies(first: dict[str, Any], second: dict[str, Any]) -> dict[str, An
     return result
 
 
+def folded_into(kept: dict[str, Any], duplicate: dict[str, Any], now_iso: str) -> dict[str, Any]:
+    """The kept lesson after a merge: its own fields win, a field it left empty takes the
+    duplicate's, the tags of both (kept first, each once, within the limit), the notes of
+    both in time order, and a note naming the duplicate."""
+    result = {**kept, "updated": now_iso}
+    for key in TEXT_FIELDS:
+        if not result.get(key) and duplicate.get(key):
+            result[key] = duplicate[key]
+    tags = list(kept.get("tags", []))
+    for tag in duplicate.get("tags", []):
+        if tag.lower() not in {t.lower() for t in tags}:
+            tags.append(tag)
+    result["tags"] = clean_tags(tags, [])
+    merged = merged_copies({**kept, "updated": ""}, {**duplicate, "updated": ""})["notes"]
+    note = f"merged from {duplicate['id']}: {duplicate.get('title') or '(untitled)'}"
+    result["notes"] = keep_notes([*merged, {"at": now_iso, "text": note}])
+    return result
+
+
 def entry_id_for(stamp: str, suffix: str) -> str:
     """``p-YYYYMMDD-HHMMSS-xxxx`` from a ``YYYYMMDD-HHMMSS`` stamp and 4 hex digits."""
     return f"p-{stamp}-{suffix}"

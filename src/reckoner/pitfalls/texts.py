@@ -1,4 +1,4 @@
-"""What a model reads about the memory: the prevention rule and the four tools' texts."""
+"""What a model reads about the memory: the prevention rule and the tools' texts."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ _RULES = """\
 ## Pitfalls memory
 
 You have a memory of lessons learned from failed tool calls, shared across sessions \
-(pitfall_search, pitfall_record, pitfall_update, pitfall_list). On a pitfall, record it; \
+(pitfall_search, pitfall_record, pitfall_update, pitfall_list, pitfall_merge, \
+pitfall_delete). On a pitfall, record it; \
 before starting, search:
 
 1. Before starting a task, call pitfall_search with its key words (tool names, commands, \
@@ -14,7 +15,9 @@ file names, error codes) and follow any lesson that applies.
 2. When a call failed and you found what works, or you hit a trap worth remembering, call \
 pitfall_record once: a title you would search for next time, the solution, the error text \
 as evidence, tags such as the tool name and the error code.
-3. When a lesson helped again or its fix changed, add a note with pitfall_update.
+3. When a lesson helped again or its fix changed, add a note with pitfall_update; when two \
+lessons say the same, fold one into the other with pitfall_merge; delete one that proved \
+wrong with pitfall_delete.
 """
 
 REMINDER_RULE = """\
@@ -26,7 +29,7 @@ PREVENTION_RULE = _RULES + REMINDER_RULE
 """The rule of `serve --pitfalls`, whose server sees every tool's result and so can remind."""
 
 STANDALONE_RULE = _RULES
-"""The rule of `reckoner pitfalls serve`: it serves only the memory's four tools, never sees
+"""The rule of `reckoner pitfalls serve`: it serves only the memory's tools, never sees
 another tool fail, and so promises no reminder."""
 
 TITLES: dict[str, str] = {
@@ -34,6 +37,8 @@ TITLES: dict[str, str] = {
     "pitfall_search": "Search the lessons learned",
     "pitfall_update": "Update a lesson or add a note",
     "pitfall_list": "List recent lessons",
+    "pitfall_delete": "Delete a lesson",
+    "pitfall_merge": "Merge a duplicate lesson into another",
 }
 
 _FAILURE = (
@@ -68,5 +73,17 @@ DESCRIPTIONS: dict[str, str] = {
     "pitfall_list": (
         "List the most recent lessons, optionally only one status or one tag. Answers "
         '{"ok": true, "count", "lessons": [...]}.' + _FAILURE
+    ),
+    "pitfall_delete": (
+        "Delete a lesson by id, from the project and the global library: one that proved "
+        "wrong or no longer applies. The history keeps it (a deletion is a snapshot of its "
+        'own), but no search, list or reminder shows it again. Answers {"ok": true, "id", '
+        '"deleted": true}; PITFALL_NOT_FOUND when no lesson has the id.' + _FAILURE
+    ),
+    "pitfall_merge": (
+        "Merge a duplicate lesson into the one that stays: the kept lesson gains the "
+        "duplicate's notes and tags and any field it lacks (its own fields win), with a note "
+        "naming the duplicate; the duplicate is then deleted. Answers "
+        '{"ok": true, "id", "lesson", "card", "merged"}.' + _FAILURE
     ),
 }

@@ -11,10 +11,11 @@ in place, never moved into the project.
 from __future__ import annotations
 
 from .library import Library, LibraryError, absolute_path, real_path
-from .model import Cleaned, applied, is_entry_id, merged_copies
+from .model import Cleaned, applied, folded_into, is_entry_id, merged_copies
 
 TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from .library import AnyPath
@@ -177,10 +178,37 @@ class Pitfalls:
         entry = self.global_library.record(cleaned.fields)  # raises when this fails too
         return Outcome(entry, self.global_library, cleaned.changes, warnings)
 
+    def delete(self, entry_id: str, now_iso: str, merged_into: str | None = None) -> None:
+        """Delete the lesson from every tier that holds it (a tombstone in each)."""
+        if self.find(entry_id) is None:
+            raise NotFound(entry_id)
+        for library in self.libraries:
+            library.delete(entry_id, now_iso, merged_into)
+
+    def merge(self, keep_id: str, duplicate_id: str, now_iso: str) -> Outcome:
+        """Fold the duplicate into the kept lesson (``folded_into``), write it to its tiers,
+        then delete the duplicate: a failure before the deletion leaves both lessons."""
+        duplicate = self.find(duplicate_id)
+        if duplicate is None:
+            raise NotFound(duplicate_id)
+        cleaned = Cleaned({}, [])
+        outcome = self._rewrite(
+            keep_id, lambda kept: folded_into(kept, duplicate[0], now_iso), cleaned
+        )
+        self.delete(duplicate_id, now_iso, merged_into=keep_id)
+        return outcome
+
     def update(self, entry_id: str, cleaned: Cleaned, note: str | None, now_iso: str) -> Outcome:
         """Edit the lesson where it is found, from both tiers' copies merged (a note added
         through another project's session is in the global copy only), then write the result
         to both, so no note or edit made through either tier is lost."""
+        return self._rewrite(
+            entry_id, lambda entry: applied(entry, cleaned, note, now_iso), cleaned
+        )
+
+    def _rewrite(
+        self, entry_id: str, change: Callable[[dict[str, Any]], dict[str, Any]], cleaned: Cleaned
+    ) -> Outcome:
         found = self.find(entry_id)
         if found is None:
             raise NotFound(entry_id)
@@ -192,7 +220,7 @@ class Pitfalls:
                 global_copy = None  # unreadable: the project copy is all there is to go on
             if global_copy is not None:
                 entry = merged_copies(entry, global_copy)
-        final = applied(entry, cleaned, note, now_iso)
+        final = change(entry)
         library.save(final)
         warnings: list[str] = []
         if library is not self.global_library:

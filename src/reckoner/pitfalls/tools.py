@@ -1,4 +1,4 @@
-"""The four ``pitfall_*`` tools: arguments checked against the one contract, one answer each.
+"""The ``pitfall_*`` tools: arguments checked against the one contract, one answer each.
 
 An answer is ``{"ok": true, ...}`` with the lessons, or ``{"ok": false, "code", "error"}``
 with one sentence naming what was wrong, the limit and the fix. A refused call writes
@@ -119,7 +119,7 @@ def check_arguments(tool: str, args: Any) -> dict[str, Any]:
 
 
 class PitfallTools:
-    """The four tools over one memory."""
+    """The tools over one memory."""
 
     def __init__(self, pitfalls: Pitfalls) -> None:
         self.pitfalls = pitfalls
@@ -185,12 +185,32 @@ class PitfallTools:
         try:
             outcome = self.pitfalls.update(entry_id, cleaned, note or None, now_stamp()[0])
         except NotFound:
-            raise Refused(
-                PitfallCode.NOT_FOUND,
-                f"no lesson has the id {entry_id[:40]!r}; find it with pitfall_search or "
-                "pitfall_list (ids look like p-20261201-070000-a3f9)",
-            ) from None
+            raise _not_found(entry_id) from None
         return _written("updated", outcome)
+
+    def _pitfall_delete(self, args: dict[str, Any]) -> Answer:
+        entry_id = args["id"].strip()
+        try:
+            self.pitfalls.delete(entry_id, now_stamp()[0])
+        except NotFound:
+            raise _not_found(entry_id) from None
+        return Answer({"ok": True, "id": entry_id, "deleted": True}, f"Lesson deleted: {entry_id}")
+
+    def _pitfall_merge(self, args: dict[str, Any]) -> Answer:
+        keep, duplicate = args["id"].strip(), args["duplicate"].strip()
+        if keep == duplicate:
+            raise Refused(
+                PitfallCode.INVALID_ARGS,
+                f"pitfall_merge's id and duplicate are both {keep[:40]!r}; give the lesson "
+                "that stays as id and the one to fold into it as duplicate",
+            )
+        for entry_id in (keep, duplicate):
+            if self.pitfalls.find(entry_id) is None:
+                raise _not_found(entry_id)
+        outcome = self.pitfalls.merge(keep, duplicate, now_stamp()[0])
+        answer = _written("merged", outcome)
+        answer.data["merged"] = duplicate
+        return Answer(answer.data, answer.text + f"\nMerged and deleted: {duplicate}")
 
     def _pitfall_search(self, args: dict[str, Any]) -> Answer:
         warnings: list[str] = []
@@ -234,6 +254,14 @@ class PitfallTools:
             f"no lesson has {' and '.join(w for w in wanted if w)}; lessons are recorded, "
             "pitfall_list without the filter lists the most recent"
         )
+
+
+def _not_found(entry_id: str) -> Refused:
+    return Refused(
+        PitfallCode.NOT_FOUND,
+        f"no lesson has the id {entry_id[:40]!r}; find it with pitfall_search or "
+        "pitfall_list (ids look like p-20261201-070000-a3f9)",
+    )
 
 
 def _title_words(title: str) -> set[str]:

@@ -134,7 +134,7 @@ def build_server(
     ``preset_tools`` answers the others (``compute``) by name beside the engine, not under its
     lock, so a long computation never holds up set, get or eval, and a tool mapped to None is
     switched off and not listed. ``held`` gives back the arguments its transport rewriter held
-    aside (lone surrogates). With ``pitfalls`` (``serve --pitfalls``) it also lists the four
+    aside (lone surrogates). With ``pitfalls`` (``serve --pitfalls``) it also lists the
     pitfall_* tools, adds the prevention rule to the instructions, and appends a reminder to a
     failing result when the detector fires.
     """
