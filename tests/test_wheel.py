@@ -173,3 +173,14 @@ def test_doctor_in_the_base_install_names_each_missing_extra_and_its_command(
         assert extras[extra]["install"] == install_command(extra)
     screen = run(venv, "doctor", "--home", str(tmp_path)).stdout
     assert install_command("search") in screen
+
+
+def test_the_installed_pitfalls_server_names_the_package_version(
+    venv: Path, tmp_path: Path
+) -> None:
+    """The standalone pitfalls server reports the version from reckoner.version, which the
+    wheel carries under the distribution name reckoner-mcp (not an installed ``reckoner``)."""
+    answer = handshake(
+        venv, ["pitfalls", "serve", "--home", str(tmp_path / "home")], [], {"HOME": str(tmp_path)}
+    )
+    assert answer["server"] == {"name": "reckoner-pitfalls", "version": __version__}
