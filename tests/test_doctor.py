@@ -69,6 +69,25 @@ def test_doctor_on_a_healthy_home_counts_its_records_and_finds_no_problem(tmp_pa
     assert "problem" not in screen
 
 
+def test_doctor_names_the_lanes_running_engines_hold_and_their_pids(tmp_path: Path) -> None:
+    import os
+
+    home = tmp_path / "home"
+    _home_with_records(home)
+    assert report(home)["home"]["lanesInUse"] == []
+    with Engine(home=home) as first, Engine(home=home) as second:
+        first.call("get", {"name": "V"})
+        second.call("get", {"name": "V"})
+        facts = report(home)
+        screen = doctor(home)
+    assert facts["home"]["lanesInUse"] == [
+        {"lane": 1, "pid": os.getpid()},
+        {"lane": 2, "pid": os.getpid()},
+    ]
+    assert f"lane 1 (pid {os.getpid()})" in screen
+    assert report(home)["home"]["lanesInUse"] == []
+
+
 def test_doctor_reports_an_unreadable_record_and_a_corrupt_state_file(tmp_path: Path) -> None:
     home = tmp_path / "home"
     _home_with_records(home)

@@ -89,6 +89,7 @@ def _keys(env: Mapping[str, str]) -> dict[str, Any]:
 
 def _home(explicit: str | None) -> dict[str, Any]:
     from reckoner.storage.home import HomeLayout
+    from reckoner.storage.home_lock import held_lanes
     from reckoner.storage.home_path import resolve_home
     from reckoner.storage.record_store import RecordArchive
     from reckoner.storage.state_file import StateFile
@@ -121,6 +122,7 @@ def _home(explicit: str | None) -> dict[str, Any]:
     facts["closedRecords"] = len(listing.closed)
     facts["openRecords"] = [{"lane": entry.lane, "id": entry.id} for entry in listing.open_records]
     facts["lanesWithOpenFiles"] = layout.lanes_with_open_files()
+    facts["lanesInUse"] = [{"lane": lane, "pid": pid} for lane, pid in held_lanes(layout)]
     facts["unreadableRecords"] = listing.unreadable
     if listing.unreadable:
         problems.append(
@@ -214,6 +216,11 @@ def _home_rows(home: dict[str, Any]) -> list[tuple[str, str, str]]:
         opened = ", ".join(f"lane {e['lane']}: {e['id']}" for e in home["openRecords"])
         rows.append(("", "closed records", str(home["closedRecords"])))
         rows.append(("", "open records", escape(opened) or "none"))
+        in_use = ", ".join(
+            f"lane {e['lane']} (pid {e['pid'] if e['pid'] is not None else '?'})"
+            for e in home["lanesInUse"]
+        )
+        rows.append(("", "lanes in use", in_use or "none"))
         rows.append(("", "unreadable records", str(len(home["unreadableRecords"]))))
     for problem in home["problems"]:
         rows.append(("", "[red]problem[/red]", f"[red]{escape(problem)}[/red]"))
