@@ -114,6 +114,19 @@ def test_doctor_on_a_home_that_is_a_file_says_so_and_still_reports_the_rest(
     assert "is a file" in doctor(home)
 
 
+def test_doctor_on_a_home_whose_parts_are_the_wrong_kind_reports_each(tmp_path: Path) -> None:
+    """records/ a file and state.json a directory: each named, and nothing raises."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "records").write_text("not a directory", "utf-8")
+    (home / "state.json").mkdir()
+    facts = report(home)
+    problems = " ".join(facts["home"]["problems"])
+    assert "records is a file where the home needs a directory" in problems
+    assert "state.json cannot be read" in problems
+    assert facts["home"]["closedRecords"] == 0
+
+
 def test_doctor_on_a_home_not_yet_made_creates_nothing(tmp_path: Path) -> None:
     home = tmp_path / "never"
     facts = report(home)
