@@ -83,6 +83,15 @@ def test_the_extras_in_pyproject_are_the_ones_host_extras_names() -> None:
     assert not base & set(SDK_MODULES), "an extra's package is in the base install"
 
 
+def test_the_readme_installs_the_distribution_and_names_each_extra_as_host_extras_does() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    assert f"uv tool install {DISTRIBUTION}" in readme
+    assert f"pipx install {DISTRIBUTION}" in readme
+    assert install_command("search") in readme
+    for extra in (*EXTRAS, "all"):
+        assert f"| `{DISTRIBUTION}[{extra}]` |" in readme, extra
+
+
 def test_the_wheel_installs_alone_in_a_fresh_venv_and_prints_its_version(venv: Path) -> None:
     done = run(venv, "--version")
     assert done.returncode == 0 and done.stdout.strip() == f"reckoner {__version__}"
