@@ -13,7 +13,7 @@ import pytest
 
 from reckoner import __version__
 
-COMMANDS = ("call", "records", "show", "serve", "demo", "article", "panel")
+COMMANDS = ("call", "records", "show", "serve", "demo", "article", "panel", "doctor")
 
 
 def reckoner(

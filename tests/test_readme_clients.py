@@ -2,9 +2,11 @@
 
 The section is read from README.md. Each stdio snippet is launched with the command and
 arguments it gives (the `reckoner` script resolved on a PATH that holds this environment's
-scripts, the home moved to a temp dir via RECKONER_HOME); each HTTP snippet is started on a
-free port in place of the one it names, with the environment its `export` lines make (run by
-sh as written), and its client sends the headers the snippet names, variables expanded.
+scripts; `uvx --from reckoner-mcp` and the checkout's `uvx --from /path/to/checkout` both run
+this checkout through the real uvx; the home moved to a temp dir via RECKONER_HOME); each
+HTTP snippet is started on a free port in place of the one it names, with the environment
+its `export` lines make (run by sh as written), and its client sends the headers the snippet
+names, variables expanded.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ def parse_snippets() -> list[Snippet]:
                         exports.append(line)
                     elif words[:2] == ["reckoner", "serve"] and "--http" in words:
                         http_command = words
-                    elif words[:2] == ["reckoner", "serve"]:
+                    elif words[:2] == ["reckoner", "serve"] or words[:1] == ["uvx"]:
                         snippets.append(Snippet(client, "stdio", words))
             elif language == "json":
                 config: dict[str, Any] = json.loads(code)
@@ -123,6 +125,57 @@ def test_every_client_has_a_section_with_a_snippet() -> None:
     assert any(s.kind == "http" for s in SNIPPETS)
 
 
+RELEASE = "reckoner-mcp"
+CHECKOUT = "/path/to/checkout"
+
+
+def test_the_client_snippets_run_the_pypi_distribution_through_uvx() -> None:
+    """Each desktop client's first snippet is ``uvx --from reckoner-mcp reckoner serve``
+    (the command is ``reckoner``, the package ``reckoner-mcp``), and a checkout's form is
+    shown beside it."""
+    for client in CLIENTS:
+        first = next(s for s in SNIPPETS if s.client == client and s.kind == "stdio")
+        assert first.command == ["uvx", "--from", RELEASE, "reckoner", "serve"], first.id
+    froms = {s.command[2] for s in SNIPPETS if s.command[:2] == ["uvx", "--from"]}
+    assert froms == {RELEASE, CHECKOUT}
+    assert {s.client for s in SNIPPETS if CHECKOUT in s.command} >= {
+        "Claude Desktop",
+        "Claude Code",
+    }
+
+
+def _launchable(command: list[str]) -> list[str]:
+    """The snippet's command as this test can run it: ``uvx --from reckoner-mcp`` and
+    ``uvx --from /path/to/checkout`` both run this checkout (the release is built from it;
+    PyPI's copy may be older or not published yet), every other word as written."""
+    if command[0] != "uvx":
+        return command
+    assert command[1] == "--from" and command[2] in (RELEASE, CHECKOUT), command
+    uv = os.environ.get("UV")  # `uv run` names its own binary; uvx stands beside it
+    uvx = str(Path(uv).with_name("uvx")) if uv else shutil.which("uvx")
+    assert uvx is not None, "uvx is not on PATH"
+    return [uvx, "--from", str(ROOT), *command[3:]]
+
+
+def _uv_environment() -> dict[str, str]:
+    """What uv itself reads from the environment (its settings, the machine's certificates and
+    proxies) and its cache, so a uvx snippet started with another HOME reaches the index as
+    uv does here and reuses what is built."""
+    passed = {
+        name: value
+        for name, value in os.environ.items()
+        if name.startswith("UV_")
+        or name in ("SSL_CERT_FILE", "SSL_CERT_DIR")
+        or name.lower() in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+    }
+    if "UV_CACHE_DIR" not in passed:
+        found = subprocess.run(
+            ["uv", "cache", "dir"], capture_output=True, text=True, timeout=30, check=True
+        )
+        passed["UV_CACHE_DIR"] = found.stdout.strip()
+    return passed
+
+
 def _scripts_path() -> str:
     # The `reckoner` console script of this environment, as `uv tool install` puts it on PATH.
     scripts = str(Path(sys.executable).parent)
@@ -141,12 +194,13 @@ async def _handshake(client: Client) -> None:
 @pytest.mark.parametrize("snippet", [s for s in SNIPPETS if s.kind == "stdio"], ids=lambda s: s.id)
 def test_stdio_snippet_starts_the_server_as_written(snippet: Snippet, tmp_path: Path) -> None:
     path = _scripts_path()
-    command = shutil.which(snippet.command[0], path=path)
-    assert command is not None, f"{snippet.command[0]} is not on PATH"
+    launched = _launchable(snippet.command)
+    command = shutil.which(launched[0], path=path)
+    assert command is not None, f"{launched[0]} is not on PATH"
     params = StdioServerParameters(
         command=command,
-        args=snippet.command[1:],
-        env={"PATH": path, "RECKONER_HOME": str(tmp_path / "home")},
+        args=launched[1:],
+        env={"PATH": path, "RECKONER_HOME": str(tmp_path / "home"), **_uv_environment()},
     )
 
     async def main() -> None:
@@ -253,13 +307,14 @@ def test_issue_9_the_three_client_configurations_run_at_once_on_the_default_home
     assert {s.client for s in snippets} == set(CLIENTS[:3])
     params = []
     for snippet in snippets:
-        command = shutil.which(snippet.command[0], path=path)
+        launched = _launchable(snippet.command)
+        command = shutil.which(launched[0], path=path)
         assert command is not None
         params.append(
             StdioServerParameters(
                 command=command,
-                args=snippet.command[1:],
-                env={"PATH": path, "HOME": str(tmp_path)},
+                args=launched[1:],
+                env={"PATH": path, "HOME": str(tmp_path), **_uv_environment()},
             )
         )
 

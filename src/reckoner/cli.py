@@ -359,6 +359,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_home(panel)
 
+    doctor = commands.add_parser(
+        "doctor",
+        help="say what is installed and how the home is, for a bug report",
+        description=(
+            "Print the version, the installed extras, the compute engines, TeX, Chromium and "
+            "pdftoppm found, which provider keys are set (named, never shown) and the home's "
+            "health (open records, unreadable records, free space). Only reads; never fails."
+        ),
+    )
+    doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_home(doctor)
+
     from reckoner.pitfalls.cli import add_parser as add_pitfalls_parser
 
     add_pitfalls_parser(commands)
@@ -808,6 +820,18 @@ def cmd_panel(options: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(options: argparse.Namespace) -> int:
+    from reckoner.doctor import print_report, report
+    from reckoner.wire import dumps_text
+
+    facts = report(options.home)
+    if options.json:
+        print(dumps_text(facts))
+    else:
+        print_report(facts, _console())
+    return 0
+
+
 def cmd_pitfalls(options: argparse.Namespace) -> int:
     from reckoner.pitfalls.cli import run
 
@@ -823,6 +847,7 @@ COMMANDS = {
     "article": cmd_article,
     "compute": cmd_compute,
     "panel": cmd_panel,
+    "doctor": cmd_doctor,
     "pitfalls": cmd_pitfalls,
 }
 

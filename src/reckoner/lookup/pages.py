@@ -24,6 +24,8 @@ import certifi
 import httpcore
 import httpx
 
+from reckoner.host.extras import MissingExtra, require
+
 from .providers import PageSkipped
 from .urls import UrlRefused, WebUrl, join
 
@@ -148,6 +150,10 @@ def _main_text(body: bytes, response: httpx.Response, chars: int) -> str:
     if kind == "text/plain":
         text = decoded
     else:
+        try:
+            require("search")
+        except MissingExtra as why:
+            raise PageSkipped(str(why)) from None
         import trafilatura  # heavy: loaded on the first enriched page only
 
         text = trafilatura.extract(decoded, include_comments=False, include_tables=True) or ""

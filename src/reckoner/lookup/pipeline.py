@@ -151,7 +151,7 @@ def run(
         )
     try:
         provider = provider_for(None)
-    except NotConfigured as why:
+    except (NotConfigured, ProviderFailure) as why:  # no key, or the search extra missing
         return lookup.fail(
             "failed",
             SearchCode.UNAVAILABLE,
@@ -191,7 +191,7 @@ def run(
     material = _material(lookup, fetcher)
     try:
         synthesizer = provider_for(policy.synthesis_provider)
-    except NotConfigured as why:
+    except (NotConfigured, ProviderFailure) as why:
         return lookup.fail(
             "failed",
             SearchCode.UNAVAILABLE,

@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any
 
 from reckoner.core.contract import SEARCH_TOOL
+from reckoner.host.extras import MissingExtra, require
 from reckoner.providers.config import (
     BASE_URL_VARIABLES,
     KEY_VARIABLES,
@@ -97,8 +98,9 @@ class SearchTool:
         """Say in the log which provider a lookup would use now (never its key)."""
         env = os.environ if self._env is None else self._env
         try:
+            require("search")
             name = choose(env)
-        except NotConfigured as why:
+        except (NotConfigured, MissingExtra) as why:
             self._log.warn(f"search is served but unavailable: {why}")
             return
         base = configured_urls(name, env)[0]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from reckoner.core.contract import PITFALL_TOOLS, Tool, property_schema
+from reckoner.version import __version__
 from reckoner.wire import dumps_text
 
 from .detector import Detector, build_clue
@@ -152,7 +152,8 @@ def build_standalone_server(mount: PitfallsMount) -> Server[Any]:
 
     return Server(
         STANDALONE_NAME,
-        version=version("reckoner"),
+        # The package's own version: the distribution is named reckoner-mcp, not reckoner.
+        version=__version__,
         title="reckoner pitfalls: lessons learned from tool failures",
         instructions=STANDALONE_RULE,
         on_list_tools=list_tools,

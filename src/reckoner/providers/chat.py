@@ -12,9 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from reckoner.host.extras import Extra, MissingExtra, require
+
 from .budget import ARTICLE_OUTPUT_TOKENS
 from .config import RETRIES, TIMEOUTS_S, Endpoint, Kind, Purpose, endpoint
+from .failures import ProviderFailure
 from .replies import Citation, Reply, Turn
+
+EXTRA_FOR: dict[Purpose, Extra] = {"lookup": "search", "article": "models"}
+"""The distribution's extra that brings a purpose's SDKs (reckoner.host.extras)."""
 
 
 class Client(Protocol):
@@ -44,7 +50,12 @@ def open_client(
     timeout: float | None = None,
     retries: int | None = None,
 ) -> Client:
-    """The SDK client for ``where``, with the purpose's timeout and retries unless given."""
+    """The SDK client for ``where``, with the purpose's timeout and retries unless given;
+    ProviderFailure naming the install command when the purpose's extra is missing."""
+    try:
+        require(EXTRA_FOR[purpose])
+    except MissingExtra as why:
+        raise ProviderFailure(str(why)) from None
     wait = TIMEOUTS_S[purpose] if timeout is None else timeout
     tries = RETRIES[purpose] if retries is None else retries
     if where.kind == "anthropic":

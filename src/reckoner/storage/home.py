@@ -149,6 +149,19 @@ class HomeLayout:
         """The closed file of ``record_id``; callers validate the id first."""
         return self.records_dir / f"{record_id}.jsonl"
 
+    def free_bytes(self) -> int | None:
+        """Free bytes for an unprivileged writer on the disk the home is (or would be) on:
+        the nearest existing directory's file system; None when none can be asked."""
+        where = self.root
+        while True:
+            try:
+                info = os.statvfs(where)
+                return info.f_bavail * info.f_frsize
+            except OSError:
+                if where.parent == where:
+                    return None
+                where = where.parent
+
     def prepare(self) -> None:
         """Create the home, ``records/`` and ``logs/``; raise ``HomeError`` when unusable."""
         root = self.root

@@ -118,6 +118,30 @@ def acquire_home_lock(layout: HomeLayout) -> HomeLock:
     return HomeLock(layout, fd)
 
 
+def held_lanes(home: HomeLayout) -> list[tuple[int, int | None]]:
+    """(lane, holder's pid) of every lane a running engine holds now, in lane order, for
+    ``reckoner doctor``. Read-only: a lock file is opened only when it exists, and probed
+    with a shared ``flock`` released at once; an engine taking that lane in the same instant
+    finds it in use and takes the next (or, pinned, says so), as when two start together."""
+    held: list[tuple[int, int | None]] = []
+    for lane in range(1, MAX_LANES + 1):
+        try:
+            fd = os.open(home.for_lane(lane).lock_file, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            held.append((lane, _read_pid(fd)))
+        except OSError:
+            pass  # a file system without flock: nothing to say about this lane
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+    return held
+
+
 def _read_pid(fd: int) -> int | None:
     try:
         text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()

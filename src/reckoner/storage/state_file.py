@@ -63,6 +63,24 @@ class StateFile:
             return {}
         return value if isinstance(value, dict) else {}
 
+    def problem(self) -> str | None:
+        """Why the file would read as ``{}`` although it exists (``reckoner doctor``), or
+        None when it is absent or a JSON object."""
+        try:
+            with open(self.layout.state_file, "rb") as handle:
+                data = handle.read()
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            return f"cannot be read ({error.strerror or type(error).__name__})"
+        try:
+            value = wire.loads(data)
+        except ValueError:
+            return "is not valid JSON, so every remembered setting reads as its default"
+        if not isinstance(value, dict):
+            return "is not a JSON object, so every remembered setting reads as its default"
+        return None
+
     def subtree(self, key: str) -> dict[str, Any]:
         """A copy of one module's subtree; ``{}`` when absent or not an object."""
         value = self.read().get(key)
