@@ -55,10 +55,14 @@ class InstantProvider:
     name = "anthropic"
     model = "instant"
 
-    def search(self, question: str, max_results: int) -> list[Candidate]:
+    def search(
+        self, question: str, max_results: int, within: float | None = None
+    ) -> list[Candidate]:
         return SOURCES[:max_results]
 
-    def complete(self, system: str, user: str, model: str, max_tokens: int) -> str:
+    def complete(
+        self, system: str, user: str, model: str, max_tokens: int, within: float | None = None
+    ) -> str:
         return REPLY
 
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from reckoner.core.preset_errors import SearchCode
 
 from . import extraction
+from .deadline import Deadline, Stopped
 from .policy import GITHUB_HOSTS, Policy, host_matches
 from .providers import (
     Candidate,
@@ -35,8 +36,9 @@ ProviderFor = Callable[[str | None], Provider]
 class PageReader(Protocol):
     """Fetches an allowed page's main text from its parsed URL (lookup.pages)."""
 
-    def text(self, url: WebUrl, chars: int) -> str:
-        """The page's main text cut to ``chars``; PageSkipped when there is none."""
+    def text(self, url: WebUrl, chars: int, within: float | None = None) -> str:
+        """The page's main text cut to ``chars``, fetched within ``within`` seconds (and the
+        fetcher's own page limit); PageSkipped when there is none."""
         ...
 
 
@@ -138,7 +140,10 @@ def run(
     fetcher: Callable[[Policy], PageReader] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> Outcome:
-    """Run one lookup under ``policy``; never raises for a provider, page or reply fault."""
+    """Run one lookup under ``policy``; never raises for a provider, page or reply fault.
+
+    The lookup ends by ``policy.deadline_s`` and when its call is cancelled (lookup.deadline);
+    either way its row is ``failed`` and carries no answer."""
     lookup = _Lookup(question, policy, clock)
     carried = spent(earlier) + pending
     if carried >= policy.max_searches_per_record:
@@ -149,6 +154,31 @@ def run(
             f"(maxSearchesPerRecord), so nothing was looked up; continue with what the record "
             f"holds, or say which quantity is missing",
         )
+    deadline = Deadline(policy.deadline_s, clock)
+    try:
+        return _look_up(lookup, deadline, provider_for, fetcher)
+    except Stopped as why:
+        if lookup.synthesis is not None:
+            lookup.synthesis["answer"] = None
+            lookup.synthesis["used"] = []
+        fix = (
+            "continue without this value"
+            if why.cancelled
+            else "continue without this value, or raise search.deadlineSeconds in the search "
+            "policy and ask again"
+        )
+        return lookup.fail(
+            "failed", SearchCode.UNAVAILABLE, f"{why}; nothing was answered, so {fix}"
+        )
+
+
+def _look_up(
+    lookup: _Lookup,
+    deadline: Deadline,
+    provider_for: ProviderFor,
+    fetcher: Callable[[Policy], PageReader] | None,
+) -> Outcome:
+    question, policy, progress = lookup.question, lookup.policy, deadline.control
     try:
         provider = provider_for(None)
     except NotConfigured as why:
@@ -157,8 +187,12 @@ def run(
             SearchCode.UNAVAILABLE,
             f"the lookup is unavailable: {why}; nothing was looked up",
         )
+    progress.report("lookup: the provider's search turn")
     try:
-        cited = provider.search(question, policy.max_results)[: policy.max_results]
+        cited = deadline.run(
+            "the provider's search turn",
+            lambda left: provider.search(question, policy.max_results, left),
+        )[: policy.max_results]
         lookup.candidates = [read_citation(c.trimmed()) for c in cited]
     except ProviderFailure as why:
         return lookup.fail(
@@ -188,7 +222,7 @@ def run(
             f"no allowed source holds this fact: {reason}; say which relation cannot be "
             f"evaluated without it and stop, rather than estimate it",
         )
-    material = _material(lookup, fetcher)
+    material = _material(lookup, deadline, fetcher)
     try:
         synthesizer = provider_for(policy.synthesis_provider)
     except NotConfigured as why:
@@ -205,12 +239,17 @@ def run(
         "answer": None,
         "used": [],
     }
+    progress.report("lookup: the extraction")
     try:
-        reply = synthesizer.complete(
-            extraction.SYSTEM_PROMPT,
-            extraction.user_message(question, material),
-            model,
-            policy.synthesis_max_tokens,
+        reply = deadline.run(
+            "the extraction",
+            lambda left: synthesizer.complete(
+                extraction.SYSTEM_PROMPT,
+                extraction.user_message(question, material),
+                model,
+                policy.synthesis_max_tokens,
+                left,
+            ),
         )
     except ProviderFailure as why:
         return lookup.fail(
@@ -218,6 +257,8 @@ def run(
             SearchCode.UNAVAILABLE,
             f"the extractive step could not run: {why}; nothing was answered",
         )
+    # A cancel that came while the reply was on its way still wins: its client is gone.
+    deadline.check("the extraction")
     try:
         read = extraction.read_reply(reply, len(material))
     except extraction.UnreadableReply as why:
@@ -244,17 +285,25 @@ def run(
 
 
 def _material(
-    lookup: _Lookup, fetcher: Callable[[Policy], PageReader] | None
+    lookup: _Lookup, deadline: Deadline, fetcher: Callable[[Policy], PageReader] | None
 ) -> list[extraction.Material]:
     policy = lookup.policy
     pages: dict[int, str] = {}
     if policy.enrich_pages > 0 and fetcher is not None:
         fetch = fetcher(policy)
-        for index, (_, url) in enumerate(lookup.used[: policy.enrich_pages]):
+        chosen = lookup.used[: policy.enrich_pages]
+        for index, (_, url) in enumerate(chosen):
+            # Each page may take its share of the time left, the extraction keeping one share.
+            shares = len(chosen) - index + 1
+
+            def page(left: float, url: WebUrl = url, shares: int = shares) -> str:
+                return fetch.text(url, policy.enrich_chars_per_page, left / shares)
+
             try:
-                pages[index] = fetch.text(url, policy.enrich_chars_per_page)
+                pages[index] = deadline.run(f"the fetch of page {index + 1} of {len(chosen)}", page)
             except PageSkipped as why:
                 lookup.notes.append(f"page not enriched: {why}")
+            deadline.control.report(f"lookup: fetched page {index + 1} of {len(chosen)}")
     return [
         extraction.Material(c.url, c.title, c.snippet, pages.get(i))
         for i, (c, _) in enumerate(lookup.used)

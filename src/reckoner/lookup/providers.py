@@ -100,12 +100,17 @@ class Provider(Protocol):
     name: str
     model: str
 
-    def search(self, question: str, max_results: int) -> list[Candidate]:
-        """The sources the provider's web-search turn cited, in its order."""
+    def search(
+        self, question: str, max_results: int, within: float | None = None
+    ) -> list[Candidate]:
+        """The sources the provider's web-search turn cited, in its order; the request and
+        its retries end within ``within`` seconds when given."""
         ...
 
-    def complete(self, system: str, user: str, model: str, max_tokens: int) -> str:
-        """One bare model call with no tools; the reply's text."""
+    def complete(
+        self, system: str, user: str, model: str, max_tokens: int, within: float | None = None
+    ) -> str:
+        """One bare model call with no tools; the reply's text (within ``within`` s)."""
         ...
 
 
