@@ -55,7 +55,7 @@ def send_within(
     if last is not None:
         raise last
     raise ProviderFailure(
-        f"no time was left for the provider's request (within {within:g} s)",
+        f"no time was left for the provider's request (within {within:.3g} s)",
         fix="allow the call more time",
     )
 

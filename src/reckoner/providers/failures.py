@@ -90,7 +90,7 @@ def sdk_failure(
         return status_failure(kind, shown_url, error.status_code, key_variable, model)
     if isinstance(error, sdk.APITimeoutError):
         return ProviderFailure(
-            f"{who} did not answer in time (within {timeout:g} s)",
+            f"{who} did not answer in time (within {timeout:.3g} s)",
             fix="try again later, or choose a faster model",
             retryable=True,
         )
