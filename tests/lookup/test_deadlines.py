@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +15,13 @@ from lookup_helpers import Lookups
 
 from reckoner.host.calls import CallControl, calling
 from reckoner.lookup.pages import PageFetcher
-from reckoner.lookup.policy import Unusable, merge_override, resolve
+from reckoner.lookup.policy import (
+    DEADLINE_BOUNDS,
+    DEADLINE_SECONDS,
+    Unusable,
+    merge_override,
+    resolve,
+)
 from reckoner.lookup.providers import PageSkipped
 from reckoner.lookup.urls import parse
 
@@ -53,7 +60,8 @@ def _warm(lookups: Lookups) -> None:
     """One answered lookup first: the SDK's first import and client take seconds on a busy
     machine, time that would count against a small test deadline."""
     _answering(lookups)
-    assert lookups.search()["ok"] is True
+    receipt = lookups.search()
+    assert receipt["ok"] is True, receipt
     lookups.anthropic.clear()
 
 
@@ -68,9 +76,9 @@ def test_a_provider_that_never_answers_ends_the_lookup_at_its_deadline(
     lookups: Lookups,
 ) -> None:
     lookups.with_shipped_timeouts()  # 45 s a request and one retry: the deadline must win
-    lookups.override({"deadlineSeconds": 3})
     lookups.start()
     _warm(lookups)
+    lookups.override({"deadlineSeconds": 3})
     lookups.anthropic.script.search_delay = NEVER
     began = time.monotonic()
     receipt = lookups.search()
@@ -97,6 +105,8 @@ def test_the_default_deadline_is_recorded_in_the_row(lookups: Lookups) -> None:
 @pytest.fixture
 def dripping(lookups: Lookups, page_server: PageServer) -> Lookups:
     page_server.pages.clear()
+    lookups.start()
+    _warm(lookups)
     lookups.override(
         {
             "deadlineSeconds": 6,
@@ -104,7 +114,6 @@ def dripping(lookups: Lookups, page_server: PageServer) -> Lookups:
             "enrich": {"pages": 2, "allowPrivateAddresses": True},
         }
     )
-    lookups.start()
     return lookups
 
 
@@ -227,3 +236,10 @@ def test_an_unusable_deadline_is_one_sentence_and_the_default_applies(
     assert resolution.policy.deadline_s == 60
     with pytest.raises(Unusable, match=r"^search\.deadlineSeconds must be a whole number from 3 "):
         merge_override({}, {"deadlineSeconds": value})
+
+
+def test_the_readme_names_the_deadline_key_and_its_default() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    low, high = DEADLINE_BOUNDS
+    assert f"| `deadlineSeconds` | {DEADLINE_SECONDS} |" in readme
+    assert f"({low} to {high})" in readme
