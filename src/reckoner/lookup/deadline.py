@@ -18,6 +18,8 @@ from typing import TypeVar
 
 from reckoner.host.calls import current_call
 
+from .providers import Stopped
+
 T = TypeVar("T")
 
 SLICE_S = 0.05
@@ -25,14 +27,6 @@ SLICE_S = 0.05
 NEAR_DEADLINE_S = 0.5
 """A worker's failure this close to the deadline is the deadline's doing (its request was
 bounded by the time left), so the lookup says the deadline and not the request's timeout."""
-
-
-class Stopped(Exception):
-    """The lookup stopped before its end; ``str()`` is the clause its row's error embeds."""
-
-    def __init__(self, clause: str, *, cancelled: bool) -> None:
-        super().__init__(clause)
-        self.cancelled = cancelled
 
 
 class Deadline:
@@ -43,6 +37,10 @@ class Deadline:
         self.clock = clock
         self.control = current_call()
         self.end = clock() + seconds
+
+    def report(self, message: str) -> None:
+        """One progress report to the call's client (nowhere outside a server call)."""
+        self.control.report(message)
 
     def left(self) -> float:
         return self.end - self.clock()

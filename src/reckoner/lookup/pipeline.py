@@ -10,12 +10,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from reckoner.core.preset_errors import SearchCode
 
 from . import extraction
-from .deadline import Deadline, Stopped
 from .policy import GITHUB_HOSTS, Policy, host_matches
 from .providers import (
     Candidate,
@@ -23,14 +22,34 @@ from .providers import (
     PageSkipped,
     Provider,
     ProviderFailure,
+    Stopped,
 )
 from .urls import UrlRefused, WebUrl, parse
+
+T = TypeVar("T")
 
 MAX_RAW_REPLY = 20_000
 """Characters of an unreadable extractive reply the row keeps."""
 
 ProviderFor = Callable[[str | None], Provider]
 """The provider for a name (None: the configured default); raises NotConfigured."""
+
+
+class Waits(Protocol):
+    """The lookup's time and its call's cancellation (lookup.deadline): every provider turn
+    and page fetch is run through ``run``, which raises Stopped at a cancel or the deadline."""
+
+    def check(self, during: str) -> None:
+        """Stopped when the call was cancelled or the time is up."""
+        ...
+
+    def run(self, during: str, work: Callable[[float], T]) -> T:
+        """``work(seconds_left)``'s answer, unless the call stops first (Stopped)."""
+        ...
+
+    def report(self, message: str) -> None:
+        """One progress report to the call's client."""
+        ...
 
 
 class PageReader(Protocol):
@@ -137,13 +156,14 @@ def run(
     earlier: list[dict[str, Any]],
     pending: int,
     provider_for: ProviderFor,
+    waits: Waits,
     fetcher: Callable[[Policy], PageReader] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> Outcome:
     """Run one lookup under ``policy``; never raises for a provider, page or reply fault.
 
-    The lookup ends by ``policy.deadline_s`` and when its call is cancelled (lookup.deadline);
-    either way its row is ``failed`` and carries no answer."""
+    ``waits`` ends the lookup at its deadline (``policy.deadline_s``) and when its call is
+    cancelled; either way its row is ``failed`` and carries no answer."""
     lookup = _Lookup(question, policy, clock)
     carried = spent(earlier) + pending
     if carried >= policy.max_searches_per_record:
@@ -154,9 +174,8 @@ def run(
             f"(maxSearchesPerRecord), so nothing was looked up; continue with what the record "
             f"holds, or say which quantity is missing",
         )
-    deadline = Deadline(policy.deadline_s, clock)
     try:
-        return _look_up(lookup, deadline, provider_for, fetcher)
+        return _look_up(lookup, waits, provider_for, fetcher)
     except Stopped as why:
         if lookup.synthesis is not None:
             lookup.synthesis["answer"] = None
@@ -174,11 +193,11 @@ def run(
 
 def _look_up(
     lookup: _Lookup,
-    deadline: Deadline,
+    deadline: Waits,
     provider_for: ProviderFor,
     fetcher: Callable[[Policy], PageReader] | None,
 ) -> Outcome:
-    question, policy, progress = lookup.question, lookup.policy, deadline.control
+    question, policy = lookup.question, lookup.policy
     try:
         provider = provider_for(None)
     except NotConfigured as why:
@@ -187,7 +206,7 @@ def _look_up(
             SearchCode.UNAVAILABLE,
             f"the lookup is unavailable: {why}; nothing was looked up",
         )
-    progress.report("lookup: the provider's search turn")
+    deadline.report("lookup: the provider's search turn")
     try:
         cited = deadline.run(
             "the provider's search turn",
@@ -239,7 +258,7 @@ def _look_up(
         "answer": None,
         "used": [],
     }
-    progress.report("lookup: the extraction")
+    deadline.report("lookup: the extraction")
     try:
         reply = deadline.run(
             "the extraction",
@@ -285,7 +304,7 @@ def _look_up(
 
 
 def _material(
-    lookup: _Lookup, deadline: Deadline, fetcher: Callable[[Policy], PageReader] | None
+    lookup: _Lookup, deadline: Waits, fetcher: Callable[[Policy], PageReader] | None
 ) -> list[extraction.Material]:
     policy = lookup.policy
     pages: dict[int, str] = {}
@@ -303,7 +322,7 @@ def _material(
                 pages[index] = deadline.run(f"the fetch of page {index + 1} of {len(chosen)}", page)
             except PageSkipped as why:
                 lookup.notes.append(f"page not enriched: {why}")
-            deadline.control.report(f"lookup: fetched page {index + 1} of {len(chosen)}")
+            deadline.report(f"lookup: fetched page {index + 1} of {len(chosen)}")
     return [
         extraction.Material(c.url, c.title, c.snippet, pages.get(i))
         for i, (c, _) in enumerate(lookup.used)

@@ -31,6 +31,7 @@ __all__ = [
     "PageSource",
     "Provider",
     "ProviderFailure",
+    "Stopped",
     "choose",
     "configured",
     "gather_citation",
@@ -84,6 +85,15 @@ class Candidate:
 
 class PageSkipped(Exception):
     """A page that was not enriched; ``str()`` says why, in a clause."""
+
+
+class Stopped(Exception):
+    """A lookup stopped before its end (its call cancelled, or its deadline passed);
+    ``str()`` is the clause its row's error embeds."""
+
+    def __init__(self, clause: str, *, cancelled: bool) -> None:
+        super().__init__(clause)
+        self.cancelled = cancelled
 
 
 class PageSource(Protocol):
