@@ -27,6 +27,8 @@ from typing import Any
 
 import orjson
 
+# The lookup's fakes and the provider fakes they build on (tests/provider_fakes.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "lookup"))
 
 from fakes import FakeAnthropic, Source, reply_json

@@ -18,14 +18,14 @@ from typing import TypeVar
 
 from reckoner.host.calls import current_call
 
-from .providers import Stopped
+from .providers import ProviderFailure, Stopped
 
 T = TypeVar("T")
 
 SLICE_S = 0.05
 """How often a waiting lookup looks at its cancel flag: prompt, and no busy loop."""
 NEAR_DEADLINE_S = 0.5
-"""A worker's failure this close to the deadline is the deadline's doing (its request was
+"""A provider's failure this close to the deadline is the deadline's doing (its request was
 bounded by the time left), so the lookup says the deadline and not the request's timeout."""
 
 
@@ -83,7 +83,7 @@ class Deadline:
             self.check(during)
         if failure:
             self.check(during)
-            if self.left() <= NEAR_DEADLINE_S:
+            if isinstance(failure[0], ProviderFailure) and self.left() <= NEAR_DEADLINE_S:
                 raise self._expired(during) from None
             raise failure[0]
         return outcome[0]
