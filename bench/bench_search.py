@@ -27,6 +27,8 @@ from typing import Any
 
 import orjson
 
+# The lookup's fakes and the provider fakes they build on (tests/provider_fakes.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "lookup"))
 
 from fakes import FakeAnthropic, Source, reply_json
@@ -55,10 +57,14 @@ class InstantProvider:
     name = "anthropic"
     model = "instant"
 
-    def search(self, question: str, max_results: int) -> list[Candidate]:
+    def search(
+        self, question: str, max_results: int, within: float | None = None
+    ) -> list[Candidate]:
         return SOURCES[:max_results]
 
-    def complete(self, system: str, user: str, model: str, max_tokens: int) -> str:
+    def complete(
+        self, system: str, user: str, model: str, max_tokens: int, within: float | None = None
+    ) -> str:
         return REPLY
 
 

@@ -32,6 +32,7 @@ class Lookups:
             "ANTHROPIC_BASE_URL": anthropic.root,
         }
         self.preset: dict[str, Any] = {"tier": "strict"}
+        self.make_provider: Any = _quick_provider
         self.engine: Engine | None = None
         self.open()
 
@@ -46,10 +47,15 @@ class Lookups:
             self.preset,
             self.engine.log,
             env=self.env,
-            make_provider=_quick_provider,
+            make_provider=self.make_provider,
         )
         self.engine.attach("search", tool)
         return self.engine
+
+    def with_shipped_timeouts(self) -> None:
+        """Clients with the lookup's own timeout (45 s) and retry, as the server opens them."""
+        self.make_provider = build_provider
+        self.restart()
 
     def restart(self) -> Engine:
         self.close()

@@ -15,7 +15,7 @@ from lookup_helpers import ANTHROPIC_KEY, OPENAI_KEY, Lookups
 
 from home_rows import record_rows
 from reckoner.lookup.extraction import PROMPT_VERSION
-from reckoner.lookup.policy import DEFAULT_ALLOWED_HOSTS
+from reckoner.lookup.policy import DEADLINE_SECONDS, DEFAULT_ALLOWED_HOSTS
 
 WIKI = "https://en.wikipedia.org/wiki/Copper"
 NIST = "https://physics.nist.gov/copper"
@@ -35,6 +35,7 @@ def _default_policy_row() -> dict[str, Any]:
         "maxResults": 12,
         "maxSearchesPerRecord": 4,
         "answerMaxChars": 1200,
+        "deadlineSeconds": DEADLINE_SECONDS,
         "enrichPages": 0,
         "enrichCharsPerPage": 4000,
         "enrichAllowPrivateAddresses": False,

@@ -3,8 +3,10 @@
 The guards a fetch on a model's behalf needs: only http(s); every redirect re-checked
 against the policy; no private, loopback, link-local or otherwise non-global address unless
 the policy's ``enrich.allowPrivateAddresses`` says so (checked on the address actually
-connected to, so a name that resolves inward is refused too); a time limit; a size cap;
-text content types only. A page that fails any of them is simply not enriched.
+connected to, so a name that resolves inward is refused too); a wall-clock limit on the
+whole fetch, redirects included, besides the per-read timeout (a server that drips a byte a
+second never trips a per-read timeout); a size cap; text content types only. A page that
+fails any of them is simply not enriched.
 
 Every fetch goes through ``PageFetcher.text``, which takes a URL lookup.urls has already
 read; a redirect's location is read by the same parser before it is checked or followed,
@@ -13,9 +15,12 @@ so the host the policy allowed is the host httpx connects to.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 import ssl
+import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +37,9 @@ from .urls import UrlRefused, WebUrl, join
 MAX_PAGE_BYTES = 2_000_000
 MAX_REDIRECTS = 5
 TIMEOUT_SECONDS = 10.0
+"""The longest one read may wait."""
+PAGE_LIMIT_SECONDS = 20.0
+"""The longest one page's whole fetch may take (a lookup's time left may cut it shorter)."""
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
 
 
@@ -44,10 +52,16 @@ def is_public(address: str) -> bool:
 
 
 class _GuardedBackend(httpcore.SyncBackend):
-    """Resolves the host itself and connects only to addresses the policy allows."""
+    """Resolves the host itself and connects only to addresses the policy allows; ``cut``
+    ends every connection it made, from any thread, even one blocked in a read."""
 
     def __init__(self, allow_private: bool) -> None:
         self._allow_private = allow_private
+        self._lock = threading.Lock()
+        # A duplicate of each connection's socket: shutting it down wakes a read blocked on
+        # the original, and it stays valid after TLS wraps (and detaches) the original.
+        self._sockets: list[socket.socket] = []
+        self.was_cut = False
 
     def connect_tcp(
         self,
@@ -70,15 +84,34 @@ class _GuardedBackend(httpcore.SyncBackend):
                 )
         if not addresses:
             raise httpcore.ConnectError(f"{host} has no address")
-        return super().connect_tcp(addresses[0], port, timeout, local_address, socket_options)
+        stream = super().connect_tcp(addresses[0], port, timeout, local_address, socket_options)
+        with self._lock:
+            if self.was_cut:
+                stream.close()
+                raise httpcore.ConnectError(f"{host} was reached after the page's time limit")
+            self._sockets.append(stream.get_extra_info("socket").dup())
+        return stream
+
+    def cut(self) -> None:
+        with self._lock:
+            self.was_cut = True
+            for sock in self._sockets:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    def release(self) -> None:
+        with self._lock:
+            for sock in self._sockets:
+                sock.close()
+            self._sockets.clear()
 
 
 class _GuardedTransport(httpx.HTTPTransport):
-    def __init__(self, allow_private: bool) -> None:
+    def __init__(self, backend: _GuardedBackend) -> None:
         super().__init__(trust_env=False)  # a proxy from the environment would skip the guard
         self._pool = httpcore.ConnectionPool(
             ssl_context=ssl.create_default_context(cafile=certifi.where()),
-            network_backend=_GuardedBackend(allow_private),
+            network_backend=backend,
         )
 
 
@@ -91,10 +124,34 @@ class PageFetcher:
     max_bytes: int = MAX_PAGE_BYTES
     timeout: float = TIMEOUT_SECONDS
 
-    def text(self, url: WebUrl, chars: int) -> str:
-        """The page's main text, cut to ``chars``; PageSkipped says why there is none."""
+    limit: float = PAGE_LIMIT_SECONDS
+
+    def text(self, url: WebUrl, chars: int, within: float | None = None) -> str:
+        """The page's main text, cut to ``chars``, fetched in at most ``within`` seconds and
+        the fetcher's limit; PageSkipped says why there is none."""
+        limit = self.limit if within is None else max(0.0, min(self.limit, within))
+        end = time.monotonic() + limit
+        backend = _GuardedBackend(self.allow_private)
+        # The timer ends a fetch stuck anywhere (connecting, headers, a body that drips).
+        timer = threading.Timer(limit, backend.cut)
+        timer.daemon = True
+        timer.start()
+        shown = url.text[:120]
+        try:
+            return self._fetch(url, chars, backend, end)
+        except PageSkipped:
+            if backend.was_cut or time.monotonic() >= end:
+                raise PageSkipped(
+                    f"{shown} was cut at the page's {limit:.3g} s time limit"
+                ) from None
+            raise
+        finally:
+            timer.cancel()
+            backend.release()
+
+    def _fetch(self, url: WebUrl, chars: int, backend: _GuardedBackend, end: float) -> str:
         with httpx.Client(
-            transport=_GuardedTransport(self.allow_private),
+            transport=_GuardedTransport(backend),
             timeout=self.timeout,
             follow_redirects=False,
             trust_env=False,
@@ -104,17 +161,20 @@ class PageFetcher:
                 shown = url.text[:120]
                 if not self.allows(url):
                     raise PageSkipped(f"{shown} is not a source the policy allows")
+                wait = min(self.timeout, end - time.monotonic())
                 try:
-                    with client.stream("GET", url.text) as response:
+                    if wait <= 0:
+                        raise httpx.TimeoutException("no time was left")
+                    with client.stream("GET", url.text, timeout=wait) as response:
                         if response.is_redirect:
                             url = _redirected(url, response.headers.get("location", ""))
                             continue
-                        return _main_text(self._body(response), response, chars)
+                        return _main_text(self._body(response, end), response, chars)
                 except (httpx.HTTPError, httpx.InvalidURL) as error:
                     raise PageSkipped(f"{shown} could not be fetched: {error}") from None
             raise PageSkipped(f"{shown} redirects more than {MAX_REDIRECTS} times")
 
-    def _body(self, response: httpx.Response) -> bytes:
+    def _body(self, response: httpx.Response, end: float) -> bytes:
         if response.status_code != 200:
             raise PageSkipped(f"{response.url} answered HTTP {response.status_code}")
         kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
@@ -128,6 +188,8 @@ class PageFetcher:
             body += chunk
             if len(body) > self.max_bytes:
                 raise PageSkipped(f"{response.url} is over the {self.max_bytes}-byte cap")
+            if time.monotonic() >= end:
+                raise PageSkipped(f"{response.url} took longer than its time limit")
         return bytes(body)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from reckoner.core.preset_errors import SearchCode
 
@@ -22,8 +22,11 @@ from .providers import (
     PageSkipped,
     Provider,
     ProviderFailure,
+    Stopped,
 )
 from .urls import UrlRefused, WebUrl, parse
+
+T = TypeVar("T")
 
 MAX_RAW_REPLY = 20_000
 """Characters of an unreadable extractive reply the row keeps."""
@@ -32,11 +35,29 @@ ProviderFor = Callable[[str | None], Provider]
 """The provider for a name (None: the configured default); raises NotConfigured."""
 
 
+class Waits(Protocol):
+    """The lookup's time and its call's cancellation (lookup.deadline): every provider turn
+    and page fetch is run through ``run``, which raises Stopped at a cancel or the deadline."""
+
+    def check(self, during: str) -> None:
+        """Stopped when the call was cancelled or the time is up."""
+        ...
+
+    def run(self, during: str, work: Callable[[float], T]) -> T:
+        """``work(seconds_left)``'s answer, unless the call stops first (Stopped)."""
+        ...
+
+    def report(self, message: str) -> None:
+        """One progress report to the call's client."""
+        ...
+
+
 class PageReader(Protocol):
     """Fetches an allowed page's main text from its parsed URL (lookup.pages)."""
 
-    def text(self, url: WebUrl, chars: int) -> str:
-        """The page's main text cut to ``chars``; PageSkipped when there is none."""
+    def text(self, url: WebUrl, chars: int, within: float | None = None) -> str:
+        """The page's main text cut to ``chars``, fetched within ``within`` seconds (and the
+        fetcher's own page limit); PageSkipped when there is none."""
         ...
 
 
@@ -135,10 +156,14 @@ def run(
     earlier: list[dict[str, Any]],
     pending: int,
     provider_for: ProviderFor,
+    waits: Waits,
     fetcher: Callable[[Policy], PageReader] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> Outcome:
-    """Run one lookup under ``policy``; never raises for a provider, page or reply fault."""
+    """Run one lookup under ``policy``; never raises for a provider, page or reply fault.
+
+    ``waits`` ends the lookup at its deadline (``policy.deadline_s``) and when its call is
+    cancelled; either way its row is ``failed`` and carries no answer."""
     lookup = _Lookup(question, policy, clock)
     carried = spent(earlier) + pending
     if carried >= policy.max_searches_per_record:
@@ -150,6 +175,30 @@ def run(
             f"holds, or say which quantity is missing",
         )
     try:
+        return _look_up(lookup, waits, provider_for, fetcher)
+    except Stopped as why:
+        if lookup.synthesis is not None:
+            lookup.synthesis["answer"] = None
+            lookup.synthesis["used"] = []
+        fix = (
+            "continue without this value"
+            if why.cancelled
+            else "continue without this value, or raise search.deadlineSeconds in the search "
+            "policy and ask again"
+        )
+        return lookup.fail(
+            "failed", SearchCode.UNAVAILABLE, f"{why}; nothing was answered, so {fix}"
+        )
+
+
+def _look_up(
+    lookup: _Lookup,
+    deadline: Waits,
+    provider_for: ProviderFor,
+    fetcher: Callable[[Policy], PageReader] | None,
+) -> Outcome:
+    question, policy = lookup.question, lookup.policy
+    try:
         provider = provider_for(None)
     except (NotConfigured, ProviderFailure) as why:  # no key, or the search extra missing
         return lookup.fail(
@@ -157,8 +206,12 @@ def run(
             SearchCode.UNAVAILABLE,
             f"the lookup is unavailable: {why}; nothing was looked up",
         )
+    deadline.report("lookup: the provider's search turn")
     try:
-        cited = provider.search(question, policy.max_results)[: policy.max_results]
+        cited = deadline.run(
+            "the provider's search turn",
+            lambda left: provider.search(question, policy.max_results, left),
+        )[: policy.max_results]
         lookup.candidates = [read_citation(c.trimmed()) for c in cited]
     except ProviderFailure as why:
         return lookup.fail(
@@ -188,7 +241,7 @@ def run(
             f"no allowed source holds this fact: {reason}; say which relation cannot be "
             f"evaluated without it and stop, rather than estimate it",
         )
-    material = _material(lookup, fetcher)
+    material = _material(lookup, deadline, fetcher)
     try:
         synthesizer = provider_for(policy.synthesis_provider)
     except (NotConfigured, ProviderFailure) as why:
@@ -205,12 +258,17 @@ def run(
         "answer": None,
         "used": [],
     }
+    deadline.report("lookup: the extraction")
     try:
-        reply = synthesizer.complete(
-            extraction.SYSTEM_PROMPT,
-            extraction.user_message(question, material),
-            model,
-            policy.synthesis_max_tokens,
+        reply = deadline.run(
+            "the extraction",
+            lambda left: synthesizer.complete(
+                extraction.SYSTEM_PROMPT,
+                extraction.user_message(question, material),
+                model,
+                policy.synthesis_max_tokens,
+                left,
+            ),
         )
     except ProviderFailure as why:
         return lookup.fail(
@@ -218,6 +276,8 @@ def run(
             SearchCode.UNAVAILABLE,
             f"the extractive step could not run: {why}; nothing was answered",
         )
+    # A cancel that came while the reply was on its way still wins: its client is gone.
+    deadline.check("the extraction")
     try:
         read = extraction.read_reply(reply, len(material))
     except extraction.UnreadableReply as why:
@@ -244,17 +304,25 @@ def run(
 
 
 def _material(
-    lookup: _Lookup, fetcher: Callable[[Policy], PageReader] | None
+    lookup: _Lookup, deadline: Waits, fetcher: Callable[[Policy], PageReader] | None
 ) -> list[extraction.Material]:
     policy = lookup.policy
     pages: dict[int, str] = {}
     if policy.enrich_pages > 0 and fetcher is not None:
         fetch = fetcher(policy)
-        for index, (_, url) in enumerate(lookup.used[: policy.enrich_pages]):
+        chosen = lookup.used[: policy.enrich_pages]
+        for index, (_, url) in enumerate(chosen):
+            # Each page may take its share of the time left, the extraction keeping one share.
+            shares = len(chosen) - index + 1
+
+            def page(left: float, url: WebUrl = url, shares: int = shares) -> str:
+                return fetch.text(url, policy.enrich_chars_per_page, left / shares)
+
             try:
-                pages[index] = fetch.text(url, policy.enrich_chars_per_page)
+                pages[index] = deadline.run(f"the fetch of page {index + 1} of {len(chosen)}", page)
             except PageSkipped as why:
                 lookup.notes.append(f"page not enriched: {why}")
+            deadline.report(f"lookup: fetched page {index + 1} of {len(chosen)}")
     return [
         extraction.Material(c.url, c.title, c.snippet, pages.get(i))
         for i, (c, _) in enumerate(lookup.used)

@@ -73,6 +73,12 @@ def url_host(url: str | WebUrl) -> str | None:
         return None
 
 
+DEADLINE_SECONDS = 60
+"""A lookup's default overall deadline: provider turns and page fetches together."""
+DEADLINE_BOUNDS = (3, 600)
+"""The deadline a policy may set: long enough for one short provider turn, and short enough
+that a hung provider cannot hold a call for more than ten minutes."""
+
 # -- the fields ------------------------------------------------------------------------
 
 
@@ -179,6 +185,13 @@ FIELDS: tuple[Field, ...] = (
         "integer",
     ),
     Field(
+        ("deadlineSeconds",),
+        DEADLINE_SECONDS,
+        _int_in(*DEADLINE_BOUNDS),
+        "seconds one lookup may take in all, provider turns and page fetches together",
+        "integer",
+    ),
+    Field(
         ("enrich", "pages"), 0, _int_in(0, 10), "allowed pages fetched for their text", "integer"
     ),
     Field(
@@ -227,6 +240,7 @@ class Policy:
     max_results: int
     max_searches_per_record: int
     answer_max_chars: int
+    deadline_s: int
     enrich_pages: int
     enrich_chars_per_page: int
     allow_private_addresses: bool
@@ -252,6 +266,7 @@ class Policy:
             "maxResults": self.max_results,
             "maxSearchesPerRecord": self.max_searches_per_record,
             "answerMaxChars": self.answer_max_chars,
+            "deadlineSeconds": self.deadline_s,
             "enrichPages": self.enrich_pages,
             "enrichCharsPerPage": self.enrich_chars_per_page,
             "enrichAllowPrivateAddresses": self.allow_private_addresses,
@@ -308,6 +323,7 @@ def resolve(preset: Mapping[str, Any], override: Mapping[str, Any]) -> Resolutio
         max_results=values["maxResults"],
         max_searches_per_record=values["maxSearchesPerRecord"],
         answer_max_chars=values["answerMaxChars"],
+        deadline_s=values["deadlineSeconds"],
         enrich_pages=values["enrich.pages"],
         enrich_chars_per_page=values["enrich.charsPerPage"],
         allow_private_addresses=values["enrich.allowPrivateAddresses"],
@@ -337,6 +353,7 @@ def effective_value(policy: Policy, name: str) -> Any:
         "maxResults": policy.max_results,
         "maxSearchesPerRecord": policy.max_searches_per_record,
         "answerMaxChars": policy.answer_max_chars,
+        "deadlineSeconds": policy.deadline_s,
         "enrich.pages": policy.enrich_pages,
         "enrich.charsPerPage": policy.enrich_chars_per_page,
         "enrich.allowPrivateAddresses": policy.allow_private_addresses,

@@ -31,6 +31,7 @@ __all__ = [
     "PageSource",
     "Provider",
     "ProviderFailure",
+    "Stopped",
     "choose",
     "configured",
     "gather_citation",
@@ -86,6 +87,15 @@ class PageSkipped(Exception):
     """A page that was not enriched; ``str()`` says why, in a clause."""
 
 
+class Stopped(Exception):
+    """A lookup stopped before its end (its call cancelled, or its deadline passed);
+    ``str()`` is the clause its row's error embeds."""
+
+    def __init__(self, clause: str, *, cancelled: bool) -> None:
+        super().__init__(clause)
+        self.cancelled = cancelled
+
+
 class PageSource(Protocol):
     """Fetches an allowed page's main text (lookup.pages)."""
 
@@ -100,12 +110,17 @@ class Provider(Protocol):
     name: str
     model: str
 
-    def search(self, question: str, max_results: int) -> list[Candidate]:
-        """The sources the provider's web-search turn cited, in its order."""
+    def search(
+        self, question: str, max_results: int, within: float | None = None
+    ) -> list[Candidate]:
+        """The sources the provider's web-search turn cited, in its order; the request and
+        its retries end within ``within`` seconds when given."""
         ...
 
-    def complete(self, system: str, user: str, model: str, max_tokens: int) -> str:
-        """One bare model call with no tools; the reply's text."""
+    def complete(
+        self, system: str, user: str, model: str, max_tokens: int, within: float | None = None
+    ) -> str:
+        """One bare model call with no tools; the reply's text (within ``within`` s)."""
         ...
 
 

@@ -29,8 +29,10 @@ class SdkProvider:
         self.model = model_for(name, "lookup", env)
         self._client = open_client(endpoint(name, env), "lookup", timeout=timeout, retries=retries)
 
-    def search(self, question: str, max_results: int) -> list[Candidate]:
-        citations = self._client.web_search(self.model, RETRIEVAL_SYSTEM, question)
+    def search(
+        self, question: str, max_results: int, within: float | None = None
+    ) -> list[Candidate]:
+        citations = self._client.web_search(self.model, RETRIEVAL_SYSTEM, question, within)
         ages: dict[str, str] = {}
         cited: dict[str, Candidate] = {}
         for citation in citations:
@@ -42,5 +44,7 @@ class SdkProvider:
             for c in list(cited.values())[:max_results]
         ]
 
-    def complete(self, system: str, user: str, model: str, max_tokens: int) -> str:
-        return self._client.complete(model, system, user, max_tokens)
+    def complete(
+        self, system: str, user: str, model: str, max_tokens: int, within: float | None = None
+    ) -> str:
+        return self._client.complete(model, system, user, max_tokens, within)

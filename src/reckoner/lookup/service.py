@@ -31,6 +31,7 @@ from reckoner.storage.run_log import RunLog
 from reckoner.storage.state_file import StateFile
 
 from . import pipeline
+from .deadline import Deadline
 from .pages import PageFetcher
 from .policy import Policy, Resolution, resolve
 from .providers import NotConfigured, Provider, choose
@@ -131,6 +132,7 @@ class SearchTool:
                 earlier=earlier,
                 pending=pending,
                 provider_for=self._provider_for,
+                waits=Deadline(policy.deadline_s),
                 fetcher=lambda p: PageFetcher(p.allows, p.allow_private_addresses),
             )
         except Exception as error:  # an SDK or library fault the pipeline did not foresee

@@ -8,28 +8,29 @@ publication age its search result block gives.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
+from .attempts import SdkClient
 from .config import Endpoint
-from .failures import ProviderFailure, sdk_failure, unexpected_shape
+from .failures import ProviderFailure, unexpected_shape
 from .replies import Citation, Reply, Turn
 
 SEARCH_TOKENS = 1024
 MAX_SEARCH_USES = 3
 _API = "Messages"
-Answer = TypeVar("Answer")
 
 
-class AnthropicClient:
+class AnthropicClient(SdkClient):
     """One SDK client for one endpoint; every failure is a ProviderFailure."""
 
+    kind = "anthropic"
+
     def __init__(self, endpoint: Endpoint, *, timeout: float, retries: int) -> None:
+        super().__init__(endpoint, timeout=timeout, retries=retries)
         import anthropic
 
         self._sdk = anthropic
-        self.endpoint = endpoint
-        self.timeout = timeout
         # An explicit credential keeps the SDK from reading the environment's own.
         self._client = anthropic.Anthropic(
             api_key=None if endpoint.bearer else endpoint.key,
@@ -40,19 +41,29 @@ class AnthropicClient:
         )
 
     def chat(self, model: str, system: str, turns: Sequence[Turn], max_tokens: int) -> Reply:
+        return self._reply(model, system, turns, max_tokens, None)
+
+    def _reply(
+        self, model: str, system: str, turns: Sequence[Turn], max_tokens: int, within: float | None
+    ) -> Reply:
         messages: list[Any] = [{"role": role, "content": text} for role, text in turns]
         message = self._send(
             model,
-            lambda: self._client.messages.create(
+            lambda c: c.messages.create(
                 model=model, max_tokens=max_tokens, system=system, messages=messages
             ),
+            within,
         )
         return Reply(self._text(message), cut_off=message.stop_reason == "max_tokens")
 
-    def complete(self, model: str, system: str, user: str, max_tokens: int) -> str:
-        return self.chat(model, system, [("user", user)], max_tokens).text
+    def complete(
+        self, model: str, system: str, user: str, max_tokens: int, within: float | None = None
+    ) -> str:
+        return self._reply(model, system, [("user", user)], max_tokens, within).text
 
-    def web_search(self, model: str, system: str, question: str) -> list[Citation]:
+    def web_search(
+        self, model: str, system: str, question: str, within: float | None = None
+    ) -> list[Citation]:
         """The sources the search turn cited, in first-cited order (repeats kept)."""
         tool: Any = {
             "type": "web_search_20250305",
@@ -61,13 +72,14 @@ class AnthropicClient:
         }
         message = self._send(
             model,
-            lambda: self._client.messages.create(
+            lambda c: c.messages.create(
                 model=model,
                 max_tokens=SEARCH_TOKENS,
                 system=system,
                 tools=[tool],
                 messages=[{"role": "user", "content": question}],
             ),
+            within,
         )
         try:
             return self._citations(message.content)
@@ -102,20 +114,3 @@ class AnthropicClient:
             return "".join(block.text for block in message.content if block.type == "text")
         except (AttributeError, TypeError) as error:
             raise unexpected_shape("anthropic", _API, error) from None
-
-    def _send(self, model: str, send: Callable[[], Answer]) -> Answer:
-        try:
-            return send()
-        except Exception as error:
-            raise sdk_failure(
-                self._sdk,
-                error,
-                kind="anthropic",
-                shown_url=self.endpoint.shown,
-                timeout=self.timeout,
-                key_variable=self.endpoint.key_variable,
-                model=model,
-            ) from None
-
-    def close(self) -> None:
-        self._client.close()

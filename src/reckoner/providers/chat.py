@@ -32,12 +32,18 @@ class Client(Protocol):
         """A conversation's next reply."""
         ...
 
-    def complete(self, model: str, system: str, user: str, max_tokens: int) -> str:
-        """One bare call with no tools; the reply's text."""
+    def complete(
+        self, model: str, system: str, user: str, max_tokens: int, within: float | None = None
+    ) -> str:
+        """One bare call with no tools; the reply's text. With ``within``, the request and its
+        retries end within that many seconds (providers.attempts)."""
         ...
 
-    def web_search(self, model: str, system: str, question: str) -> list[Citation]:
-        """The sources the provider's web-search turn cited, in its order."""
+    def web_search(
+        self, model: str, system: str, question: str, within: float | None = None
+    ) -> list[Citation]:
+        """The sources the provider's web-search turn cited, in its order (``within`` as for
+        ``complete``)."""
         ...
 
     def close(self) -> None: ...

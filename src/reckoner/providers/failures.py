@@ -15,10 +15,12 @@ class ProviderFailure(Exception):
 
     ``str()`` is what went wrong and its fix as a clause (lower case, no full stop) that a
     lookup row embeds in its own sentence; ``sentence`` is the same as a sentence of its
-    own, as a job's error shows it."""
+    own, as a job's error shows it. ``retryable`` when the same request may answer if sent
+    again (a timeout, a lost connection, a rate limit, a server error)."""
 
-    def __init__(self, clause: str, *, fix: str = "") -> None:
+    def __init__(self, clause: str, *, fix: str = "", retryable: bool = False) -> None:
         super().__init__(f"{clause}; {fix}" if fix else clause)
+        self.retryable = retryable
 
     @property
     def sentence(self) -> str:
@@ -42,7 +44,9 @@ def status_failure(
         )
     if status == 429:
         return ProviderFailure(
-            f"{who} is rate-limiting this key (HTTP 429)", fix="wait a minute and ask again"
+            f"{who} is rate-limiting this key (HTTP 429)",
+            fix="wait a minute and ask again",
+            retryable=True,
         )
     if status == 404:
         return ProviderFailure(
@@ -51,7 +55,9 @@ def status_failure(
         )
     if status >= 500:
         return ProviderFailure(
-            f"{who} failed with a server error (HTTP {status})", fix="try again later"
+            f"{who} failed with a server error (HTTP {status})",
+            fix="try again later",
+            retryable=True,
         )
     return ProviderFailure(
         f"{who} rejected the request (HTTP {status})",
@@ -84,12 +90,15 @@ def sdk_failure(
         return status_failure(kind, shown_url, error.status_code, key_variable, model)
     if isinstance(error, sdk.APITimeoutError):
         return ProviderFailure(
-            f"{who} did not answer in time (within {timeout:g} s)",
+            f"{who} did not answer in time (within {timeout:.3g} s)",
             fix="try again later, or choose a faster model",
+            retryable=True,
         )
     if isinstance(error, sdk.APIConnectionError):
         return ProviderFailure(
-            f"{who} could not be reached", fix="check the network and the base URL"
+            f"{who} could not be reached",
+            fix="check the network and the base URL",
+            retryable=True,
         )
     if isinstance(error, ValueError):  # a 200 whose body is not JSON
         return ProviderFailure(

@@ -9,25 +9,25 @@ each with the span of text it supports.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
+from .attempts import SdkClient
 from .config import Endpoint
-from .failures import sdk_failure, unexpected_shape
+from .failures import unexpected_shape
 from .replies import Citation, Reply, Turn
 
-Answer = TypeVar("Answer")
 
-
-class OpenAIClient:
+class OpenAIClient(SdkClient):
     """One SDK client for one endpoint; every failure is a ProviderFailure."""
 
+    kind = "openai"
+
     def __init__(self, endpoint: Endpoint, *, timeout: float, retries: int) -> None:
+        super().__init__(endpoint, timeout=timeout, retries=retries)
         import openai
 
         self._sdk = openai
-        self.endpoint = endpoint
-        self.timeout = timeout
         self._client = openai.OpenAI(
             api_key=endpoint.key, base_url=endpoint.base_url, timeout=timeout, max_retries=retries
         )
@@ -37,7 +37,7 @@ class OpenAIClient:
         messages.extend({"role": role, "content": text} for role, text in turns)
         reply = self._send(
             model,
-            lambda: self._client.chat.completions.create(
+            lambda c: c.chat.completions.create(
                 model=model, messages=messages, max_completion_tokens=max_tokens
             ),
         )
@@ -48,25 +48,31 @@ class OpenAIClient:
         except (AttributeError, TypeError) as error:
             raise unexpected_shape("openai", "Chat Completions", error) from None
 
-    def complete(self, model: str, system: str, user: str, max_tokens: int) -> str:
+    def complete(
+        self, model: str, system: str, user: str, max_tokens: int, within: float | None = None
+    ) -> str:
         response = self._send(
             model,
-            lambda: self._client.responses.create(
+            lambda c: c.responses.create(
                 model=model, instructions=system, input=user, max_output_tokens=max_tokens
             ),
+            within,
         )
         try:
             return str(response.output_text)
         except (AttributeError, TypeError) as error:
             raise unexpected_shape("openai", "Responses", error) from None
 
-    def web_search(self, model: str, system: str, question: str) -> list[Citation]:
+    def web_search(
+        self, model: str, system: str, question: str, within: float | None = None
+    ) -> list[Citation]:
         """The sources the search call cited, in first-cited order (repeats kept)."""
         response = self._send(
             model,
-            lambda: self._client.responses.create(
+            lambda c: c.responses.create(
                 model=model, instructions=system, input=question, tools=[{"type": "web_search"}]
             ),
+            within,
         )
         try:
             return self._citations(response.output)
@@ -87,20 +93,3 @@ class OpenAIClient:
                         span = part.text[note.start_index : note.end_index]
                         cited.append(Citation(note.url, note.title, span))
         return cited
-
-    def _send(self, model: str, send: Callable[[], Answer]) -> Answer:
-        try:
-            return send()
-        except Exception as error:
-            raise sdk_failure(
-                self._sdk,
-                error,
-                kind="openai",
-                shown_url=self.endpoint.shown,
-                timeout=self.timeout,
-                key_variable=self.endpoint.key_variable,
-                model=model,
-            ) from None
-
-    def close(self) -> None:
-        self._client.close()

@@ -1,0 +1,56 @@
+"""Issue 22: a provider request sent within a caller's time (a lookup's deadline) retries
+only while time is left, through the official SDKs against the fakes on loopback."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from provider_fakes import FakeAnthropic, FakeOpenAI
+from reckoner.providers.chat import Client, open_client
+from reckoner.providers.config import endpoint
+from reckoner.providers.failures import ProviderFailure
+
+Fake = FakeAnthropic | FakeOpenAI
+
+
+@pytest.fixture(params=["anthropic", "openai"])
+def fake(request: pytest.FixtureRequest) -> Iterator[Fake]:
+    made: Fake = FakeAnthropic() if request.param == "anthropic" else FakeOpenAI()
+    yield made
+    made.close()
+
+
+def _client(fake: Fake) -> Client:
+    if isinstance(fake, FakeAnthropic):
+        env = {"ANTHROPIC_API_KEY": "sk-ant-attempts", "ANTHROPIC_BASE_URL": fake.root}
+        return open_client(endpoint("anthropic", env), "lookup")  # 45 s, one retry
+    env = {"OPENAI_API_KEY": "sk-openai-attempts", "OPENAI_BASE_URL": fake.root + "/v1"}
+    return open_client(endpoint("openai", env), "lookup")
+
+
+def test_a_failed_request_is_retried_while_time_is_left(fake: Fake) -> None:
+    fake.script.search_status = 503
+    client = _client(fake)
+    with pytest.raises(ProviderFailure, match=r"server error \(HTTP 503\)"):
+        client.web_search("m", "system", "question", within=30.0)
+    assert len(fake.searches()) == 2  # the lookup's one retry
+
+
+def test_no_retry_starts_once_the_time_is_up(fake: Fake) -> None:
+    fake.script.search_delay = 5.0
+    client = _client(fake)
+    began = time.monotonic()
+    with pytest.raises(ProviderFailure, match=r"did not answer in time \(within 1 s\)"):
+        client.web_search("m", "system", "question", within=1.0)
+    assert time.monotonic() - began < 5.0  # the request's own 45 s never applied
+    assert len(fake.searches()) == 1
+
+
+def test_a_request_refused_for_its_key_is_not_retried(fake: Fake) -> None:
+    fake.script.search_status = 401
+    with pytest.raises(ProviderFailure, match="refused the API key"):
+        _client(fake).web_search("m", "system", "question", within=30.0)
+    assert len(fake.searches()) == 1
