@@ -3,10 +3,15 @@ empty output folder."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from article_helpers import HAND_ID, hand_rows, write_record
+
+from panel_access import http_client
+from reckoner.panel.background import BackgroundPanel
 
 
 @pytest.fixture
@@ -20,3 +25,17 @@ def out(tmp_path: Path) -> Path:
     folder = tmp_path / "out"
     folder.mkdir()
     return folder
+
+
+@pytest.fixture
+def panel(home: Path) -> Iterator[BackgroundPanel]:
+    """The panel over ``home``, served on loopback from a background thread."""
+    with BackgroundPanel(home) as running:
+        yield running
+
+
+@pytest.fixture
+def http(panel: BackgroundPanel) -> Iterator[httpx.Client]:
+    """An HTTP client of ``panel`` that carries its token."""
+    with http_client(panel, timeout=60) as client:
+        yield client
