@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 from article_helpers import HAND_ID, row, write_record
 from fake_providers import FakeProvider, Reply
+from panel_jobs import wait_for
 
-from chromium import open_panel, page_of
+from chromium import open_panel
+from panel_access import http_client
 from reckoner.panel.background import BackgroundPanel
 
 WAIT_MS = 60_000
@@ -23,21 +25,21 @@ def out(out: Path) -> Path:
     return out
 
 
-@pytest.fixture
-def panel(home: Path) -> Iterator[BackgroundPanel]:
-    with BackgroundPanel(home, poll_ms=300) as running:
-        yield running
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    with page_of(browser, size=(1200, 1000)) as opened:
-        yield opened
-
-
 def open_record(page: Any, panel: BackgroundPanel, record_id: str = HAND_ID) -> None:
     open_panel(page, f"{panel.login_url}#/records/{record_id}")
     page.wait_for_selector("#generate-markdown")
+
+
+def start_model_job(page: Any, out: Path, fake: FakeProvider) -> None:
+    """A Markdown job with the OpenAI writer on ``fake``, once it waits on the model."""
+    page.click("#generate-markdown")
+    page.fill("#gen-directory", str(out))
+    page.select_option("#gen-writer", "openai")
+    page.fill("#gen-model", "fake-model")
+    page.fill("#gen-base", fake.openai_url)
+    page.fill("#gen-key", "sk-typed-for-the-fake")
+    page.click("#gen-start")
+    page.wait_for_selector("#gen-phase:has-text('Writing the article')", timeout=WAIT_MS)
 
 
 def test_11_1_generate_markdown_dialog_browser_progress_result_and_preview(
@@ -100,26 +102,68 @@ def test_11_1_the_open_record_has_its_buttons_disabled(
     assert page.locator("#generate-latex").is_disabled()
 
 
+@pytest.fixture
+def slow_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
+    """An OpenAI fake that takes 30 s to answer: a job stays in its generate phase."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-browser-test")
+    fake = FakeProvider([Reply("# never written", delay=30)])
+    yield fake
+    fake.close()
+
+
 def test_11_1_progress_bar_and_cancel_while_the_model_writes(
+    panel: BackgroundPanel, page: Any, out: Path, slow_model: FakeProvider
+) -> None:
+    open_record(page, panel)
+    start_model_job(page, out, slow_model)
+    assert page.get_attribute("#gen-progress", "value") == "10"
+    page.click("#gen-cancel")
+    page.wait_for_selector("#gen-outcome", timeout=WAIT_MS)
+    assert page.inner_text("#gen-outcome") == "The job was cancelled; nothing was written."
+    assert sorted(p.name for p in out.iterdir()) == ["sub-a"]
+
+
+@pytest.mark.parametrize("closing", ["Escape", "#gen-x"])
+def test_23_closing_the_dialog_while_the_model_writes_cancels_the_job_and_writes_nothing(
+    panel: BackgroundPanel, page: Any, out: Path, slow_model: FakeProvider, closing: str
+) -> None:
+    """Escape and the dialog's × take one path (docs/decisions/panel-articles.md)."""
+    open_record(page, panel)
+    start_model_job(page, out, slow_model)
+    job_id = page.get_attribute("#generate-dialog", "data-job")
+    if closing == "Escape":
+        page.keyboard.press("Escape")
+    else:
+        page.click(closing)
+    page.wait_for_selector("#generate-dialog", state="hidden")
+    with http_client(panel, timeout=30) as http:
+        ended = wait_for(http, job_id)
+    assert ended["status"] == "cancelled", ended
+    page.wait_for_selector(
+        "#status:has-text('The dialog was closed, so its job was cancelled')", timeout=WAIT_MS
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["sub-a"]
+    # It did not wait for the model's 30 s reply to learn that.
+    assert ended["percent"] < 70
+
+
+def test_23_a_job_the_closing_cancel_came_too_late_for_is_shown_again_not_left_unseen(
     panel: BackgroundPanel, page: Any, out: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake = FakeProvider([Reply("# never shown", delay=30)])
+    """The cancel of the closing dialog never reaches the server (the route drops it), so
+    the job writes its file: the dialog opens again on that result."""
+    fake = FakeProvider([Reply("# Heating\n\nThe probe gives 12 V.\n", delay=2)])
     monkeypatch.setenv("OPENAI_API_KEY", "sk-browser-test")
     try:
         open_record(page, panel)
-        page.click("#generate-markdown")
-        page.fill("#gen-directory", str(out))
-        page.select_option("#gen-writer", "openai")
-        page.fill("#gen-model", "fake-model")
-        page.fill("#gen-base", fake.openai_url)
-        page.fill("#gen-key", "sk-typed-for-the-fake")
-        page.click("#gen-start")
-        page.wait_for_selector("#gen-phase:has-text('Writing the article')", timeout=WAIT_MS)
-        assert page.get_attribute("#gen-progress", "value") == "10"
-        page.click("#gen-cancel")
-        page.wait_for_selector("#gen-outcome", timeout=WAIT_MS)
-        assert page.inner_text("#gen-outcome") == "The job was cancelled; nothing was written."
-        assert sorted(p.name for p in out.iterdir()) == ["sub-a"]
+        start_model_job(page, out, fake)
+        page.route("**/generate-cancel", lambda route: route.abort())
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#generate-dialog[open] #gen-path", timeout=WAIT_MS)
+        assert page.inner_text("#gen-note") == (
+            "The job finished before the dialog closed, so here is its result."
+        )
+        assert [str(p) for p in out.glob("*.md")] == [page.inner_text("#gen-path")]
     finally:
         fake.close()
 
