@@ -3,7 +3,7 @@ Playwright against a real panel on loopback, over real record files."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -103,19 +103,25 @@ def test_11_1_the_open_record_has_its_buttons_disabled(
 
 
 @pytest.fixture
-def slow_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
-    """An OpenAI fake that takes 30 s to answer: a job stays in its generate phase."""
+def model_taking(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[float], FakeProvider]]:
+    """OpenAI fakes that take the given seconds to answer; the panel has the key."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-browser-test")
-    fake = FakeProvider([Reply("# never written", delay=30)])
-    yield fake
-    fake.close()
+    made: list[FakeProvider] = []
+
+    def make(delay: float) -> FakeProvider:
+        made.append(FakeProvider([Reply("# Heating\n\nThe probe gives 12 V.\n", delay=delay)]))
+        return made[-1]
+
+    yield make
+    for fake in made:
+        fake.close()
 
 
 def test_11_1_progress_bar_and_cancel_while_the_model_writes(
-    panel: BackgroundPanel, page: Any, out: Path, slow_model: FakeProvider
+    panel: BackgroundPanel, page: Any, out: Path, model_taking: Callable[[float], FakeProvider]
 ) -> None:
     open_record(page, panel)
-    start_model_job(page, out, slow_model)
+    start_model_job(page, out, model_taking(30))
     assert page.get_attribute("#gen-progress", "value") == "10"
     page.click("#gen-cancel")
     page.wait_for_selector("#gen-outcome", timeout=WAIT_MS)
@@ -125,11 +131,15 @@ def test_11_1_progress_bar_and_cancel_while_the_model_writes(
 
 @pytest.mark.parametrize("closing", ["Escape", "#gen-x"])
 def test_23_closing_the_dialog_while_the_model_writes_cancels_the_job_and_writes_nothing(
-    panel: BackgroundPanel, page: Any, out: Path, slow_model: FakeProvider, closing: str
+    panel: BackgroundPanel,
+    page: Any,
+    out: Path,
+    model_taking: Callable[[float], FakeProvider],
+    closing: str,
 ) -> None:
     """Escape and the dialog's × take one path (docs/decisions/panel-articles.md)."""
     open_record(page, panel)
-    start_model_job(page, out, slow_model)
+    start_model_job(page, out, model_taking(30))
     job_id = page.get_attribute("#generate-dialog", "data-job")
     if closing == "Escape":
         page.keyboard.press("Escape")
@@ -147,25 +157,38 @@ def test_23_closing_the_dialog_while_the_model_writes_cancels_the_job_and_writes
     assert ended["percent"] < 70
 
 
-def test_23_a_job_the_closing_cancel_came_too_late_for_is_shown_again_not_left_unseen(
-    panel: BackgroundPanel, page: Any, out: Path, monkeypatch: pytest.MonkeyPatch
+def close_losing_the_cancel(
+    page: Any, panel: BackgroundPanel, out: Path, fake: FakeProvider
 ) -> None:
-    """The cancel of the closing dialog never reaches the server (the route drops it), so
-    the job writes its file: the dialog opens again on that result."""
-    fake = FakeProvider([Reply("# Heating\n\nThe probe gives 12 V.\n", delay=2)])
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-browser-test")
-    try:
-        open_record(page, panel)
-        start_model_job(page, out, fake)
-        page.route("**/generate-cancel", lambda route: route.abort())
-        page.keyboard.press("Escape")
-        page.wait_for_selector("#generate-dialog[open] #gen-path", timeout=WAIT_MS)
-        assert page.inner_text("#gen-note") == (
-            "The job finished before the dialog closed, so here is its result."
-        )
-        assert [str(p) for p in out.glob("*.md")] == [page.inner_text("#gen-path")]
-    finally:
-        fake.close()
+    """Start a model job and close its dialog; the cancel never reaches the server (the
+    route drops it), so the job writes its file after the dialog closed."""
+    open_record(page, panel)
+    start_model_job(page, out, fake)
+    page.route("**/generate-cancel", lambda route: route.abort())
+    page.keyboard.press("Escape")
+
+
+def test_23_a_job_the_closing_cancel_came_too_late_for_is_shown_again_not_left_unseen(
+    panel: BackgroundPanel, page: Any, out: Path, model_taking: Callable[[float], FakeProvider]
+) -> None:
+    close_losing_the_cancel(page, panel, out, model_taking(2))
+    page.wait_for_selector("#generate-dialog[open] #gen-path", timeout=WAIT_MS)
+    assert page.inner_text("#gen-note") == (
+        "The job finished before the dialog closed, so here is its result."
+    )
+    assert [str(p) for p in out.glob("*.md")] == [page.inner_text("#gen-path")]
+
+
+def test_23_a_late_job_of_a_reopened_dialog_is_named_without_taking_the_form(
+    panel: BackgroundPanel, page: Any, out: Path, model_taking: Callable[[float], FakeProvider]
+) -> None:
+    close_losing_the_cancel(page, panel, out, model_taking(2))
+    page.click("#generate-latex")  # another dialog, open before the first job ends
+    page.wait_for_selector("#status:has-text('finished before its cancel')", timeout=WAIT_MS)
+    [written] = out.glob("*.md")
+    assert str(written) in page.inner_text("#status")
+    assert page.locator("#generate-dialog[open] #gen-form").count() == 1
+    assert page.inner_text("#generate-title") == "Generate a LaTeX article"
 
 
 def test_11_1_a_failed_job_shows_its_sentence_and_an_invented_number_its_warning(

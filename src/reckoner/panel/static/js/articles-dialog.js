@@ -45,6 +45,10 @@ export async function openGenerateDialog(record, format, settings, onSettings = 
   el.dataset.record = record.id;
   el.dataset.format = format;
   el.dataset.state = "setup";
+  delete el.dataset.job;
+  const x = document.getElementById("gen-x");
+  x.title = t("genCloseDialog"); // in the language chosen since the dialog was made
+  x.setAttribute("aria-label", x.title);
   document.getElementById("generate-title").textContent =
     format === "latex" ? t("genTitleLatex") : t("genTitleMarkdown");
   const compile =
@@ -177,10 +181,14 @@ function onClosed() {
   // shown, not left to have written its file unseen.
   leaving.onUpdate = () => {};
   leaving.onEnd = (snapshot) => {
-    if (snapshot.status === "done") {
-      if (!dialog.open) dialog.showModal();
+    if (snapshot.status !== "done") announce(t("genClosedCancelled"));
+    else if (dialog.open) {
+      // The dialog was opened again meanwhile: its form or job stays; the line names the file.
+      announce(t("genClosedFinishedAt", { path: snapshot.path }));
+    } else {
+      dialog.showModal();
       ended(snapshot, t("genClosedFinished"));
-    } else announce(t("genClosedCancelled"));
+    }
   };
   leaving.cancel();
 }
