@@ -174,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The whole command line; `reckoner --help` lists every command."""
     import argparse
 
+    from reckoner.articles.settings import REMEMBERED
     from reckoner.core.contract import PURE_PRESET
     from reckoner.server.defaults import DEFAULT_HTTP_PORT
     from reckoner.server.texts import PRESETS
@@ -285,7 +286,11 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Write a closed record up as a standalone solution article. Every number in it is "
             "audited against the record; numbers that match nothing are listed as warnings. "
-            "Defaults come from the remembered generation settings."
+            "A flag left out takes the remembered generation setting (the panel's Settings, "
+            "Generation): "
+            + "; ".join(f"{setting} ({flag})" for setting, flag in REMEMBERED)
+            + ". A flag given overrides it. The format is not remembered: each format has "
+            "its own settings, so --format picks which ones apply."
         ),
     )
     article.add_argument("id", help="the record identifier (see 'reckoner records')")
@@ -298,16 +303,28 @@ def build_parser() -> argparse.ArgumentParser:
     article.add_argument(
         "--name", metavar="FILE", help="the file name (default: reckoner-<first 8 of the id>)"
     )
-    article.add_argument("--language", choices=("auto", "en", "zh-CN"), help="default: auto")
+    article.add_argument(
+        "--language",
+        choices=("auto", "en", "zh-CN"),
+        help="default: the format's remembered language, else auto",
+    )
     article.add_argument(
         "--writer",
         choices=("template", "openai", "anthropic"),
-        help="template (no model, the default) or a model provider",
+        help="template (no model) or a model provider; default: the remembered writer",
     )
-    article.add_argument("--model", help="the provider's model name")
-    article.add_argument("--base-url", help="the provider's base URL (OpenAI-compatible servers)")
     article.add_argument(
-        "--compile", action="store_true", help="compile the LaTeX article to PDF with XeLaTeX"
+        "--model", help="the provider's model name; default: the remembered writer's model"
+    )
+    article.add_argument(
+        "--base-url",
+        help="the provider's base URL (OpenAI-compatible servers); default: the remembered one",
+    )
+    article.add_argument(
+        "--compile",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="compile the LaTeX article to PDF with XeLaTeX; default: the remembered choice",
     )
     _add_home(article)
 

@@ -3,15 +3,17 @@ Playwright against a real panel on loopback, over real record files."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from article_helpers import HAND_ID, row, write_record
 from fake_providers import FakeProvider, Reply
+from panel_jobs import wait_for
 
-from chromium import open_panel, page_of
+from chromium import open_panel
+from panel_access import http_client
 from reckoner.panel.background import BackgroundPanel
 
 WAIT_MS = 60_000
@@ -23,21 +25,21 @@ def out(out: Path) -> Path:
     return out
 
 
-@pytest.fixture
-def panel(home: Path) -> Iterator[BackgroundPanel]:
-    with BackgroundPanel(home, poll_ms=300) as running:
-        yield running
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    with page_of(browser, size=(1200, 1000)) as opened:
-        yield opened
-
-
 def open_record(page: Any, panel: BackgroundPanel, record_id: str = HAND_ID) -> None:
     open_panel(page, f"{panel.login_url}#/records/{record_id}")
     page.wait_for_selector("#generate-markdown")
+
+
+def start_model_job(page: Any, out: Path, fake: FakeProvider) -> None:
+    """A Markdown job with the OpenAI writer on ``fake``, once it waits on the model."""
+    page.click("#generate-markdown")
+    page.fill("#gen-directory", str(out))
+    page.select_option("#gen-writer", "openai")
+    page.fill("#gen-model", "fake-model")
+    page.fill("#gen-base", fake.openai_url)
+    page.fill("#gen-key", "sk-typed-for-the-fake")
+    page.click("#gen-start")
+    page.wait_for_selector("#gen-phase:has-text('Writing the article')", timeout=WAIT_MS)
 
 
 def test_11_1_generate_markdown_dialog_browser_progress_result_and_preview(
@@ -100,28 +102,93 @@ def test_11_1_the_open_record_has_its_buttons_disabled(
     assert page.locator("#generate-latex").is_disabled()
 
 
-def test_11_1_progress_bar_and_cancel_while_the_model_writes(
-    panel: BackgroundPanel, page: Any, out: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    fake = FakeProvider([Reply("# never shown", delay=30)])
+@pytest.fixture
+def model_taking(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[float], FakeProvider]]:
+    """OpenAI fakes that take the given seconds to answer; the panel has the key."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-browser-test")
-    try:
-        open_record(page, panel)
-        page.click("#generate-markdown")
-        page.fill("#gen-directory", str(out))
-        page.select_option("#gen-writer", "openai")
-        page.fill("#gen-model", "fake-model")
-        page.fill("#gen-base", fake.openai_url)
-        page.fill("#gen-key", "sk-typed-for-the-fake")
-        page.click("#gen-start")
-        page.wait_for_selector("#gen-phase:has-text('Writing the article')", timeout=WAIT_MS)
-        assert page.get_attribute("#gen-progress", "value") == "10"
-        page.click("#gen-cancel")
-        page.wait_for_selector("#gen-outcome", timeout=WAIT_MS)
-        assert page.inner_text("#gen-outcome") == "The job was cancelled; nothing was written."
-        assert sorted(p.name for p in out.iterdir()) == ["sub-a"]
-    finally:
+    made: list[FakeProvider] = []
+
+    def make(delay: float) -> FakeProvider:
+        made.append(FakeProvider([Reply("# Heating\n\nThe probe gives 12 V.\n", delay=delay)]))
+        return made[-1]
+
+    yield make
+    for fake in made:
         fake.close()
+
+
+def test_11_1_progress_bar_and_cancel_while_the_model_writes(
+    panel: BackgroundPanel, page: Any, out: Path, model_taking: Callable[[float], FakeProvider]
+) -> None:
+    open_record(page, panel)
+    start_model_job(page, out, model_taking(30))
+    assert page.get_attribute("#gen-progress", "value") == "10"
+    page.click("#gen-cancel")
+    page.wait_for_selector("#gen-outcome", timeout=WAIT_MS)
+    assert page.inner_text("#gen-outcome") == "The job was cancelled; nothing was written."
+    assert sorted(p.name for p in out.iterdir()) == ["sub-a"]
+
+
+@pytest.mark.parametrize("closing", ["Escape", "#gen-x"])
+def test_23_closing_the_dialog_while_the_model_writes_cancels_the_job_and_writes_nothing(
+    panel: BackgroundPanel,
+    page: Any,
+    out: Path,
+    model_taking: Callable[[float], FakeProvider],
+    closing: str,
+) -> None:
+    """Escape and the dialog's × take one path (docs/decisions/panel-articles.md)."""
+    open_record(page, panel)
+    start_model_job(page, out, model_taking(30))
+    job_id = page.get_attribute("#generate-dialog", "data-job")
+    if closing == "Escape":
+        page.keyboard.press("Escape")
+    else:
+        page.click(closing)
+    page.wait_for_selector("#generate-dialog", state="hidden")
+    with http_client(panel, timeout=30) as http:
+        ended = wait_for(http, job_id)
+    assert ended["status"] == "cancelled", ended
+    page.wait_for_selector(
+        "#status:has-text('The dialog was closed, so its job was cancelled')", timeout=WAIT_MS
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["sub-a"]
+    # It did not wait for the model's 30 s reply to learn that.
+    assert ended["percent"] < 70
+
+
+def close_losing_the_cancel(
+    page: Any, panel: BackgroundPanel, out: Path, fake: FakeProvider
+) -> None:
+    """Start a model job and close its dialog; the cancel never reaches the server (the
+    route drops it), so the job writes its file after the dialog closed."""
+    open_record(page, panel)
+    start_model_job(page, out, fake)
+    page.route("**/generate-cancel", lambda route: route.abort())
+    page.keyboard.press("Escape")
+
+
+def test_23_a_job_the_closing_cancel_came_too_late_for_is_shown_again_not_left_unseen(
+    panel: BackgroundPanel, page: Any, out: Path, model_taking: Callable[[float], FakeProvider]
+) -> None:
+    close_losing_the_cancel(page, panel, out, model_taking(2))
+    page.wait_for_selector("#generate-dialog[open] #gen-path", timeout=WAIT_MS)
+    assert page.inner_text("#gen-note") == (
+        "The job finished before the dialog closed, so here is its result."
+    )
+    assert [str(p) for p in out.glob("*.md")] == [page.inner_text("#gen-path")]
+
+
+def test_23_a_late_job_of_a_reopened_dialog_is_named_without_taking_the_form(
+    panel: BackgroundPanel, page: Any, out: Path, model_taking: Callable[[float], FakeProvider]
+) -> None:
+    close_losing_the_cancel(page, panel, out, model_taking(2))
+    page.click("#generate-latex")  # another dialog, open before the first job ends
+    page.wait_for_selector("#status:has-text('finished before its cancel')", timeout=WAIT_MS)
+    [written] = out.glob("*.md")
+    assert str(written) in page.inner_text("#status")
+    assert page.locator("#generate-dialog[open] #gen-form").count() == 1
+    assert page.inner_text("#generate-title") == "Generate a LaTeX article"
 
 
 def test_11_1_a_failed_job_shows_its_sentence_and_an_invented_number_its_warning(

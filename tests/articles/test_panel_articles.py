@@ -6,48 +6,16 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from article_helpers import HAND_ID, hand_rows, row, write_record
+from panel_jobs import API, generate, wait_for
 
 from panel_access import http_client
 from reckoner.panel.background import BackgroundPanel
-
-API = "/api/reckoner"
-
-
-@pytest.fixture
-def panel(home: Path) -> Iterator[BackgroundPanel]:
-    with BackgroundPanel(home) as running:
-        yield running
-
-
-@pytest.fixture
-def http(panel: BackgroundPanel) -> Iterator[httpx.Client]:
-    with http_client(panel, timeout=30) as client:
-        yield client
-
-
-def wait_for(http: httpx.Client, job_id: str, until: str = "end") -> dict[str, Any]:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        job: dict[str, Any] = http.get(f"{API}/generate-progress", params={"jobId": job_id}).json()
-        if until == "end" and job["status"] != "running":
-            return job
-        if until != "end" and job["phase"] == until:
-            return job
-        time.sleep(0.05)
-    raise AssertionError(f"job {job_id} did not reach {until}")
-
-
-def generate(http: httpx.Client, **body: Any) -> dict[str, Any]:
-    response = http.post(f"{API}/generate", json={"recordId": HAND_ID, **body})
-    assert response.status_code == 202, response.text
-    return wait_for(http, response.json()["jobId"])
 
 
 def test_11_3_generate_markdown_reports_path_preview_and_a_clean_audit(

@@ -290,3 +290,9 @@ def list_dirs(directory: str) -> dict[str, object]:
         "dirs": [{"name": name, "path": str(path / name)} for name in names[:LIST_DIRS_LIMIT]],
         "truncated": len(names) > LIST_DIRS_LIMIT,
     }
+
+
+def article_folder(article: Path) -> Folder:
+    """The folder holding a file a job wrote, opened with no link followed at its last step
+    (a folder swapped for a link is refused); the caller closes it."""
+    return Folder.open(str(article.parent))

@@ -264,7 +264,8 @@ class JobRunner:
         # Whoever wrote it, no .tex reaches the folder (or a compile) without passing the
         # allow-list, so the file the user may compile by hand is one the check passed.
         check_body(draft.body)
-        staged = files.stage_latex(directory, stem, shell(draft.body, language), sidecar)
+        source = shell(draft.body, language)
+        staged = files.stage_latex(directory, stem, source, sidecar)
         try:
             if request.compile:
                 progress("compile", _PHASE_START["compile"])
@@ -277,6 +278,8 @@ class JobRunner:
             files.discard(staged)
             raise
         job.path = str(tex)
+        # The panel shows the source when there is no PDF to draw (issue 23).
+        job.preview = source
         pdf = tex.with_suffix(".pdf")
         if request.compile and job.compile_error is None and pdf.is_file():
             job.pdf = str(pdf)

@@ -24,28 +24,33 @@ def run_article_job(
     writer: str | None = None,
     model: str | None = None,
     base_url: str | None = None,
-    compile_pdf: bool = False,
+    compile_pdf: bool | None = None,
     console: Any = None,
 ) -> Job:
     """Run one job to its end; what the command line leaves out comes from the settings
-    (the folder: the format's remembered one, else the current directory)."""
+    (``REMEMBERED`` names them; the folder: the format's remembered one, else the current
+    directory). ``None`` is "not given", so a flag's ``False`` still overrides."""
     settings = generation_view(StateFile(archive.layout).subtree(GENERATION_KEY), str(Path.cwd()))
     try:
         chosen = settings[canonical_format(format_name)]
     except ValueError:
         chosen = settings["markdown"]
     writer_settings = settings["writer"]
+    kind = writer or writer_settings["kind"]
+    # The remembered model and URL belong to the remembered writer: another writer named on
+    # the command line starts from its own defaults, not from a model of another provider.
+    same_writer = kind == writer_settings["kind"]
     request = JobRequest(
         record_id=record_id,
         format=format_name,
         directory=directory or chosen["directory"],
         file_name=file_name,
         language=language or chosen["language"],
-        compile=compile_pdf,
-        writer=writer or writer_settings["kind"],
-        model=model or writer_settings["model"],
+        compile=bool(chosen.get("compile", False)) if compile_pdf is None else compile_pdf,
+        writer=kind,
+        model=model or (writer_settings["model"] if same_writer else None),
         # The command line is the user's own, like the environment: its URL is configured.
-        configured_base_url=base_url or writer_settings["baseUrl"],
+        configured_base_url=base_url or (writer_settings["baseUrl"] if same_writer else None),
     )
     shown: set[str] = set()
 

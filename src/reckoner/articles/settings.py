@@ -25,6 +25,16 @@ _FORMAT_FIELDS = {
 _FORMAT_SPELLINGS = {"markdown": "markdown", "md": "markdown", "latex": "latex", "tex": "latex"}
 _WRITER_FIELDS = ("kind", "model", "baseUrl")
 MAX_TEXT = 4096
+# What ``reckoner article`` takes from the remembered generation settings when its flag is
+# left out: (setting, flag). The command's help is built from this, and a test runs each.
+REMEMBERED = (
+    ("the format's directory", "--out"),
+    ("the format's language", "--language"),
+    ("LaTeX's compile", "--compile/--no-compile"),
+    ("the writer", "--writer"),
+    ("the writer's model", "--model"),
+    ("the writer's base URL", "--base-url"),
+)
 
 
 class GenerationSettingsError(ValueError):

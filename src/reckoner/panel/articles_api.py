@@ -1,5 +1,5 @@
 """The panel's article endpoints (manual 11.3): generate, progress, cancel, capability, the
-directory browser and reveal.
+directory browser, reveal and a LaTeX article's preview image.
 
 Every one sits behind the same guard as the rest of the panel (Host, Origin, JSON bodies).
 A job's failure is a sentence in its progress, never an HTTP error: the page polls a job and
@@ -20,6 +20,7 @@ from starlette.routing import Route
 from reckoner.articles import compiler, files
 from reckoner.articles.facts import ArticleRefusal
 from reckoner.articles.jobs import JobRequest, JobRunner
+from reckoner.articles.preview import preview_png
 from reckoner.articles.reveal import reveal
 from reckoner.articles.settings import format_named, generation_view
 from reckoner.articles.writers.choose import writer_for
@@ -157,6 +158,20 @@ class ArticlesApi:
             return _error(409, str(refusal))
         return _Json({"opened": opened})
 
+    async def preview(self, request: Request) -> Response:
+        path = request.query_params.get("path", "")
+        # Only a PDF a job of this panel compiled: the preview is not a general file reader,
+        # and "../" or another spelling of the path is not the path the job reported.
+        if not path.endswith(".pdf") or path not in self.jobs.produced():
+            return _error(
+                400, "article-preview draws only a PDF this panel compiled; give its path."
+            )
+        try:
+            png = await run_in_threadpool(preview_png, Path(path))
+        except ArticleRefusal as refusal:
+            return _error(409, str(refusal))
+        return Response(png, media_type="image/png", headers={"cache-control": "no-store"})
+
 
 def article_routes(api_root: str, articles: ArticlesApi) -> list[Route]:
     """The article endpoints under ``api_root``."""
@@ -168,4 +183,5 @@ def article_routes(api_root: str, articles: ArticlesApi) -> list[Route]:
         Route(f"{api_root}/list-roots", articles.list_roots, methods=["GET"]),
         Route(f"{api_root}/list-dirs", articles.list_dirs, methods=["GET"]),
         Route(f"{api_root}/reveal", articles.reveal, methods=["POST"]),
+        Route(f"{api_root}/article-preview", articles.preview, methods=["GET"]),
     ]
