@@ -117,6 +117,15 @@ def test_23_an_exponent_of_a_unit_is_no_number(rc: Facts) -> None:
     assert audit("$\\mathrm{kg}\\,\\mathrm{m}^{2}\\,\\mathrm{s}^{-3}$ and m^-3 and s⁻³", rc) == []
 
 
+def test_23_the_articles_own_numbering_of_figures_and_equations_is_no_value(rc: Facts) -> None:
+    assert audit("Figure 7 plots it; see Equation (9), Table 8 and 图 6.", rc) == []
+
+
+def test_23_a_siunitx_quantity_is_tied_to_its_symbol(rc: Facts) -> None:
+    assert audit("$Z = \\qty{175.9}{\\ohm}$", rc) == []
+    assert [type(f) for f in audit("$Z = \\qty{159.2}{\\ohm}$", rc)] == [Mismatched]
+
+
 def test_23_a_coarse_rounding_of_a_quantity_is_a_finding(rc: Facts) -> None:
     """|Z| is 175.94 ohm: 175 is no rounding of it at any number of figures."""
     (found,) = audit("So $Z = 175$ ohm.", rc)

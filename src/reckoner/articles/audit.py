@@ -36,8 +36,12 @@ _SUBSCRIPT = re.compile(r"_(?:\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z0-9])")
 _CODE = re.compile(r"(`+)(?P<a>[^`\n]+?)\1|\\texttt\{(?P<b>(?:[^{}\n]|\{[^{}\n]*\})*)\}")
 _IDENTIFIER_MARK = re.compile(r"[A-Za-z/_\\-]")
 _EXPONENT_BEFORE = re.compile(r"\^[\s{]*[-−+]?\s*$")
+# The article's own numbering of its figures, tables and equations is no value.
+_NUMBERING_BEFORE = re.compile(r"(?:Figure|Fig\.|Table|Equation|Eq\.|图|表|式)\s*\(?$")
 # What ties a number to the symbol before it: an equals sign (or approximately equals).
-_EQUALS_BEFORE = re.compile(r"(?:=|＝|≈|\\approx|\\simeq)\s*(?:\\left\s*)?\$?\s*$")
+_EQUALS_BEFORE = re.compile(
+    r"(?:=|＝|≈|\\approx|\\simeq)\s*(?:\\left\s*)?\$?\s*(?:\\(?:qty|SI|num)\s*\{\s*)?$"
+)
 _SYMBOL_TAIL = re.compile(r"[A-Za-z0-9_{}\\|'\s\u0370-\u03ff]*$")
 # Where a chain of equals signs (A = ... = 3) is broken: the next number is not A's.
 _CHAIN_BREAK = re.compile(r"[$,;:，；：、。()（）]|\\\[|\\\]|\\\(|\\\)")
@@ -126,11 +130,20 @@ class ProseNumber:
         )
 
 
-def audit(text: str, facts: Facts, *, model: bool = False) -> list[Finding]:
+def audit_job(text: str, facts: Facts, *, model: bool = False) -> list[Finding]:
+    """Every finding of an article job: the record's prose (``prose_findings``) first, then
+    the article's (``audit``), over one reading of the record's numbers."""
+    ties = read_ties(facts)
+    return [*prose_findings(facts, ties), *audit(text, facts, model=model, ties=ties)]
+
+
+def audit(
+    text: str, facts: Facts, *, model: bool = False, ties: Ties | None = None
+) -> list[Finding]:
     """What ``text`` shows that the record does not, in order: numbers that match no fact,
     numbers beside a quantity that are not its values, and (for a model's article) the
     tool's words."""
-    ties = read_ties(facts)
+    ties = read_ties(facts) if ties is None else ties
     found: list[Finding] = list(_numbers(text, ties))
     if model:
         words: list[ToolWord] = tool_words(_without_code(text))
@@ -139,9 +152,9 @@ def audit(text: str, facts: Facts, *, model: bool = False) -> list[Finding]:
     return found
 
 
-def prose_findings(facts: Facts) -> list[ProseNumber]:
+def prose_findings(facts: Facts, ties: Ties | None = None) -> list[ProseNumber]:
     """Each number in the record's messages and closing text that no engine answer shows."""
-    ties = read_ties(facts)
+    ties = read_ties(facts) if ties is None else ties
     receipts = tuple(sorted(ties.receipts))
     found: list[ProseNumber] = []
     places: list[tuple[str, str]] = [
@@ -195,7 +208,8 @@ def _scannable(text: str) -> str:
 
 def _values_shown(scanned: str) -> Iterable[ShownNumber]:
     for shown in shown_numbers(scanned):
-        if not _EXPONENT_BEFORE.search(scanned, max(0, shown.start - 8), shown.start):
+        before = scanned[max(0, shown.start - 12) : shown.start]
+        if not _EXPONENT_BEFORE.search(before) and not _NUMBERING_BEFORE.search(before):
             yield shown
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reckoner.articles import compiler, files
-from reckoner.articles.audit import Finding, audit, prose_findings
+from reckoner.articles.audit import Finding, audit_job
 from reckoner.articles.facts import ArticleRefusal, collect_facts, resolve_language
 from reckoner.articles.latex import BodyRefusal, check_body, shell
 from reckoner.articles.settings import format_named
@@ -248,10 +248,7 @@ class JobRunner:
             draft.attempts,
         )
         # The record's own prose first (it is the same whoever writes), then the article's.
-        job.unmatched = [
-            *prose_findings(facts),
-            *audit(draft.body, facts, model=draft.prompt_version is not None),
-        ]
+        job.unmatched = audit_job(draft.body, facts, model=draft.prompt_version is not None)
 
         progress("write", _PHASE_START["write"])
         sidecar = dumps(

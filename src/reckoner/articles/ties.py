@@ -132,12 +132,14 @@ def _text_numbers(text: str) -> set[Decimal]:
 def read_ties(facts: Facts) -> Ties:
     """The record's numbers by quantity, the free ones and the engine's answers."""
     ties = Ties()
+    revisions: dict[str, int] = {}
     for row in facts.rows:
         if row.get("ok") is not True or not isinstance(row.get("content"), dict):
             continue
         content: Mapping[str, Any] = row["content"]
         tool = row.get("tool")
         if tool == "set" and isinstance(content.get("name"), str):
+            revisions[content["name"]] = revisions.get(content["name"], 0) + 1
             _add_value(ties, content["name"], content.get("value"), content.get("reading"))
             stored = list(_leaves(content.get("value")))
             given = _in_unit(stored, content.get("unit"))
@@ -174,6 +176,8 @@ def read_ties(facts: Facts) -> Ties:
                 ties.free.add(Decimal(abs(entry.exit)))
     for text in (facts.title, facts.closing or ""):
         ties.free.update(_text_numbers(text))
+    # A given's revision may be shown beside it (rev 2): 1 to the most a slot was set.
+    ties.free.update(Decimal(n) for n in range(1, max(revisions.values(), default=0) + 1))
     return ties
 
 
