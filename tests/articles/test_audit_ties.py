@@ -367,3 +367,34 @@ def test_23_the_template_article_of_an_engine_record_always_audits_clean(
         body = render(facts, lang, fmt)
         assert audit(body, facts) == [], body
         assert tool_words(body) == []
+
+
+# -- the panel's line -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("closing", "warned"),
+    [("The current is 72.05 mA.", True), ("The current is 72.02 mA.", False)],
+)
+def test_23_the_panel_api_reports_a_prose_warning_so_every_number_matches_is_not_shown(
+    tmp_path: Path, closing: str, warned: bool
+) -> None:
+    """The panel shows "Every number in the article matches the record" exactly when the
+    job's warnings are empty (articles.js); over real HTTP, a prose typo fills them."""
+    from test_panel_articles import API, wait_for
+
+    from panel_access import http_client
+    from reckoner.panel.background import BackgroundPanel
+
+    home = tmp_path / "home"
+    record_id, _ = rc_record(home, closing=closing)
+    (tmp_path / "out").mkdir()
+    with BackgroundPanel(home) as panel, http_client(panel, timeout=30) as http:
+        started = http.post(
+            f"{API}/generate", json={"recordId": record_id, "directory": str(tmp_path / "out")}
+        )
+        assert started.status_code == 202, started.text
+        job = wait_for(http, started.json()["jobId"])
+    assert job["status"] == "done", job
+    assert bool(job["warnings"]) is warned
+    assert [f["kind"] for f in job["audit"]] == (["prose"] if warned else [])
