@@ -42,6 +42,7 @@ _NUMBERING_BEFORE = re.compile(r"(?:Figure|Fig\.|Table|Equation|Eq\.|图|表|式
 _EQUALS_BEFORE = re.compile(
     r"(?:=|＝|≈|\\approx|\\simeq)\s*(?:\\left\s*)?\$?\s*(?:\\(?:qty|SI|num)\s*\{\s*)?$"
 )
+_LOOK_BACK = 160
 _SYMBOL_TAIL = re.compile(r"[A-Za-z0-9_{}\\|'\s\u0370-\u03ff]*$")
 # Where a chain of equals signs (A = ... = 3) is broken: the next number is not A's.
 _CHAIN_BREAK = re.compile(r"[$,;:，；：、。()（）]|\\\[|\\\]|\\\(|\\\)")
@@ -54,7 +55,7 @@ _MD_CELL = re.compile(r"(?<!\\)\|")
 _TEX_CELL = re.compile(r"(?<!\\)&")
 _UNIT_AFTER = re.compile(
     r"\$?(?:\s|~|\\[,;: ]|\u2009|\u202f)*(?:\\(?:mathrm|text|unit|si)\{)?"
-    r"(?P<unit>(?:\\Omega|\\mu|\^\\circ|\^\{\\circ\}|[^\s$}{,;:.()\[\]|&，。、；：])+)"
+    r"(?P<unit>(?:\\Omega|\\mu|\^\\circ|\^\{\\circ\}|[^\s$}{,;:.()\[\]|&，。、；：]){1,32})"
 )
 _UNIT_SPELLINGS = (
     ("\\Omega", "ohm"),
@@ -217,6 +218,7 @@ def _numbers(text: str, ties: Ties) -> Iterable[Unmatched | Mismatched]:
     scanned = _scannable(text)
     free = tuple(sorted(ties.free))
     sorted_values: dict[str, tuple[Decimal, ...]] = {}
+    rows: dict[int, tuple[int, list[str]] | None] = {}
     locate = locator(text)
     for shown in _values_shown(scanned):
         line, column = locate(shown.start)
@@ -225,7 +227,7 @@ def _numbers(text: str, ties: Ties) -> Iterable[Unmatched | Mismatched]:
         names = (
             []
             if _EXPRESSION_AFTER.match(text, shown.end)
-            else _tied(text, start, shown.start, ties)
+            else _tied(text, start, shown.start, ties, rows)
         )
         if names:
             values = [_sorted(sorted_values, ties, name) for name in names]
@@ -256,15 +258,25 @@ def _sorted(cache: dict[str, tuple[Decimal, ...]], ties: Ties, name: str) -> tup
     return known
 
 
-def _tied(text: str, line_start: int, start: int, ties: Ties) -> list[str]:
+def _tied(
+    text: str,
+    line_start: int,
+    start: int,
+    ties: Ties,
+    rows: dict[int, tuple[int, list[str]] | None],
+) -> list[str]:
     """The quantity a number at ``start`` stands beside: its table row's, else the symbol
     its equals sign (or the chain of them it closes) names; none when it is beside none."""
-    line_end = text.find("\n", start)
-    line = text[line_start : len(text) if line_end < 0 else line_end]
-    row = _row_name(line, start - line_start, ties)
-    if row is not None:
-        return row
-    rest = text[line_start:start]
+    if line_start not in rows:
+        line_end = text.find("\n", start)
+        rows[line_start] = _row_name(
+            text[line_start : len(text) if line_end < 0 else line_end], ties
+        )
+    row = rows[line_start]
+    if row is not None and start - line_start >= row[0]:
+        return row[1]
+    # A symbol and its equals sign are short: a bounded look back keeps a long line linear.
+    rest = text[max(line_start, start - _LOOK_BACK) : start]
     match = _EQUALS_BEFORE.search(rest)
     if match is None:
         return []
@@ -289,9 +301,9 @@ def _symbol_before(rest: str, ties: Ties) -> list[str]:
     return []
 
 
-def _row_name(line: str, column: int, ties: Ties) -> list[str] | None:
-    """The quantity of a table row (Markdown pipes, LaTeX ampersands) a number is in, past
-    the row's first cell; None when the number is in no row."""
+def _row_name(line: str, ties: Ties) -> tuple[int, list[str]] | None:
+    """Where a table row's (Markdown pipes, LaTeX ampersands) second cell starts and the
+    quantity its first cell names; None for a line that is no row of a quantity."""
     stripped = line.strip()
     if stripped.startswith("|"):
         cells = list(_MD_CELL.finditer(line))
@@ -305,10 +317,8 @@ def _row_name(line: str, column: int, ties: Ties) -> list[str] | None:
         first, second = 0, cells[0].start()
     else:
         return None
-    if column < second:
-        return None
     names = ties.named(line[first:second])
-    return names if names else None
+    return (second, names) if names else None
 
 
 def _unit_after(text: str, end: int) -> tuple[Fraction, Fraction] | None:
