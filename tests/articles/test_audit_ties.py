@@ -212,6 +212,33 @@ def test_23_the_cli_prints_the_prose_warning(tmp_path: Path) -> None:
 # -- no word of the tool --------------------------------------------------------------------
 
 
+def test_23_a_receipt_path_in_code_type_is_no_tool_word_nor_a_number(rc: Facts) -> None:
+    """A footnote cites the receipt's path, which may spell the tool's name and hold digits."""
+    cited = "Computation/reckoner-with-compute-p-31337-0a1b/attempts/3/receipt.json"
+    md = (
+        "Computed (computation receipt `3f0a9c21b7d4`[^3f0a9c21b7d4]).\n\n"
+        f"[^3f0a9c21b7d4]: `{cited}`"
+    )
+    breakable = cited.replace("/", "/\\allowbreak{}")
+    tex = f"Computed\\footnote{{Receipt file: \\texttt{{{breakable}}}}}."
+    assert audit(md, rc, model=True) == []
+    assert audit(tex, rc, model=True) == []
+    # Outside code type the same words are the tool's, and the digits numbers.
+    assert [f.as_json()["kind"] for f in audit("the record 31337", rc, model=True)] == [
+        "toolWord",
+        "unmatched",
+    ]
+
+
+def test_23_a_hidden_notes_number_is_no_fact_and_no_prose_finding() -> None:
+    from article_helpers import HAND_ID, hand_rows
+
+    facts = collect_facts(HAND_ID, hand_rows(), is_open=False)
+    assert [f.as_json()["text"] for f in audit("about 999.5", facts)] == ["999.5"]
+    assert audit("and 77777", facts) == []  # a stored number, even of a deleted slot
+    assert all("999.5" not in f.text for f in prose_findings(facts))
+
+
 def test_23_the_template_labels_say_no_word_of_the_tool() -> None:
     for language, labels in _LABELS.items():
         for key, label in labels.items():
