@@ -223,6 +223,8 @@ def test_23_a_receipt_path_in_code_type_is_no_tool_word_nor_a_number(rc: Facts) 
     tex = f"Computed\\footnote{{Receipt file: \\texttt{{{breakable}}}}}."
     assert audit(md, rc, model=True) == []
     assert audit(tex, rc, model=True) == []
+    # A receipt id written bare is a name too.
+    assert audit("see computation receipt 123a9c21b7d4.", rc) == []
     # Outside code type the same words are the tool's, and the digits numbers.
     assert [f.as_json()["kind"] for f in audit("the record 31337", rc, model=True)] == [
         "toolWord",

@@ -34,6 +34,11 @@ _SUBSCRIPT = re.compile(r"_(?:\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z0-9])")
 # Code type holding an identifier (a receipt id, a path, a run's name): no number in it is
 # a value. Code type holding a bare number (`0.25`) is still read.
 _CODE = re.compile(r"(`+)(?P<a>[^`\n]+?)\1|\\texttt\{(?P<b>(?:[^{}\n]|\{[^{}\n]*\})*)\}")
+# A hash or a receipt id written bare (``3f0a9c21b7d4``): a name, not numbers.
+# One that also reads as a number (0001e3000000) stays a number.
+_HEX_NAME = re.compile(
+    r"\b(?![0-9]+(?:e[0-9]+)?\b)(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,64}\b"
+)
 _IDENTIFIER_MARK = re.compile(r"[A-Za-z/_\\-]")
 _EXPONENT_BEFORE = re.compile(r"\^[\s{]*[-−+]?\s*$")
 # The article's own numbering of its figures, tables and equations is no value.
@@ -204,7 +209,7 @@ def _without_code(text: str) -> str:
 
 def _scannable(text: str) -> str:
     """``text`` with names, subscripts and identifiers blanked, every offset kept."""
-    return _SUBSCRIPT.sub(_blank, _CODE.sub(_blank_identifier, text))
+    return _HEX_NAME.sub(_blank, _SUBSCRIPT.sub(_blank, _CODE.sub(_blank_identifier, text)))
 
 
 def _values_shown(scanned: str) -> Iterable[ShownNumber]:
