@@ -232,6 +232,26 @@ def test_23_a_receipt_path_in_code_type_is_no_tool_word_nor_a_number(rc: Facts) 
     ]
 
 
+def test_23_a_receipt_id_of_digits_alone_is_still_a_name() -> None:
+    """About one receipt id in 300 has no hex letter; the record's own ids are names."""
+    from article_helpers import HAND_ID, hand_rows, row
+
+    from reckoner.articles.citation import receipt_id
+
+    receipt = next(
+        f"Computation/run-{n}/receipt.json"
+        for n in range(100_000)
+        if receipt_id(f"Computation/run-{n}/receipt.json").isdigit()
+    )
+    content = {"engine": "python", "runId": "run", "attempt": 1, "exit": 0}
+    content |= {"timedOut": False, "receipt": receipt, "stdoutTail": ""}
+    rows = [*hand_rows()[:-1], row(90, "compute", content), hand_rows()[-1]]
+    facts = collect_facts(HAND_ID, rows, is_open=False)
+    cited = receipt_id(receipt)
+    assert audit(f"receipt `{cited}` and {cited}", facts) == []
+    assert [f.as_json()["text"] for f in audit("receipt `104032198245`", facts)] == ["104032198245"]
+
+
 def test_23_a_hidden_notes_number_is_no_fact_and_no_prose_finding() -> None:
     from article_helpers import HAND_ID, hand_rows
 

@@ -207,8 +207,10 @@ def _without_code(text: str) -> str:
     return _CODE.sub(lambda m: " " * len(m.group(0)), text)
 
 
-def _scannable(text: str) -> str:
+def _scannable(text: str, names: Iterable[str] = ()) -> str:
     """``text`` with names, subscripts and identifiers blanked, every offset kept."""
+    for name in names:
+        text = text.replace(name, "_" * len(name))
     return _HEX_NAME.sub(_blank, _SUBSCRIPT.sub(_blank, _CODE.sub(_blank_identifier, text)))
 
 
@@ -220,7 +222,7 @@ def _values_shown(scanned: str) -> Iterable[ShownNumber]:
 
 
 def _numbers(text: str, ties: Ties) -> Iterable[Unmatched | Mismatched]:
-    scanned = _scannable(text)
+    scanned = _scannable(text, ties.names)
     free = tuple(sorted(ties.free))
     sorted_values: dict[str, tuple[Decimal, ...]] = {}
     rows: dict[int, tuple[int, list[str]] | None] = {}

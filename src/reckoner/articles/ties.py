@@ -17,6 +17,7 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
+from reckoner.articles.citation import receipt_id
 from reckoner.articles.facts import Facts, Message
 from reckoner.articles.mathtex import identifier
 from reckoner.articles.numbers import digit_runs, exact, shown_numbers
@@ -38,6 +39,8 @@ class Ties:
     symbols: dict[str, set[str]] = field(default_factory=dict)
     free: set[Decimal] = field(default_factory=set)
     receipts: set[Decimal] = field(default_factory=set)
+    # The receipt ids an article cites the record's runs by: names, even when all digits.
+    names: set[str] = field(default_factory=set)
 
     def add(self, name: str, numbers: Iterable[Decimal]) -> None:
         values = self.quantities.setdefault(name, set())
@@ -171,6 +174,7 @@ def read_ties(facts: Facts) -> Ties:
             ties.free.update(printed)
             ties.receipts.update(printed)
             ties.free.update(_text_numbers(entry.version or ""))
+            ties.names.add(receipt_id(entry.receipt))
             ties.free.add(Decimal(entry.attempt))
             if entry.exit is not None:
                 ties.free.add(Decimal(abs(entry.exit)))
