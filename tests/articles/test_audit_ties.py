@@ -121,6 +121,20 @@ def test_23_the_articles_own_numbering_of_figures_and_equations_is_no_value(rc: 
     assert audit("Figure 7 plots it; see Equation (9), Table 8 and 图 6.", rc) == []
 
 
+@pytest.mark.parametrize(
+    "figure",
+    [
+        "![Figure 1: the sweep](reckoner-1796-fig-3.svg)",
+        '<svg width="640" height="480"><path d="M 12.5 37 L 99 41"/></svg>',
+        "\\begin{tikzpicture}\\begin{axis}[width=8cm]\\addplot coordinates {(1,7)};"
+        "\\end{axis}\\end{tikzpicture}",
+        "\\includegraphics[width=0.8\\linewidth]{fig-3.pdf} \\label{eq:7} \\eqref{eq:7}",
+    ],
+)
+def test_23_a_figures_drawing_and_targets_are_no_prose(rc: Facts, figure: str) -> None:
+    assert audit(figure, rc, model=True) == []
+
+
 def test_23_a_siunitx_quantity_is_tied_to_its_symbol(rc: Facts) -> None:
     assert audit("$Z = \\qty{175.9}{\\ohm}$", rc) == []
     assert [type(f) for f in audit("$Z = \\qty{159.2}{\\ohm}$", rc)] == [Mismatched]

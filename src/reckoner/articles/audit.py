@@ -39,6 +39,15 @@ _CODE = re.compile(r"(`+)(?P<a>[^`\n]+?)\1|\\texttt\{(?P<b>(?:[^{}\n]|\{[^{}\n]*
 _HEX_NAME = re.compile(
     r"\b(?![0-9]+(?:e[0-9]+)?\b)(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,64}\b"
 )
+# What is no prose: a link's or an image's target, a reference or label, a URL, and a
+# figure's drawing (an inline SVG, a tikzpicture of pgfplots), whose coordinates are the
+# record's arrays and whose sizes and ticks are layout.
+_NOT_PROSE = re.compile(
+    r"\]\([^)\n]*\)|<svg\b.*?</svg>|<img\b[^>]*>"
+    r"|\\(?:includegraphics|label|ref|eqref|url|href|tag|input)\s*(?:\[[^\]\n]*\])?\{[^{}\n]*\}"
+    r"|\\begin\{tikzpicture\}.*?\\end\{tikzpicture\}",
+    re.DOTALL,
+)
 _IDENTIFIER_MARK = re.compile(r"[A-Za-z/_\\-]")
 _EXPONENT_BEFORE = re.compile(r"\^[\s{]*[-−+]?\s*$")
 # The article's own numbering of its figures, tables and equations is no value.
@@ -204,13 +213,16 @@ def _blank_identifier(match: re.Match[str]) -> str:
 
 
 def _without_code(text: str) -> str:
-    return _CODE.sub(lambda m: " " * len(m.group(0)), text)
+    """``text`` without code type, link targets and drawings, where the tool's words may
+    stand as names (a receipt path, a file name), every offset kept."""
+    return _NOT_PROSE.sub(_blank, _CODE.sub(lambda m: " " * len(m.group(0)), text))
 
 
 def _scannable(text: str, names: Iterable[str] = ()) -> str:
     """``text`` with names, subscripts and identifiers blanked, every offset kept."""
     for name in names:
         text = text.replace(name, "_" * len(name))
+    text = _NOT_PROSE.sub(_blank, text)
     return _HEX_NAME.sub(_blank, _SUBSCRIPT.sub(_blank, _CODE.sub(_blank_identifier, text)))
 
 
