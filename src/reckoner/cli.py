@@ -285,7 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write a closed record up as a Markdown or LaTeX solution article",
         description=(
             "Write a closed record up as a standalone solution article. Every number in it is "
-            "audited against the record; numbers that match nothing are listed as warnings. "
+            "audited against the record (each number beside a quantity against that quantity, "
+            "the record's own prose against what the engine computed); every finding is "
+            "listed as a warning. "
             "A flag left out takes the remembered generation setting (the panel's Settings, "
             "Generation): "
             + "; ".join(f"{setting} ({flag})" for setting, flag in REMEMBERED)

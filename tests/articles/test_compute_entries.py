@@ -17,6 +17,7 @@ from test_cli_article import reckoner
 from test_latex import article_pdf_text, pdf_text
 
 from reckoner.articles.audit import audit
+from reckoner.articles.citation import receipt_id
 from reckoner.articles.facts import Facts, Message, collect_facts
 from reckoner.articles.latex import check_body
 from reckoner.articles.writers.model import facts_json, system_prompt
@@ -153,11 +154,19 @@ def test_12_template_cites_each_run_and_shows_failures_as_failures_and_audits_cl
     ):
         shown = receipt.replace("/", "/\\allowbreak{}") if fmt == "tex" else receipt
         assert shown in body
-    assert RUN in body and "python 3.11.7" in body
+    cited = [
+        receipt_id(path)
+        for path in (
+            f"Computation/{RUN}/receipt.json",
+            f"Computation/{FAILING}/attempts/2/receipt.json",
+            f"Computation/{SLOW}/receipt.json",
+        )
+    ]
+    assert "python 3.11.7" in body
     # The output is uncut: every digit the run printed.
     assert "0.1234567" in body and "2.0000001" in body
     # In seq order: the message, then the run, then the failures, then the conclusion.
-    order = [body.index(s) for s in ("numpy run", RUN, FAILING, SLOW, "The determinant is")]
+    order = [body.index(s) for s in ("numpy run", *cited, "The determinant is")]
     assert order == sorted(order)
     words = {
         "en": ("it exited with status 0", "it exited with status 3", "time limit", "no result"),
@@ -166,7 +175,7 @@ def test_12_template_cites_each_run_and_shows_failures_as_failures_and_audits_cl
     for word in words:
         assert word in body
     # A failed run is never a result: both failures say so, the run before them does not.
-    assert body.count(words[3]) == 2 and body.index(words[3]) > body.index(FAILING)
+    assert body.count(words[3]) == 2 and body.index(words[3]) > body.index(cited[1])
     # Nothing of the refused run, nor of the script or the row's own error sentence.
     for absent in ("julia", "7777", "8888", "MATH_", "23.4"):
         assert absent not in body
@@ -177,10 +186,15 @@ def test_12_markdown_shows_the_output_verbatim_in_a_fence_it_cannot_close() -> N
     body = render(compute_facts(), "en", "md")
     assert f"````text\n{OUTPUT.replace(chr(0x1B), '^[')}\n````" in body
     assert "\x1b" not in body
+    cited = receipt_id(f"Computation/{RUN}/receipt.json")
     assert (
-        f"Computed with python 3.11.7 (run `{RUN}`, attempt 1): it exited with status 0."
+        f"Computed with python 3.11.7 (computation receipt `{cited}`[^{cited}], attempt 1): "
+        "it exited with status 0."
     ) in body
-    assert f"Receipt: `Computation/{FAILING}/attempts/2/receipt.json`" in body
+    failing = receipt_id(f"Computation/{FAILING}/attempts/2/receipt.json")
+    assert f"[^{failing}]: Receipt file: `Computation/{FAILING}/attempts/2/receipt.json`" in body
+    # The run id is the tool's own naming: the article cites the receipt instead.
+    assert RUN not in body.replace(f"Computation/{RUN}/", "")
     assert "failed: it exited with status 3, so it gave no result." in body
     assert "which is not a result:\n\n```text\npartial 4242.5\n```" in body
 
@@ -211,7 +225,7 @@ def test_12_the_model_receives_each_run_and_the_rule_to_cite_and_never_recompute
             "kind": "computation",
             "engine": "python",
             "version": "3.11.7",
-            "runId": RUN,
+            "receiptId": receipt_id(f"Computation/{RUN}/receipt.json"),
             "attempt": 1,
             "outcome": "result",
             "exitStatus": 0,
@@ -222,7 +236,7 @@ def test_12_the_model_receives_each_run_and_the_rule_to_cite_and_never_recompute
             "kind": "computation",
             "engine": "python",
             "version": "3.11.7",
-            "runId": FAILING,
+            "receiptId": receipt_id(f"Computation/{FAILING}/attempts/2/receipt.json"),
             "attempt": 2,
             "outcome": "failed",
             "exitStatus": 3,
@@ -234,7 +248,7 @@ def test_12_the_model_receives_each_run_and_the_rule_to_cite_and_never_recompute
             "kind": "computation",
             "engine": "python",
             "version": "3.11.7",
-            "runId": SLOW,
+            "receiptId": receipt_id(f"Computation/{SLOW}/receipt.json"),
             "attempt": 1,
             "outcome": "failed",
             "exitStatus": None,
@@ -246,7 +260,10 @@ def test_12_the_model_receives_each_run_and_the_rule_to_cite_and_never_recompute
     assert "julia" not in facts_json(compute_facts())
     for fmt in ("md", "tex"):
         rules = system_prompt("en", fmt)
-        assert "cite its receipt path" in rules and "Never recompute, rerun" in rules
+        assert (
+            "cite it as computation receipt <receiptId>" in rules
+            and "Never recompute, rerun" in rules
+        )
         assert "never present its output as a result" in rules
 
 
@@ -297,9 +314,10 @@ def test_12_reckoner_article_cites_a_real_python_run_made_with_a_record_open(
     assert done.returncode == 0, done.stderr
     article = Path(done.stdout.strip()).read_text(encoding="utf-8")
     version = runs[0]["engineInfo"]["version"]
-    assert f"Computed with python {version} (run `{runs[0]['runId']}`, attempt 1)" in article
+    cited = receipt_id(runs[0]["receipt"])
+    assert f"Computed with python {version} (computation receipt `{cited}`[^{cited}]" in article
     assert "```text\n-7\n0.14285714285714285\n```" in article
-    assert f"Receipt: `{runs[0]['receipt']}`" in article
+    assert f"[^{cited}]: Receipt file: `{runs[0]['receipt']}`" in article
     assert (project / runs[0]["receipt"]).is_file()  # the citation names the real receipt
     assert "failed: it exited with status 3, so it gave no result." in article
     assert "half way 0.4375" in article and f"`{runs[1]['receipt']}`" in article
@@ -312,7 +330,8 @@ def test_12_reckoner_article_cites_a_real_python_run_made_with_a_record_open(
     assert json.loads(tex_path.with_suffix(".audit.json").read_text())["unmatched"] == []
     text = pdf_text(pdf_path)
     assert "0.14285714285714285" in text and "half way 0.4375" in text
-    assert runs[0]["runId"] in re.sub(r"\s+", "", text)
+    assert receipt_id(runs[0]["receipt"]) in re.sub(r"\s+", "", text)
+    assert runs[0]["receipt"] in re.sub(r"\s+", "", text)  # the footnote
 
 
 def test_12_steps_and_runs_interleave_and_results_hold_only_steps() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from functools import cached_property
@@ -110,6 +110,9 @@ class Facts:
     # What the reference is built from, kept raw: only the audit needs it, so it is built
     # on first use rather than with every article.
     _sources: _Collector = field(repr=False, compare=False)
+    # The rows themselves, for the audit's quantities (``articles.ties``): which number
+    # belongs to which name, every revision and reading included. Read only by the audit.
+    rows: Sequence[Mapping[str, Any]] = field(default=(), repr=False, compare=False)
 
     @cached_property
     def reference(self) -> tuple[Decimal, ...]:
@@ -366,6 +369,7 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
         entries=tuple(facts.entries),
         closing=facts.closing,
         _sources=facts,
+        rows=rows,
     )
 
 

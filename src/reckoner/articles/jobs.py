@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reckoner.articles import compiler, files
-from reckoner.articles.audit import Unmatched, audit
+from reckoner.articles.audit import Finding, audit_job
 from reckoner.articles.facts import ArticleRefusal, collect_facts, resolve_language
 from reckoner.articles.latex import BodyRefusal, check_body, shell
 from reckoner.articles.settings import format_named
@@ -83,7 +83,9 @@ class Job:
     writer: str | None = None
     prompt_version: str | None = None
     attempts: int = 0
-    unmatched: list[Unmatched] = field(default_factory=list)
+    # Every finding of the audit: each is a warning, so "every number matches" is shown
+    # only when this is empty.
+    unmatched: list[Finding] = field(default_factory=list)
     compile_error: str | None = None
     compile_log: str | None = None
     preview: str | None = None
@@ -245,7 +247,8 @@ class JobRunner:
             draft.prompt_version,
             draft.attempts,
         )
-        job.unmatched = audit(draft.body, facts)
+        # The record's own prose first (it is the same whoever writes), then the article's.
+        job.unmatched = audit_job(draft.body, facts, model=draft.prompt_version is not None)
 
         progress("write", _PHASE_START["write"])
         sidecar = dumps(

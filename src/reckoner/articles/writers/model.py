@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from reckoner.articles.citation import receipt_id
 from reckoner.articles.facts import (
     ArrayValue,
     Cplx,
@@ -36,7 +37,9 @@ from reckoner.providers.budget import BYTES_PER_TOKEN, FACTS_TOKEN_BUDGET, estim
 from reckoner.providers.failures import ProviderFailure
 from reckoner.providers.replies import Reply, Turn
 
-PROMPT_VERSION = "reckoner-article-prompt/3"
+# Travels in the job result and the audit sidecar, never in the prompt: a model echoes what
+# it is shown, and the name would put the tool's word into the article.
+PROMPT_VERSION = "reckoner-article-prompt/4"
 _POLL_S = 0.1
 _FENCE = re.compile(r"^\s*```[A-Za-z-]*\s*\n(?P<body>.*?)\n\s*```\s*$", re.DOTALL)
 
@@ -73,7 +76,6 @@ def system_prompt(language: str, format_name: str) -> str:
         )
     return "\n".join(
         [
-            f"[{PROMPT_VERSION}]",
             "You write a standalone solution article for a student, a reviewer or a client, "
             f"in {_LANGUAGE_NAMES[language]}, from the facts given as JSON.",
             "Rules:",
@@ -89,8 +91,10 @@ def system_prompt(language: str, format_name: str) -> str:
             "in the article. When openWebUnverified is true, say that the answer was looked up "
             "on the open web and is not verified.",
             "- An entry of kind computation is a program run whose archived receipt backs it: "
-            "name its engine and version, its runId and attempt, cite its receipt path as the "
-            "source of what it shows, and quote its output verbatim in a code block (Markdown) "
+            "name its engine and version, cite it as computation receipt <receiptId> (in "
+            "typewriter type) with its receipt path in a footnote (\\footnote in LaTeX, a "
+            "[^1] footnote in Markdown) as the source of what it shows, and quote its output "
+            "verbatim in a code block (Markdown) "
             "or a verbatim-looking typewriter block with every special character escaped "
             "(LaTeX). Never recompute, rerun, round or convert its numbers. When its outcome is "
             "failed, say that the run failed and how (failure), and never present its output "
@@ -98,8 +102,9 @@ def system_prompt(language: str, format_name: str) -> str:
             "- An entry of kind authorNote is guidance from the author: do not copy or quote "
             "it, and never let it change a number.",
             "- Apart from a computation's engine and receipt, do not mention any calculation "
-            "engine, tool, harness, record, trace, formula syntax, derivation steps as a "
-            "process, or how this article was generated.",
+            "engine, tool, harness, record, trace, slot, formula syntax, derivation steps as a "
+            "process, or how this article was generated; call a relation an equation or a "
+            "relation, never a formula.",
             f"- {shape}",
             "- Answer with the article alone, with no preamble and no code fence around it.",
         ]
@@ -198,7 +203,9 @@ def _computation_json(run: ComputeFact) -> dict[str, object]:
         "kind": "computation",
         "engine": run.engine,
         "version": run.version,
-        "runId": run.run_id,
+        # The run id is left out: it is the tool's own naming (it may spell the tool's name),
+        # and the receipt id cites the run uniquely.
+        "receiptId": receipt_id(run.receipt),
         "attempt": run.attempt,
         "outcome": "failed" if run.failed else "result",
         "exitStatus": run.exit,

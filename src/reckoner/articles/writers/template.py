@@ -4,7 +4,8 @@ Deterministic: the same facts give the same bytes. It shows the title, the condi
 table, the steps in order with the record's own explanations beside them and each formula
 typeset from its syntax tree, each answered lookup (question, answer quoted verbatim, the
 sources it credits), each archived compute run (engine and version, run and attempt, how it
-ended, its output verbatim and its receipt cited; a failed run as a failure, never a
+ended, its output verbatim and its receipt cited by a short id with its path in a
+footnote; a failed run as a failure, never a
 result), the results, and the closing text. Hidden messages are the
 author's notes and never appear. Every number it writes is a cut fact, so it audits clean.
 No I/O here.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from reckoner.articles.citation import receipt_id
 from reckoner.articles.facts import Entry, Facts, Message, Step, Value
 from reckoner.articles.markup import Markup, markup_for
 from reckoner.articles.mathtex import formula_latex, identifier
@@ -38,10 +40,10 @@ _LABELS: dict[str, dict[str, str]] = {
         "lookup": "Looked up: {question}",
         "open_web": "Looked up on the open web and not verified.",
         "sources": "Sources:",
-        "computed": "Computed with {engine} (run {run}, attempt {attempt}): it exited with "
-        "status {exit}.",
-        "compute_failed": "A computation with {engine} (run {run}, attempt {attempt}) failed: "
-        "{how}, so it gave no result.",
+        "computed": "Computed with {engine} (computation receipt {run}, attempt {attempt}): it "
+        "exited with status {exit}.",
+        "compute_failed": "A computation with {engine} (computation receipt {run}, attempt "
+        "{attempt}) failed: {how}, so it gave no result.",
         Ending.EXITED.value: "it exited with status {exit}",
         Ending.TIMED_OUT.value: "it passed its time limit and was stopped",
         Ending.NOT_STARTED.value: "the engine could not be started",
@@ -49,7 +51,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "output": "Its output:",
         "partial_output": "What it printed before it stopped, which is not a result:",
         "no_output": "It printed nothing.",
-        "receipt": "Receipt: {receipt}",
+        "receipt": "Receipt file: {receipt}",
     },
     "zh-CN": {
         "given": "已知条件",
@@ -66,8 +68,8 @@ _LABELS: dict[str, dict[str, str]] = {
         "lookup": "查询：{question}",
         "open_web": "此答案查自开放网络，未经核实。",
         "sources": "来源：",
-        "computed": "用 {engine} 计算（运行 {run}，第 {attempt} 次尝试）：退出状态为 {exit}。",
-        "compute_failed": "用 {engine} 的计算（运行 {run}，第 {attempt} 次尝试）失败：{how}，"
+        "computed": "用 {engine} 计算（计算回执 {run}，第 {attempt} 次尝试）：退出状态为 {exit}。",
+        "compute_failed": "用 {engine} 的计算（计算回执 {run}，第 {attempt} 次尝试）失败：{how}，"
         "没有给出结果。",
         Ending.EXITED.value: "退出状态为 {exit}",
         Ending.TIMED_OUT.value: "超出时间限制而被终止",
@@ -76,7 +78,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "output": "输出：",
         "partial_output": "终止前的输出（不是结果）：",
         "no_output": "没有输出。",
-        "receipt": "回执：{receipt}",
+        "receipt": "回执文件：{receipt}",
     },
 }
 
@@ -200,11 +202,18 @@ def _lookup(markup: Markup, labels: dict[str, str], lookup: LookupFact) -> list[
 
 def _computation(markup: Markup, labels: dict[str, str], run: ComputeFact) -> list[str]:
     """How the run ended, its output verbatim (a failed run's as not a result), and its
-    receipt as the citation."""
+    receipt as the citation: its short id in the sentence, its path in a footnote (the run
+    id is the tool's own naming and is not shown)."""
     engine = markup.text(f"{run.engine} {run.version}" if run.version else run.engine)
     if run.version is None:
         engine = labels["unversioned"].format(engine=engine)
-    shown = {"engine": engine, "run": markup.code(run.run_id), "attempt": run.attempt}
+    cited = receipt_id(run.receipt)
+    path = labels["receipt"].format(receipt=markup.code(run.receipt))
+    if markup.format == "tex":
+        mark, note = f"{markup.code(cited)}\\footnote{{{path}}}", None
+    else:
+        mark, note = f"{markup.code(cited)}[^{cited}]", f"[^{cited}]: {path}"
+    shown = {"engine": engine, "run": mark, "attempt": run.attempt}
     if run.failed:
         how = labels[run.ending.value].format(exit=run.exit)
         blocks = [labels["compute_failed"].format(how=how, **shown)]
@@ -216,7 +225,8 @@ def _computation(markup: Markup, labels: dict[str, str], run: ComputeFact) -> li
             blocks += [labels["output"], markup.code_block(run.output)]
         else:
             blocks.append(labels["no_output"])
-    blocks.append(labels["receipt"].format(receipt=markup.code(run.receipt)))
+    if note is not None:
+        blocks.append(note)
     return blocks
 
 
