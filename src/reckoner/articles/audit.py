@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from reckoner.articles.facts import Facts
+from reckoner.articles.figures import without_figures
 from reckoner.articles.numbers import WIDE, shown_numbers
 
 # A TeX subscript, braced one level deep or a single character: names, not numbers.
@@ -45,7 +46,8 @@ def _blank(match: re.Match[str]) -> str:
 
 def audit(text: str, facts: Facts) -> list[Unmatched]:
     """The numbers in ``text`` that match no fact, in order."""
-    scanned = _SUBSCRIPT.sub(_blank, text)
+    # What a figure draws is a picture of a step's result, shown as numbers beside it.
+    scanned = _SUBSCRIPT.sub(_blank, without_figures(text))
     reference = facts.reference
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
     found: list[Unmatched] = []

@@ -1,0 +1,286 @@
+"""Figures for sweeps (issue 23): from a step's facts to a figure, an SVG and pgfplots. No I/O.
+
+A sweep is what the panel plots (``plot.js`` with ``realSeries``): a step whose result is a
+flat array of at least two finite reals. Its horizontal axis is, in this order, an array the
+step read with as many elements (the sweep's index given as an array, ``@L`` for ``T(L)``),
+the bound variable of a ``$seq`` whose lower bound is an integer literal, or the element's
+position from 0 (what the panel shows). Axis labels name the quantity and its unit,
+``L / m`` (ISO 80000-1's quantity over unit). A figure shows at most ``MAX_POINTS`` points,
+evenly taken with the first and the last, so a million-element array stays a small picture.
+
+Markdown gets the SVG inline (one file, the article stays self-contained; VS Code, Jupyter,
+pandoc, GitLab and Obsidian show it; GitHub's sanitiser drops inline SVG). LaTeX gets a
+pgfplots axis with its coordinates inline (never a table file). The SVG has no script, no
+style sheet and no link, every text escaped, and the same facts give the same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from xml.sax.saxutils import escape as xml_escape
+
+from reckoner.articles.facts import ArrayValue, Dim, Facts, Step, Value
+from reckoner.articles.markup import Markup, unit_name
+from reckoner.articles.mathtex import identifier
+from reckoner.core.dimensions import BASE_SYMBOLS
+
+MAX_POINTS = 500
+"""The most points a figure draws; a longer sweep is thinned evenly, ends kept."""
+
+_SEQ = re.compile(r"^\s*\$seq_\{\s*([A-Za-z][A-Za-z0-9_]*)\s*=\s*(-?\d+)\s*\}")
+
+_LABELS = {"en": {"index": "index", "against": "{y} against {x}"}}
+_LABELS["zh-CN"] = {"index": "序号", "against": "{y} 随 {x} 的变化"}
+
+
+@dataclass(frozen=True, slots=True)
+class Axis:
+    """One axis: the quantity's name (a slot, a bound variable, or None for the position),
+    its unit vector and the values drawn along it."""
+
+    name: str | None
+    dim: Dim
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """A sweep as it is drawn: the step's target against its index."""
+
+    x: Axis
+    y: Axis
+
+
+def _thinned(count: int) -> list[int]:
+    """At most MAX_POINTS positions out of ``count``, evenly spread, first and last kept."""
+    if count <= MAX_POINTS:
+        return list(range(count))
+    last = count - 1
+    return sorted({round(i * last / (MAX_POINTS - 1)) for i in range(MAX_POINTS)})
+
+
+def sweep_figure(step: Step, series: Callable[[Value], tuple[float, ...] | None]) -> Figure | None:
+    """The figure of ``step`` when its result is a sweep (the panel's rule), else None."""
+    ys = series(step.result)
+    if ys is None:
+        return None
+    assert isinstance(step.result, ArrayValue)  # series gives reals only for an array
+    count = len(ys)
+    xs: tuple[float, ...] | None = None
+    x_name: str | None = None
+    x_dim: Dim = (0, 0, 0, 0, 0, 0, 0)
+    for name, value in step.reads:
+        read = series(value)
+        if read is not None and len(read) == count and isinstance(value, ArrayValue):
+            xs, x_name, x_dim = read, name, value.dim
+            break
+    if xs is None:
+        bound = _SEQ.match(step.formula)
+        start = int(bound.group(2)) if bound else 0
+        x_name = bound.group(1) if bound else None
+        xs = tuple(float(start + i) for i in range(count))
+    keep = _thinned(count)
+    return Figure(
+        x=Axis(x_name, x_dim, tuple(xs[i] for i in keep)),
+        y=Axis(step.target, step.result.dim, tuple(ys[i] for i in keep)),
+    )
+
+
+# -- labels ------------------------------------------------------------------------------
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def unit_text(dim: Dim) -> str:
+    """A unit as plain text: its table name, else its base symbols (``m² kg s⁻¹``)."""
+    name = unit_name(dim)
+    if name is not None or not any(dim):
+        return name or ""
+    parts = []
+    for symbol, exponent in zip(BASE_SYMBOLS, dim, strict=True):
+        if exponent:
+            parts.append(symbol + ("" if exponent == 1 else str(exponent).translate(_SUPERSCRIPT)))
+    return " ".join(parts)
+
+
+def axis_text(axis: Axis, language: str) -> str:
+    """An axis label as plain text: ``L / m``, ``k``, ``index``."""
+    name = axis.name if axis.name is not None else _LABELS[language]["index"]
+    unit = unit_text(axis.dim)
+    return f"{name} / {unit}" if unit else name
+
+
+def axis_tex(axis: Axis, language: str, markup: Markup) -> str:
+    """An axis label as TeX text: ``$L$ / m`` (the unit as the article spells it)."""
+    if axis.name is None:
+        name = markup.text(_LABELS[language]["index"])
+    else:
+        name = f"${identifier(axis.name)}$"
+    unit = markup.unit(axis.dim) if any(axis.dim) else ""
+    return f"{name} / {unit}" if unit else name
+
+
+# -- numbers -----------------------------------------------------------------------------
+
+
+def _coordinate(x: float) -> str:
+    """A coordinate as both formats write it: six significant figures, the same every run."""
+    text = f"{x:.6g}"
+    return "0" if text == "-0" else text
+
+
+def _nice_step(span: float) -> float:
+    """A tick spacing of 1, 2 or 5 times a power of ten giving four to ten ticks."""
+    raw = span / 5
+    power = 10.0 ** math.floor(math.log10(raw))
+    for factor in (1, 2, 5, 10):
+        if raw <= factor * power:
+            return factor * power
+    return 10 * power
+
+
+def ticks(low: float, high: float) -> tuple[float, float, list[float]]:
+    """The axis range and its tick values: a flat series gets one unit either side."""
+    if low == high:
+        low, high = low - 1, high + 1
+    step = _nice_step(high - low)
+    first = math.ceil(low / step - 1e-9)
+    values = []
+    index = first
+    while index * step <= high + step * 1e-9:
+        values.append(index * step)
+        index += 1
+    return low, high, values
+
+
+# -- SVG ---------------------------------------------------------------------------------
+
+_W, _H = 480, 300
+_LEFT, _RIGHT, _TOP, _BOTTOM = 72, 16, 16, 48
+
+
+def svg(figure: Figure, language: str) -> str:
+    """The figure as a standalone SVG element: viewBox, axes, ticks, labels and the line."""
+    x_low, x_high, x_ticks = ticks(min(figure.x.values), max(figure.x.values))
+    y_low, y_high, y_ticks = ticks(min(figure.y.values), max(figure.y.values))
+    width, height = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
+
+    def px(x: float) -> str:
+        return f"{_LEFT + (x - x_low) * width / (x_high - x_low):.1f}"
+
+    def py(y: float) -> str:
+        return f"{_TOP + height - (y - y_low) * height / (y_high - y_low):.1f}"
+
+    x_label, y_label = axis_text(figure.x, language), axis_text(figure.y, language)
+    title = _LABELS[language]["against"].format(y=y_label, x=x_label)
+    quoted = xml_escape(title, {'"': "&quot;"})
+    bottom, left = _TOP + height, _LEFT
+    lines = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_H}" width="{_W}" '
+        f'height="{_H}" role="img" aria-label="{quoted}" '
+        'font-family="sans-serif" font-size="12">',
+        f"<title>{xml_escape(title)}</title>",
+        f'<rect x="0" y="0" width="{_W}" height="{_H}" fill="white"/>',
+        f'<path d="M{left} {_TOP}V{bottom}H{left + width}" fill="none" stroke="black"/>',
+    ]
+    for value in x_ticks:
+        at = px(value)
+        lines.append(f'<path d="M{at} {bottom}v5" stroke="black"/>')
+        lines.append(
+            f'<text x="{at}" y="{bottom + 18}" text-anchor="middle">{_coordinate(value)}</text>'
+        )
+    for value in y_ticks:
+        at = py(value)
+        lines.append(f'<path d="M{left} {at}h-5" stroke="black"/>')
+        lines.append(
+            f'<text x="{left - 8}" y="{at}" text-anchor="end" dominant-baseline="middle">'
+            f"{_coordinate(value)}</text>"
+        )
+    points = " ".join(
+        f"{px(x)},{py(y)}" for x, y in zip(figure.x.values, figure.y.values, strict=True)
+    )
+    lines.append(f'<polyline points="{points}" fill="none" stroke="#1f5fa8" stroke-width="1.5"/>')
+    if len(figure.y.values) <= 24:
+        lines.extend(
+            f'<circle cx="{px(x)}" cy="{py(y)}" r="2.5" fill="#1f5fa8"/>'
+            for x, y in zip(figure.x.values, figure.y.values, strict=True)
+        )
+    lines.append(
+        f'<text x="{left + width / 2:.1f}" y="{_H - 8}" text-anchor="middle">'
+        f"{xml_escape(x_label)}</text>"
+    )
+    middle = f"{_TOP + height / 2:.1f}"
+    lines.append(
+        f'<text x="16" y="{middle}" text-anchor="middle" transform="rotate(-90 16 {middle})">'
+        f"{xml_escape(y_label)}</text>"
+    )
+    lines.append("</svg>")
+    return "\n".join(lines)
+
+
+# -- pgfplots ----------------------------------------------------------------------------
+
+
+def pgfplots(figure: Figure, language: str, markup: Markup) -> str:
+    """The figure as a centred pgfplots axis, its coordinates inline."""
+    points = " ".join(
+        f"({_coordinate(x)},{_coordinate(y)})"
+        for x, y in zip(figure.x.values, figure.y.values, strict=True)
+    )
+    marks = "mark=*" if len(figure.y.values) <= 24 else "no marks"
+    return "\n".join(
+        [
+            r"\begin{center}",
+            r"\begin{tikzpicture}",
+            r"\begin{axis}[width=\linewidth, height=0.5\linewidth, "
+            f"xlabel={{{axis_tex(figure.x, language, markup)}}}, "
+            f"ylabel={{{axis_tex(figure.y, language, markup)}}}]",
+            f"\\addplot[{marks}] coordinates {{{points}}};",
+            r"\end{axis}",
+            r"\end{tikzpicture}",
+            r"\end{center}",
+        ]
+    )
+
+
+def figure_blocks(facts: Facts, markup: Markup, language: str) -> Callable[[Step], list[str]]:
+    """What the template writes after a step: its figure when it is a sweep, else nothing."""
+    series = facts.series
+
+    def blocks(step: Step) -> list[str]:
+        if type(step.result) is not ArrayValue:
+            return []
+        figure = sweep_figure(step, series)
+        if figure is None:
+            return []
+        if markup.format == "tex":
+            return [pgfplots(figure, language, markup)]
+        return [svg(figure, language)]
+
+    return blocks
+
+
+# -- the audit's view --------------------------------------------------------------------
+
+_SVG_BLOCK = re.compile(r'^<svg xmlns="http://www\.w3\.org/2000/svg".*?^</svg>$', re.S | re.M)
+_COORDINATES = re.compile(r"(\\addplot(?:\[[^\]\n]*\])? coordinates \{)([^{}]*)(\})")
+_AXIS_OPTIONS = re.compile(r"(\\begin\{axis\}\[width=\\linewidth, height=)(0\.5)(\\linewidth)")
+
+
+def _spaces(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
+
+
+def without_figures(text: str) -> str:
+    """``text`` with what a figure draws blanked (same length, same lines), for the audit:
+    an SVG's geometry and tick values and a plot's coordinates are a picture of a step's
+    result, which the article shows as numbers beside it."""
+    if "<svg" in text:
+        text = _SVG_BLOCK.sub(lambda found: _spaces(found.group(0)), text)
+    if "\\addplot" in text:
+        text = _COORDINATES.sub(lambda m: m.group(1) + _spaces(m.group(2)) + m.group(3), text)
+        text = _AXIS_OPTIONS.sub(lambda m: m.group(1) + "   " + m.group(3), text)
+    return text
