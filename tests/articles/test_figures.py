@@ -136,6 +136,8 @@ def test_23_a_hostile_label_is_escaped_in_svg_and_tex() -> None:
     tex = pgfplots(HOSTILE, "en", markup_for("tex"))
     assert "\\input" not in tex.replace("\\textbackslash{}input", "")
     check_body(tex)  # passes the allow-list: nothing in a label is live TeX
+    controls = Figure(x=Axis("a\x1b\ufffeb", HOSTILE.x.dim, (0.0, 1.0)), y=HOSTILE.y)
+    assert "ab" in texts(ET.fromstring(svg(controls, "en")))  # still well-formed XML
 
 
 @pytest.mark.parametrize(

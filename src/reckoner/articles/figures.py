@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape as xml_escape
 
+from reckoner.articles.escape import without_controls
 from reckoner.articles.facts import ArrayValue, Dim, Facts, Step, Value
 from reckoner.articles.markup import Markup, unit_name
 from reckoner.articles.mathtex import identifier
@@ -29,6 +30,9 @@ from reckoner.core.dimensions import BASE_SYMBOLS
 
 MAX_POINTS = 500
 """The most points a figure draws; a longer sweep is thinned evenly, ends kept."""
+
+# What XML 1.0 cannot hold at all, even escaped: surrogates and the two non-characters.
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 
 _SEQ = re.compile(r"^\s*\$seq_\{\s*([A-Za-z][A-Za-z0-9_]*)\s*=\s*(-?\d+)\s*\}")
 
@@ -162,6 +166,12 @@ _W, _H = 480, 300
 _LEFT, _RIGHT, _TOP, _BOTTOM = 72, 16, 16, 48
 
 
+def _xml_text(text: str) -> str:
+    """A label as XML character data holds it: control characters and what XML cannot
+    carry dropped (as prose drops them), the rest kept for ``xml_escape``."""
+    return _NOT_XML.sub("", without_controls(text))
+
+
 def svg(figure: Figure, language: str) -> str:
     """The figure as a standalone SVG element: viewBox, axes, ticks, labels and the line."""
     x_low, x_high, x_ticks = ticks(min(figure.x.values), max(figure.x.values))
@@ -176,6 +186,7 @@ def svg(figure: Figure, language: str) -> str:
 
     x_label, y_label = axis_text(figure.x, language), axis_text(figure.y, language)
     title = _LABELS[language]["against"].format(y=y_label, x=x_label)
+    x_label, y_label, title = (_xml_text(text) for text in (x_label, y_label, title))
     quoted = xml_escape(title, {'"': "&quot;"})
     bottom, left = _TOP + height, _LEFT
     lines = [
