@@ -143,7 +143,8 @@ def test_23_a_hostile_label_is_escaped_in_svg_and_tex() -> None:
 @pytest.mark.parametrize(
     "body",
     [
-        "\\begin{tikzpicture}\\begin{axis}\\addplot table {/etc/passwd};\\end{axis}\\end{tikzpicture}",
+        "\\begin{tikzpicture}\\begin{axis}\\addplot table {/etc/passwd};"
+        "\\end{axis}\\end{tikzpicture}",
         "\\begin{tikzpicture}\\begin{axis}\\addplot gnuplot {x};\\end{axis}\\end{tikzpicture}",
         "\\begin{tikzpicture}\\begin{axis}[every axis/.code={x}]\\end{axis}\\end{tikzpicture}",
         "\\begin{tikzpicture}\\begin{axis}[xticklabels from table={/etc/passwd}{0}]"
