@@ -69,6 +69,18 @@ def test_23_a_seq_sweep_and_an_indexed_array_get_svg_figures_with_units(sweep_fa
     assert render(sweep_facts, "en", "md") == body  # the same facts, the same bytes
 
 
+def test_23_a_figure_the_record_does_not_draw_is_audited_like_any_text(sweep_facts: Any) -> None:
+    """Only the figures drawn from the record's sweeps are read as pictures: an SVG or a
+    plot a model wrote itself, with a number of its own, is flagged."""
+    svg_body = render(sweep_facts, "en", "md") + (
+        '\n<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9">\n<text>98765</text>\n</svg>\n'
+    )
+    flagged = [found.text for found in audit(svg_body, sweep_facts)]
+    assert "98765" in flagged
+    tex_body = render(sweep_facts, "en", "tex").replace("(1, 1)", "(1, 98765)")
+    assert "98765" in [found.text for found in audit(tex_body, sweep_facts)]
+
+
 def test_23_a_complex_or_a_non_sweep_array_gets_no_figure(tmp_path: Path) -> None:
     rows = [
         row(1, "record_start", {"title": "No sweeps"}),
@@ -120,7 +132,7 @@ def test_23_a_long_sweep_is_thinned_to_a_bounded_figure(tmp_path: Path) -> None:
     facts = engine_record(tmp_path / "home", calls)[1]
     (figure,) = svgs(render(facts, "en", "md"))
     assert points(figure) == MAX_POINTS
-    assert render(facts, "en", "tex").count(") (") == MAX_POINTS - 1
+    assert render(facts, "en", "tex").count(") (") == MAX_POINTS - 1  # points, not pairs
 
 
 HOSTILE = Figure(

@@ -47,7 +47,7 @@ def _blank(match: re.Match[str]) -> str:
 def audit(text: str, facts: Facts) -> list[Unmatched]:
     """The numbers in ``text`` that match no fact, in order."""
     # What a figure draws is a picture of a step's result, shown as numbers beside it.
-    scanned = _SUBSCRIPT.sub(_blank, without_figures(text))
+    scanned = _SUBSCRIPT.sub(_blank, without_figures(text, facts))
     reference = facts.reference
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
     found: list[Unmatched] = []

@@ -31,6 +31,8 @@ from reckoner.core.dimensions import BASE_SYMBOLS
 MAX_POINTS = 500
 """The most points a figure draws; a longer sweep is thinned evenly, ends kept."""
 
+_AXIS_HEIGHT = "height=0.5\\linewidth"  # the plot's one number that is no fact
+
 # What XML 1.0 cannot hold at all, even escaped: surrogates and the two non-characters.
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 
@@ -235,18 +237,23 @@ def svg(figure: Figure, language: str) -> str:
 # -- pgfplots ----------------------------------------------------------------------------
 
 
-def pgfplots(figure: Figure, language: str, markup: Markup) -> str:
-    """The figure as a centred pgfplots axis, its coordinates inline."""
-    points = " ".join(
-        f"({_coordinate(x)},{_coordinate(y)})"
+def _points(figure: Figure) -> str:
+    return " ".join(
+        # A space after the comma: "(10,100)" would read as ten thousand one hundred.
+        f"({_coordinate(x)}, {_coordinate(y)})"
         for x, y in zip(figure.x.values, figure.y.values, strict=True)
     )
+
+
+def pgfplots(figure: Figure, language: str, markup: Markup) -> str:
+    """The figure as a centred pgfplots axis, its coordinates inline."""
+    points = _points(figure)
     marks = "mark=*" if len(figure.y.values) <= 24 else "no marks"
     return "\n".join(
         [
             r"\begin{center}",
             r"\begin{tikzpicture}",
-            r"\begin{axis}[width=\linewidth, height=0.5\linewidth, "
+            f"\\begin{{axis}}[width=\\linewidth, {_AXIS_HEIGHT}, "
             f"xlabel={{{axis_tex(figure.x, language, markup)}}}, "
             f"ylabel={{{axis_tex(figure.y, language, markup)}}}]",
             f"\\addplot[{marks}] coordinates {{{points}}};",
@@ -276,22 +283,32 @@ def figure_blocks(facts: Facts, markup: Markup, language: str) -> Callable[[Step
 
 # -- the audit's view --------------------------------------------------------------------
 
-_SVG_BLOCK = re.compile(r'^<svg xmlns="http://www\.w3\.org/2000/svg".*?^</svg>$', re.S | re.M)
-_COORDINATES = re.compile(r"(\\addplot(?:\[[^\]\n]*\])? coordinates \{)([^{}]*)(\})")
-_AXIS_OPTIONS = re.compile(r"(\\begin\{axis\}\[width=\\linewidth, height=)(0\.5)(\\linewidth)")
-
 
 def _spaces(text: str) -> str:
     return re.sub(r"[^\n]", " ", text)
 
 
-def without_figures(text: str) -> str:
-    """``text`` with what a figure draws blanked (same length, same lines), for the audit:
-    an SVG's geometry and tick values and a plot's coordinates are a picture of a step's
-    result, which the article shows as numbers beside it."""
-    if "<svg" in text:
-        text = _SVG_BLOCK.sub(lambda found: _spaces(found.group(0)), text)
-    if "\\addplot" in text:
-        text = _COORDINATES.sub(lambda m: m.group(1) + _spaces(m.group(2)) + m.group(3), text)
-        text = _AXIS_OPTIONS.sub(lambda m: m.group(1) + "   " + m.group(3), text)
+def without_figures(text: str, facts: Facts) -> str:
+    """``text`` with the figures of ``facts``' sweeps blanked (same length, same lines), for
+    the audit: an SVG's geometry and ticks and a plot's coordinates are a picture of a
+    step's result, which the article shows as numbers beside it. Only a figure drawn here
+    from the record is blanked, byte for byte: an SVG or a plot a model wrote itself is
+    audited like the rest of its text."""
+    has_svg, has_plot = "<svg" in text, "\\addplot" in text
+    if not (has_svg or has_plot):
+        return text
+    series = facts.series
+    for step in facts.steps:
+        figure = sweep_figure(step, series) if type(step.result) is ArrayValue else None
+        if figure is None:
+            continue
+        if has_svg:
+            for language in _LABELS:
+                drawn = svg(figure, language)
+                text = text.replace(drawn, _spaces(drawn))
+        if has_plot:
+            drawn = f"coordinates {{{_points(figure)}}}"
+            text = text.replace(drawn, _spaces(drawn))
+    if has_plot:
+        text = text.replace(_AXIS_HEIGHT, _spaces(_AXIS_HEIGHT))
     return text
