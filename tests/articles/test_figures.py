@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 from article_helpers import HAND_ID, METRE, row
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_template_and_audit import engine_record
 
 from reckoner.articles.audit import audit
@@ -221,3 +223,26 @@ def test_23_a_long_url_in_a_lookup_source_breaks_inside_the_margin(tmp_path: Pat
     lines = [line for line in text.splitlines() if "segment" in line]
     assert len(lines) > 1  # the address is split across lines
     assert max(len(line) for line in text.splitlines()) <= 110  # and stays within the page
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.floats(allow_nan=False, allow_infinity=False, min_value=-1e308, max_value=1e308),
+        min_size=2,
+        max_size=60,
+    ),
+    st.sampled_from(["en", "zh-CN"]),
+)
+def test_23_any_sweep_draws_a_well_formed_bounded_svg(ys: list[float], language: str) -> None:
+    figure = Figure(
+        x=Axis(None, (0, 0, 0, 0, 0, 0, 0), tuple(float(i) for i in range(len(ys)))),
+        y=Axis("y", (1, 0, 0, 0, 0, 0, 0), tuple(ys)),
+    )
+    drawn = ET.fromstring(svg(figure, language))
+    assert points(drawn) == len(ys)
+    for line in drawn.iter(f"{SVG}polyline"):
+        for pair in line.attrib["points"].split():
+            x, y = (float(part) for part in pair.split(","))
+            assert 0 <= x <= 480 and 0 <= y <= 300
+    assert 1 <= len(texts(drawn)) <= 40  # ticks stay few whatever the range

@@ -162,6 +162,32 @@ def ticks(low: float, high: float) -> tuple[float, float, list[float]]:
     return low, high, values
 
 
+@dataclass(frozen=True, slots=True)
+class _Range:
+    """An axis's range in units of a power of ten (``scale``), so neither the span of two
+    doubles near the largest one nor a pixel's arithmetic can overflow, and ticks at 1, 2
+    or 5 of those units are round numbers of the axis too."""
+
+    scale: float
+    low: float
+    high: float
+    ticks: list[float]
+
+    @classmethod
+    def of(cls, values: tuple[float, ...]) -> _Range:
+        largest = max(abs(min(values)), abs(max(values)))
+        exponent = math.floor(math.log10(largest)) if largest else 0
+        scale = 10.0 ** max(exponent, -300)
+        low, high, marks = ticks(min(values) / scale, max(values) / scale)
+        return cls(scale, low, high, marks)
+
+    def fraction(self, value: float) -> float:
+        return (value / self.scale - self.low) / (self.high - self.low)
+
+    def label(self, tick: float) -> str:
+        return _coordinate(tick * self.scale)
+
+
 # -- SVG ---------------------------------------------------------------------------------
 
 _W, _H = 480, 300
@@ -176,15 +202,14 @@ def _xml_text(text: str) -> str:
 
 def svg(figure: Figure, language: str) -> str:
     """The figure as a standalone SVG element: viewBox, axes, ticks, labels and the line."""
-    x_low, x_high, x_ticks = ticks(min(figure.x.values), max(figure.x.values))
-    y_low, y_high, y_ticks = ticks(min(figure.y.values), max(figure.y.values))
+    x_range, y_range = _Range.of(figure.x.values), _Range.of(figure.y.values)
     width, height = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
 
     def px(x: float) -> str:
-        return f"{_LEFT + (x - x_low) * width / (x_high - x_low):.1f}"
+        return f"{_LEFT + x_range.fraction(x) * width:.1f}"
 
     def py(y: float) -> str:
-        return f"{_TOP + height - (y - y_low) * height / (y_high - y_low):.1f}"
+        return f"{_TOP + height - y_range.fraction(y) * height:.1f}"
 
     x_label, y_label = axis_text(figure.x, language), axis_text(figure.y, language)
     title = _LABELS[language]["against"].format(y=y_label, x=x_label)
@@ -199,18 +224,19 @@ def svg(figure: Figure, language: str) -> str:
         f'<rect x="0" y="0" width="{_W}" height="{_H}" fill="white"/>',
         f'<path d="M{left} {_TOP}V{bottom}H{left + width}" fill="none" stroke="black"/>',
     ]
-    for value in x_ticks:
-        at = px(value)
+    for value in x_range.ticks:
+        at = f"{_LEFT + (value - x_range.low) / (x_range.high - x_range.low) * width:.1f}"
         lines.append(f'<path d="M{at} {bottom}v5" stroke="black"/>')
         lines.append(
-            f'<text x="{at}" y="{bottom + 18}" text-anchor="middle">{_coordinate(value)}</text>'
+            f'<text x="{at}" y="{bottom + 18}" text-anchor="middle">{x_range.label(value)}</text>'
         )
-    for value in y_ticks:
-        at = py(value)
+    for value in y_range.ticks:
+        fraction = (value - y_range.low) / (y_range.high - y_range.low)
+        at = f"{_TOP + height - fraction * height:.1f}"
         lines.append(f'<path d="M{left} {at}h-5" stroke="black"/>')
         lines.append(
             f'<text x="{left - 8}" y="{at}" text-anchor="end" dominant-baseline="middle">'
-            f"{_coordinate(value)}</text>"
+            f"{y_range.label(value)}</text>"
         )
     points = " ".join(
         f"{px(x)},{py(y)}" for x, y in zip(figure.x.values, figure.y.values, strict=True)
