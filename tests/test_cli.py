@@ -186,7 +186,7 @@ def test_demo_drives_the_worked_example_through_mcp(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in records[0].read_text().splitlines()[1:]]
     tools = [row["tool"] for row in rows]
     assert tools[0] == "record_start" and tools[-1] == "record_end"
-    assert tools.count("eval") == 6
+    assert tools.count("eval") == 7
     evals = {
         row["content"]["target"]: row["content"]
         for row in rows
@@ -196,6 +196,8 @@ def test_demo_drives_the_worked_example_through_mcp(tmp_path: Path) -> None:
     impedance = evals["Z"]["result"]
     assert impedance["re"] == 100 and impedance["im"] < 0
     assert impedance["dim"] == [2, 1, -3, -2, 0, 0, 0]
+    # Part 3 is a sweep (issue 23: its article draws a figure of |Z| against f).
+    assert len(evals["Zs"]["result"]["array"]) == 7
     # Persona rule 2: every given is transcribed with its unit as given, never converted.
     sets = [row["content"] for row in rows if row["tool"] == "set"]
     assert sets and all("unit" in content for content in sets)

@@ -74,6 +74,19 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ),
     (
         "record_message",
+        {"text": "Part 3: the magnitude of the impedance over a sweep of drive frequencies."},
+    ),
+    ("set", {"name": "fs", "value": {"array": [0.25, 0.5, 1, 1.5, 2, 3, 5], "unit": "kHz"}}),
+    (
+        "eval",
+        {
+            "formula": "$abs(@R + $j * (2 * $pi * @fs * @L - 1 / (2 * $pi * @fs * @C)))",
+            "target": "Zs",
+            "read": {"digits": 4},
+        },
+    ),
+    (
+        "record_message",
         {
             "text": "A dimension slip is refused, not computed: adding the "
             "frequency to the impedance."

@@ -24,6 +24,7 @@ from fractions import Fraction
 from typing import ClassVar
 
 from reckoner.articles.facts import Facts, Message
+from reckoner.articles.figures import without_figures
 from reckoner.articles.findings import Finding, Located, locator
 from reckoner.articles.numbers import WIDE, ShownNumber, cut, shown_numbers
 from reckoner.articles.ties import Ties, normal, read_ties, unit_spec
@@ -39,13 +40,12 @@ _CODE = re.compile(r"(`+)(?P<a>[^`\n]+?)\1|\\texttt\{(?P<b>(?:[^{}\n]|\{[^{}\n]*
 _HEX_NAME = re.compile(
     r"\b(?![0-9]+(?:e[0-9]+)?\b)(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,64}\b"
 )
-# What is no prose: a link's or an image's target, a reference or label, a URL, and a
-# figure's drawing (an inline SVG, a tikzpicture of pgfplots), whose coordinates are the
-# record's arrays and whose sizes and ticks are layout.
+# What is no prose: a link's or an image's target, a reference or label, a URL. A figure's
+# drawing is blanked only where it is one the record's own sweep draws
+# (``figures.without_figures``): a drawing a model wrote itself is audited as text.
 _NOT_PROSE = re.compile(
-    r"\]\([^)\n]*\)|<svg\b.*?</svg>|<img\b[^>]*>"
-    r"|\\(?:includegraphics|label|ref|eqref|url|href|tag|input)\s*(?:\[[^\]\n]*\])?\{[^{}\n]*\}"
-    r"|\\begin\{tikzpicture\}.*?\\end\{tikzpicture\}",
+    r"\]\([^)\n]*\)|<img\b[^>]*>"
+    r"|\\(?:includegraphics|label|ref|eqref|url|href|tag|input)\s*(?:\[[^\]\n]*\])?\{[^{}\n]*\}",
     re.DOTALL,
 )
 _IDENTIFIER_MARK = re.compile(r"[A-Za-z/_\\-]")
@@ -159,7 +159,8 @@ def audit(
     numbers beside a quantity that are not its values, and (for a model's article) the
     tool's words."""
     ties = read_ties(facts) if ties is None else ties
-    found: list[Finding] = list(_numbers(text, ties))
+    # What a figure of the record draws is a picture of a step's result (same offsets).
+    found: list[Finding] = list(_numbers(without_figures(text, facts), ties))
     if model:
         words: list[ToolWord] = tool_words(_without_code(text))
         found.extend(words)

@@ -121,6 +121,25 @@ class Facts:
         return _reference(self._sources)
 
     @cached_property
+    def _stored(self) -> dict[int, float]:
+        """Each cut real's stored number, by the cut's identity (one Num per number)."""
+        return {id(num): x for x, num in self._sources.numbers.items()}
+
+    def series(self, value: Value) -> tuple[float, ...] | None:
+        """The stored numbers of a sweep (a flat array of at least two finite reals, the
+        panel's ``realSeries``), else None: a figure draws them (issue 23)."""
+        if type(value) is not ArrayValue or len(value.items) < 2:
+            return None
+        stored = self._stored
+        numbers = []
+        for item in value.items:
+            x = stored.get(id(item)) if type(item) is Num else None
+            if x is None or not math.isfinite(x):
+                return None
+            numbers.append(float(x))
+        return tuple(numbers)
+
+    @cached_property
     def steps(self) -> tuple[Step, ...]:
         return tuple(entry for entry in self.entries if type(entry) is Step)
 

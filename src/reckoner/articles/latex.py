@@ -12,6 +12,7 @@ import re
 import unicodedata
 
 from reckoner.articles.escape import CONTROL
+from reckoner.articles.plotcheck import plot_refusal
 from reckoner.articles.texwords import (
     ALLOWED_COMMANDS,
     ALLOWED_ENVIRONMENTS,
@@ -19,7 +20,7 @@ from reckoner.articles.texwords import (
     ALLOWED_SYMBOLS,
 )
 
-_PACKAGES = ("amsmath", "amssymb", "booktabs", "longtable")
+_PACKAGES = ("amsmath", "amssymb", "booktabs", "longtable", "pgfplots")
 
 # What the scan stops at, as TeX reads the body: a control word (a backslash and a run of
 # letters; every non-ASCII character is taken here and cut to TeX's letters below), a
@@ -185,6 +186,10 @@ def check_body(body: str) -> None:
         elif kind == _SYMBOL and token.group(_SYMBOL) not in ALLOWED_SYMBOLS:
             raise _refuse_command(body, token.group(_SYMBOL), token.start())
     scan.finish(depth, dollars)
+    if "addplot" in body or "{axis}" in body or "{tikzpicture}" in body:
+        refusal = plot_refusal(body)
+        if refusal is not None:
+            raise BodyRefusal(refusal)
 
 
 def _cut_word(body: str, start: int, end: int) -> tuple[str, int]:
@@ -207,6 +212,12 @@ def shell(body: str, language: str) -> str:
     lines.extend(
         [
             r"\usepackage[margin=25mm]{geometry}",
+            # Figures of sweeps (issue 23), drawn as this TeX Live's pgfplots draws them.
+            r"\pgfplotsset{compat=1.18}",
+            # Every display is numbered, (1), (2), ..., so a step can be cited (issue 23):
+            # \[ ... \] (what writers emit) becomes amsmath's equation environment.
+            r"\DeclareRobustCommand{\[}{\begin{equation}}",
+            r"\DeclareRobustCommand{\]}{\end{equation}}",
             r"\setlength{\parindent}{0pt}",
             r"\setlength{\parskip}{0.6em}",
             r"\begin{document}",

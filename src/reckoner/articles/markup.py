@@ -35,6 +35,9 @@ from reckoner.lookup.fact import SourceLine
 # never rewritten (percent-encoding would change the address the record holds).
 _LINKABLE = re.compile(r"https?://[^\s<>\\" + re.escape(CONTROL_CHARACTERS) + "]+")
 
+# Where a typeset address may break: after each character that is no letter or digit.
+_URL_BREAKS = re.compile(r"(?<=[^\w])(?=.)", re.S)
+
 # An array longer than this shows its head and its length; the record keeps every element.
 ARRAY_SHOWN = 12
 
@@ -287,8 +290,12 @@ class TexMarkup(Markup):
         return "\n".join(lines)
 
     def link(self, url: str) -> str:
-        # The shell loads neither url nor hyperref, so the address is escaped typewriter text.
-        return r"\texttt{" + self.text(url) + "}"
+        # The address is escaped typewriter text that may break after each mark between
+        # its words (/ . - ? & = and the like), as xurl breaks a \url (issue 23); \url itself
+        # reads its argument verbatim, which the body check could not follow. A run of
+        # letters and digits is never split, so a number in it stays one number.
+        pieces = _URL_BREAKS.split(url)
+        return r"\texttt{" + r"\allowbreak{}".join(self.text(piece) for piece in pieces) + "}"
 
     def code(self, literal: str) -> str:
         # Typewriter text that may break after a slash, so a long receipt path fits the page.

@@ -60,9 +60,13 @@ _MATH = """
     Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega
 """
 _ENVIRONMENT_COMMANDS = "begin end"
+# A figure of a sweep (issue 23); its shape is held further by ``plotcheck``.
+_FIGURES = "addplot"
 
 ALLOWED_COMMANDS: frozenset[str] = frozenset(
-    " ".join([_TEXT, _EMPHASIS, _LISTS, _TABLES, _SECTIONING, _MATH, _ENVIRONMENT_COMMANDS]).split()
+    " ".join(
+        [_TEXT, _EMPHASIS, _LISTS, _TABLES, _SECTIONING, _MATH, _ENVIRONMENT_COMMANDS, _FIGURES]
+    ).split()
 ) | frozenset(name for name in TABLE_COMMANDS | TEX_ESCAPE_COMMANDS if name.isalpha())
 """Control words a body may use (by name, without the backslash)."""
 
@@ -83,6 +87,7 @@ _ENVIRONMENTS = """
     equation equation* align align* alignat alignat* gather gather* multline multline* flalign
     flalign* split aligned alignedat gathered cases matrix pmatrix bmatrix Bmatrix vmatrix
     Vmatrix smallmatrix array subequations
+    tikzpicture axis
 """
 
 ALLOWED_ENVIRONMENTS: frozenset[str] = frozenset(_ENVIRONMENTS.split())

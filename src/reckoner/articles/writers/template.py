@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from reckoner.articles.citation import receipt_id
 from reckoner.articles.facts import Entry, Facts, Message, Step, Value
+from reckoner.articles.figures import figure_blocks
 from reckoner.articles.markup import Markup, markup_for
 from reckoner.articles.mathtex import formula_latex, identifier
 from reckoner.articles.pause import collector_paused
@@ -113,7 +114,7 @@ def render(facts: Facts, language: str, format_name: str) -> str:
     visible = [e for e in facts.entries if not (isinstance(e, Message) and e.hidden)]
     if visible:
         blocks.append(markup.heading(labels["solution"], 2))
-        blocks.extend(_solution(markup, labels, visible))
+        blocks.extend(_solution(markup, labels, visible, figure_blocks(facts, markup, language)))
     results = _results(facts)
     if results:
         blocks.append(markup.heading(labels["results"], 2))
@@ -137,10 +138,15 @@ def _around(label: str, *fields: str) -> list[str]:
     return pieces
 
 
-def _solution(markup: Markup, labels: dict[str, str], entries: list[Entry]) -> list[str]:
+def _solution(
+    markup: Markup,
+    labels: dict[str, str],
+    entries: list[Entry],
+    figure: Callable[[Step], list[str]],
+) -> list[str]:
     """The blocks of the solution: each message as a paragraph, each step as its typeset
-    relation and the sentence substituting what it read, each lookup with its sources, each
-    computation with its receipt."""
+    relation and the sentence substituting what it read (and its ``figure`` when it is a
+    sweep), each lookup with its sources, each computation with its receipt."""
     blocks: list[str] = []
     add = blocks.append
     paragraph, (opening, closing) = markup.paragraph, markup.display_marks
@@ -172,6 +178,7 @@ def _solution(markup: Markup, labels: dict[str, str], entries: list[Entry]) -> l
         reads = step.reads
         if not reads:
             add(f"{alone}{result}{alone_after}")
+            blocks.extend(figure(step))  # issue 23: a sweep's figure
             continue
         if len(reads) == 1:
             name, value = reads[0]
@@ -183,6 +190,7 @@ def _solution(markup: Markup, labels: dict[str, str], entries: list[Entry]) -> l
             ]
             joined = f"{comma.join(shown[:-1])}{last}{shown[-1]}"
         add(f"{before}{joined}{between}{result}{after}")
+        blocks.extend(figure(step))  # issue 23: a sweep's figure
     return blocks
 
 
