@@ -28,7 +28,8 @@ SEARCH_RAISED_WHEN: dict[str, str] = {
         "the record has spent its maxSearchesPerRecord lookups; the provider is never called"
     ),
     SearchCode.UNAVAILABLE: (
-        "the provider, the network or the extractive model failed, or no provider is configured"
+        "the provider, the network or the extractive model failed, the lookup reached its "
+        "deadlineSeconds or was cancelled, or no provider is configured"
     ),
     ErrorCode.OPEN_RECORD_NOT_FOUND: "no record is open; a lookup is recorded, so it needs one",
 }
