@@ -203,6 +203,10 @@ async def serve_stdio(server: Server[Any], held: HeldArguments | None = None) ->
                 await server.run(messages, write_stream, server.create_initialization_options())
                 tasks.cancel_scope.cancel()
             unread.done.set()
+    except* BrokenPipeError:
+        # The client closed our stdout while a call was finishing (it hung up mid-call): the
+        # call's row is written; the answer has nobody to go to, which is no server fault.
+        pass
     finally:
         os.close(fd)
 
