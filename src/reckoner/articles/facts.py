@@ -22,10 +22,19 @@ from itertools import starmap
 from operator import itemgetter
 from typing import Any
 
-from reckoner.articles.numbers import cut_all, digit_runs, exact, shown_numbers
+from reckoner.articles.numbers import (
+    READING_FIGURES,
+    cut_all,
+    digit_runs,
+    exact,
+    shown_given,
+    shown_numbers,
+    shown_reading,
+)
 from reckoner.articles.pause import collector_paused
 from reckoner.compute.fact import ComputeFact, compute_fact
 from reckoner.lookup.fact import LookupFact, lookup_fact
+from reckoner.units import resolve_unit
 
 Dim = tuple[int, int, int, int, int, int, int]
 ZERO_DIM: Dim = (0, 0, 0, 0, 0, 0, 0)
@@ -84,12 +93,37 @@ class Message:
 
 
 @dataclass(frozen=True, slots=True)
+class Reading:
+    """A value as the record read it for a reader: its number (``shown_reading``/
+    ``shown_given``) and its unit as written in the grammar's ASCII (``mA``, ``degC``)."""
+
+    number: str
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     seq: int
     formula: str
     target: str
     reads: tuple[tuple[str, Value], ...]
     result: Value
+    # The eval's reading (the first, where it asked for several), None without one.
+    reading: Reading | None
+
+
+@dataclass(frozen=True, slots=True)
+class Given:
+    """One value of a given slot that the article lists: as it was given (``shown``: the
+    reading of its ``set``, else its number in the unit it was written in, else None for
+    SI), its revision of the slot and whether a step read it."""
+
+    name: str
+    value: Value
+    shown: Reading | None
+    revision: int
+    revisions: int  # how many of the slot's values the article lists
+    used: bool
 
 
 # A lookup's entry is the lookup's own fact (``reckoner.lookup.fact``): question, answer
@@ -107,6 +141,10 @@ class Facts:
     conditions: tuple[tuple[str, Value], ...]
     entries: tuple[Entry, ...]
     closing: str | None
+    # Each value of a given slot a step used, with its revision, and each slot's last value.
+    givens: tuple[Given, ...]
+    # The seqs of the steps a later one overwrote before any step read them (``_folded``).
+    folded: frozenset[int]
     # What the reference is built from, kept raw: only the audit needs it, so it is built
     # on first use rather than with every article.
     _sources: _Collector = field(repr=False, compare=False)
@@ -123,10 +161,11 @@ class Facts:
 
     @property
     def prose(self) -> Iterable[str]:
-        """The record's own words: the title, every message, the closing text."""
+        """The record's own visible words: the title, every message not hidden, the closing
+        text (a hidden note is the author's, never the article's)."""
         yield self.title
         for entry in self.entries:
-            if isinstance(entry, Message):
+            if isinstance(entry, Message) and not entry.hidden:
                 yield entry.text
         if self.closing:
             yield self.closing
@@ -157,6 +196,19 @@ class _Collector:
         self.scalars: dict[tuple[object, ...], Scalar] = {}
         # Complex numbers and arrays by their content (``_value``).
         self.shared: dict[tuple[object, ...], Scalar | ArrayValue] = {}
+        # Every value each given slot held, in order (``_Revision``), and per step the
+        # (slot, revision) pairs it read; the numbers readings show, for the reference.
+        self.revisions: dict[str, list[_Revision]] = {}
+        self.step_reads: dict[int, list[tuple[str, int]]] = {}
+        self.shown: set[float] = set()
+
+
+@dataclass(slots=True)
+class _Revision:
+    value: Value
+    shown: Reading | None
+    revision: int
+    current: bool = True  # False once a later set or a deletion replaced it
 
 
 # A frozen dataclass's __init__ routes every field through object.__setattr__, which costs
@@ -174,9 +226,14 @@ def _slot_setters(cls: type) -> tuple[Callable[[object, object], None], ...]:
 _put_cplx_re, _put_cplx_im = _slot_setters(Cplx)
 _put_scalar_number, _put_scalar_dim = _slot_setters(Scalar)
 _put_message_seq, _put_message_text, _put_message_hidden = _slot_setters(Message)
-_put_step_seq, _put_step_formula, _put_step_target, _put_step_reads, _put_step_result = (
-    _slot_setters(Step)
-)
+(
+    _put_step_seq,
+    _put_step_formula,
+    _put_step_target,
+    _put_step_reads,
+    _put_step_result,
+    _put_step_reading,
+) = _slot_setters(Step)
 
 
 def _scalar(number: Num | Cplx, dim: Dim) -> Scalar:
@@ -234,6 +291,9 @@ def _read_set(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     if not isinstance(name, str):
         return
     raw = content.get("value")
+    history = facts.revisions.setdefault(name, [])
+    for earlier in history:
+        earlier.current = False
     if raw is None:
         facts.conditions.pop(name, None)
         return
@@ -241,6 +301,10 @@ def _read_set(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     if value is not None:
         # A re-set keeps the slot's place in the table, with its latest value.
         facts.conditions[name] = value
+        shown = _reading(content.get("reading"), facts) or _as_written(
+            value, raw, content.get("unit"), facts
+        )
+        history.append(_Revision(value, shown, len(history) + 1))
 
 
 def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
@@ -270,12 +334,22 @@ def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
             if value is not None:
                 reads.append((name, value))
     facts.texts.append(formula)
+    revisions = facts.revisions
+    if target in revisions:
+        for earlier in revisions[target]:
+            earlier.current = False  # a step wrote over the given
+    facts.step_reads[seq] = [
+        (name, revisions[name][-1].revision)
+        for name, _ in reads
+        if name in revisions and revisions[name] and revisions[name][-1].current
+    ]
     step: Step = _new(Step)
     _put_step_seq(step, seq)
     _put_step_formula(step, formula)
     _put_step_target(step, target)
     _put_step_reads(step, tuple(reads))
     _put_step_result(step, result)
+    _put_step_reading(step, _reading(content.get("value"), facts))
     facts.entries.append(step)
 
 
@@ -359,12 +433,16 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
             f"Record {record_id} has no accepted record_start row, so it has no title to "
             "write about; it cannot become an article."
         )
+    entries = tuple(facts.entries)
+    folded = _folded(entries)
     return Facts(
         record_id=record_id,
         title=facts.title,
         conditions=tuple(facts.conditions.items()),
-        entries=tuple(facts.entries),
+        entries=entries,
         closing=facts.closing,
+        givens=_givens(facts, folded),
+        folded=folded,
         _sources=facts,
     )
 
@@ -410,7 +488,7 @@ def _read_refused(row: Mapping[str, Any]) -> bool:
 
 def _reference(facts: _Collector) -> tuple[Decimal, ...]:
     numbers: set[Decimal] = set()
-    for x in facts.numbers:
+    for x in (*facts.numbers, *facts.shown):
         numbers.update(exact(x))
     numbers.update(Decimal(abs(n)) for n in facts.integers)
     for text in [*facts.texts, facts.closing or ""]:
@@ -569,6 +647,88 @@ def _other_real(number: float, dim_list: list[Any], facts: _Collector) -> Scalar
             return None
         known = facts.scalars[key] = _scalar(_number(float(number), facts), dim)
     return known
+
+
+# -- quantities as given and read --------------------------------------------------------
+
+
+def _reading(raw: object, facts: _Collector) -> Reading | None:
+    """A receipt's reading (``{"num", "unit", "dim"}``, or a list of them: the first), as
+    shown: the digits the engine rounded it to, else ``SIGNIFICANT`` figures."""
+    if type(raw) is list:
+        raw = raw[0] if raw else None
+    if type(raw) is not dict:
+        return None
+    number, unit = raw.get("num"), raw.get("unit")
+    if not isinstance(number, int | float) or type(unit) is not str or not unit:
+        return None
+    facts.shown.add(float(number))
+    return Reading(shown_reading(float(number)), unit)
+
+
+def _as_written(value: Value, raw: object, unit: object, facts: _Collector) -> Reading | None:
+    """A real given in a unit other than SI, converted back to that unit."""
+    if type(unit) is not str or not unit or type(value) is not Scalar or type(raw) is not dict:
+        return None
+    stored = raw.get("num")
+    if not isinstance(stored, int | float):
+        return None
+    try:
+        spec = resolve_unit(unit)
+    except Exception:  # a unit this build no longer parses: shown in SI
+        return None
+    if tuple(spec.vector) != value.dim or spec.factor == 0:
+        return None
+    written = (stored - spec.offset) / spec.factor
+    if math.isclose(written, stored) and spec.offset == 0:
+        return None  # a unit equal to SI's (W, ohm): the SI value is the one given
+    facts.shown.add(float(f"{written:.{READING_FIGURES}g}"))
+    return Reading(shown_given(written), unit)
+
+
+def _folded(entries: tuple[Entry, ...]) -> frozenset[int]:
+    """Steps a later step with the same target replaced before any step read them: the model
+    corrected its own call, and the article shows the correction alone."""
+    folded: set[int] = set()
+    pending: dict[str, int] = {}  # target -> seq of its last step no later step read yet
+    for entry in entries:
+        if type(entry) is not Step:
+            continue
+        read = {name for name, _ in entry.reads}
+        for name in read:
+            pending.pop(name, None)
+        earlier = pending.get(entry.target)
+        if earlier is not None:
+            folded.add(earlier)
+        pending[entry.target] = entry.seq
+    return frozenset(folded)
+
+
+def _givens(facts: _Collector, folded: frozenset[int]) -> tuple[Given, ...]:
+    """Each slot's values a shown step read, and its last value, in the slots' first order."""
+    used: set[tuple[str, int]] = set()
+    for seq, pairs in facts.step_reads.items():
+        if seq not in folded:
+            used.update(pairs)
+    out: list[Given] = []
+    for name, history in facts.revisions.items():
+        listed = [
+            revision
+            for revision in history
+            if (name, revision.revision) in used or (revision is history[-1] and revision.current)
+        ]
+        for revision in listed:
+            out.append(
+                Given(
+                    name,
+                    revision.value,
+                    revision.shown,
+                    revision.revision,
+                    len(listed),
+                    (name, revision.revision) in used,
+                )
+            )
+    return tuple(out)
 
 
 # -- language ----------------------------------------------------------------------------
