@@ -3,8 +3,8 @@
 The cut is the one rule for every number a writer receives: four significant figures (never
 fewer than a plain number's whole digits), and the exponential form below ``1e-3`` or at or
 above ``1e6``; a reading keeps the digits it was asked for (docs/decisions/articles-numbers.md).
-The reader finds the numbers an article shows, in any of the forms a writer may use (``0.25``, ``2.5e-4``,
-``2.5 \\times 10^{-4}``, ``2.5 × 10⁻⁴``), so the audit can hold each one against the facts.
+The reader finds the numbers an article shows, in any of the forms a writer may use
+(``0.25``, ``2.5e-4``, ``2.5 \\times 10^{-4}``, ``2.5 × 10⁻⁴``), so the audit can hold each one against the facts.
 No I/O here.
 """
 
