@@ -4,8 +4,8 @@ The cut is the one rule for every number a writer receives: four significant fig
 fewer than a plain number's whole digits), and the exponential form below ``1e-3`` or at or
 above ``1e6``; a reading keeps the digits it was asked for (docs/decisions/articles-numbers.md).
 The reader finds the numbers an article shows, in any of the forms a writer may use
-(``0.25``, ``2.5e-4``, ``2.5 \\times 10^{-4}``, ``2.5 × 10⁻⁴``), so the audit can hold each one against the facts.
-No I/O here.
+(``0.25``, ``2.5e-4``, ``2.5 \\times 10^{-4}``, ``2.5 × 10⁻⁴``), so the audit can hold each
+one against the facts. No I/O here.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ def cut(x: float, figures: int = SIGNIFICANT) -> str:
             return str(int(x))  # a whole number: the commonest case
         decimals = max(0, figures - 1 - math.floor(math.log10(magnitude)))
         text = f"{x:.{decimals}f}"
+        if abs(float(text)) >= LARGEST_PLAIN:
+            return cut(math.copysign(LARGEST_PLAIN, x), figures)  # 999999.99 rounds to 1e6
         if "." in text:
             text = text.rstrip("0").rstrip(".")
         return "0" if text == "-0" else text
