@@ -3,8 +3,9 @@ r"""How facts are spelled in an article's two formats: values, units and prose. 
 Numbers are TeX math in both formats (Markdown carries it between ``$`` signs, as GitHub and
 KaTeX render it), so a number reads the same in a ``.md`` and in a PDF. Units are SI symbols
 from ``reckoner.units.spelling``: Unicode text after the math in Markdown, a plain space
-before it (``$4.07$ kΩ``); upright ``\mathrm`` after a thin space inside the math in LaTeX
-(``$4.07\,\mathrm{k\Omega}$``); an angle's sign follows its number with no space (42.67°).
+before it (``$4.07$ kΩ``); upright text (``\textnormal``) after a thin space inside the math
+in LaTeX
+(``$4.07\,\textnormal{kΩ}$``); an angle's sign follows its number with no space (42.67°).
 Prose is escaped for the format, never rewritten: the record's words reach the article as
 written.
 """
@@ -36,37 +37,27 @@ from reckoner.core.dimensions import BASE_SYMBOLS, first_name
 from reckoner.lookup.fact import SourceLine
 from reckoner.units.spelling import is_angle_sign, spell_vector, spell_written
 
-# Unicode in a unit's symbol and the TeX that sets it upright inside \mathrm.
-_UNIT_TEX = str.maketrans(
-    {
-        "Ω": r"\Omega{}",
-        "µ": r"\text{µ}",
-        "μ": r"\text{µ}",
-        "°": r"{}^{\circ}",
-        "·": r"{\cdot}",
-        "Δ": r"\Delta{}",
-        "%": r"\%",
-        "′": r"{}^{\prime}",
-        "″": r"{}^{\prime\prime}",
-    }
-)
+# TeX's specials a unit's spelling may hold (a percent sign); everything else is set as
+# written: XeLaTeX's text fonts have Ω, µ, °, ·, Δ, which the math fonts' \Omega would not
+# keep in a PDF's text layer.
+_UNIT_TEX = str.maketrans({"%": r"\%", "μ": "µ"})
 _POWER = re.compile(r"[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _PLAIN_POWER = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 
 
 def unit_symbols_tex(spelled: str) -> str:
-    r"""A unit's Unicode symbols as upright TeX math: ``kΩ`` -> ``\mathrm{k\Omega{}}``,
-    ``W/(m·K)`` -> ``\mathrm{W/(m{\cdot}K)}``, ``m³`` -> ``\mathrm{m}^{3}``."""
-    if not spelled:
-        return ""
+    r"""A unit's Unicode symbols as upright text inside math, its powers as superscripts:
+    ``kΩ`` -> ``\textnormal{kΩ}``, ``kg/m³`` -> ``\textnormal{kg/m}^{3}``."""
     parts: list[str] = []
     at = 0
     for match in _POWER.finditer(spelled):
-        parts.append(spelled[at : match.start()].translate(_UNIT_TEX))
-        parts.append("}^{" + match.group().translate(_PLAIN_POWER) + r"}\mathrm{")
+        if match.start() > at:
+            parts.append(r"\textnormal{" + spelled[at : match.start()].translate(_UNIT_TEX) + "}")
+        parts.append("^{" + match.group().translate(_PLAIN_POWER) + "}")
         at = match.end()
-    parts.append(spelled[at:].translate(_UNIT_TEX))
-    return (r"\mathrm{" + "".join(parts) + "}").replace(r"\mathrm{}", "")
+    if at < len(spelled):
+        parts.append(r"\textnormal{" + spelled[at:].translate(_UNIT_TEX) + "}")
+    return "".join(parts)
 
 
 # A URL that can stand as a link target as it is; anything else is shown as escaped text,
