@@ -35,6 +35,7 @@ from reckoner.articles.pause import collector_paused
 from reckoner.compute.fact import ComputeFact, compute_fact
 from reckoner.lookup.fact import LookupFact, lookup_fact
 from reckoner.units import resolve_unit
+from reckoner.units.spelling import spell_vector, spell_written
 
 Dim = tuple[int, int, int, int, int, int, int]
 ZERO_DIM: Dim = (0, 0, 0, 0, 0, 0, 0)
@@ -201,6 +202,9 @@ class _Collector:
         self.revisions: dict[str, list[_Revision]] = {}
         self.step_reads: dict[int, list[tuple[str, int]]] = {}
         self.shown: set[float] = set()
+        # The numbers a set row stored as a real: a given keeps the digits it was written
+        # with (4.7 kOhm is 4700 ohm, 15 degC is 288.15 K), not the cut's four figures.
+        self.given_numbers: set[float] = set()
 
 
 @dataclass(slots=True)
@@ -256,6 +260,8 @@ def _cut_numbers(facts: _Collector) -> None:
     # Thousands of setter calls: made from C (starmap), not from a loop of bytecode.
     texts = zip(facts.numbers.values(), cut_all(list(facts.numbers)), strict=True)
     deque(starmap(_put_num_text, texts), maxlen=0)
+    for x in facts.given_numbers:
+        _put_num_text(facts.numbers[x], shown_given(x))
     for pair, re_part, im_part in facts.pairs:
         _put_cplx_re(pair, re_part.text)
         _put_cplx_im(pair, im_part.text)
@@ -301,6 +307,8 @@ def _read_set(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     if value is not None:
         # A re-set keeps the slot's place in the table, with its latest value.
         facts.conditions[name] = value
+        if type(value) is Scalar and type(value.number) is Num and type(raw) is dict:
+            facts.given_numbers.add(float(raw["num"]))
         shown = _reading(content.get("reading"), facts) or _as_written(
             value, raw, content.get("unit"), facts
         )
@@ -680,8 +688,8 @@ def _as_written(value: Value, raw: object, unit: object, facts: _Collector) -> R
     if tuple(spec.vector) != value.dim or spec.factor == 0:
         return None
     written = (stored - spec.offset) / spec.factor
-    if math.isclose(written, stored) and spec.offset == 0:
-        return None  # a unit equal to SI's (W, ohm): the SI value is the one given
+    if spec.factor == 1 and spec.offset == 0 and spell_written(unit) == spell_vector(value.dim):
+        return None  # written as SI spells it (W, ohm): the SI value is the one given
     facts.shown.add(float(f"{written:.{READING_FIGURES}g}"))
     return Reading(shown_given(written), unit)
 

@@ -14,7 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from reckoner.articles.facts import Entry, Facts, Given, Message, ObjectValue, Step
+from reckoner.articles.facts import (
+    Entry,
+    Facts,
+    Given,
+    Message,
+    Num,
+    ObjectValue,
+    Scalar,
+    Step,
+    Value,
+)
 from reckoner.articles.markup import Markup, markup_for
 from reckoner.articles.mathtex import formula_latex, identifier
 from reckoner.articles.pause import collector_paused
@@ -256,6 +266,12 @@ def _result_table(markup: Markup, header: tuple[str, ...], results: tuple[Step, 
     return markup.table(header, rows)
 
 
+def _number_text(value: Value) -> str | None:
+    if isinstance(value, Scalar) and isinstance(value.number, Num):
+        return value.number.text
+    return None
+
+
 def _given_table(markup: Markup, labels: dict[str, str], givens: tuple[Given, ...]) -> str:
     """Each given as it was given (4.07 kΩ, 15 °C); its SI value beside it where a step read
     it in SI; a slot's values a row each, numbered, where it was revised."""
@@ -280,7 +296,8 @@ def _given_table(markup: Markup, labels: dict[str, str], givens: tuple[Given, ..
             continue
         number, unit = markup.reading(given.shown.number, given.shown.unit)
         si = "—"
-        if given.used:
+        if given.used and _number_text(given.value) != given.shown.number:
+            # A step reads the SI value: it stands beside the given where it differs.
             si = markup.si(given.value)
             any_si = True
         rows.append([name, markup.math(number), markup.unit_cell(unit), si])
