@@ -5,8 +5,8 @@ ASCII the engine's grammar takes) is spelled with the registry's symbols in the 
 written (``kΩ``, ``°C``, ``W/(m·K)``). A *vector* (what the record holds when no unit was
 written) is spelled from ``DERIVED``: a named vector by its SI symbol (Ω, V, W), a common
 unnamed one by its conventional derived unit (W/(m·K), Ω·m, kg/m³, m/s²), anything else from
-the base symbols with Unicode powers (``m²·kg·s⁻³``). Each ``DERIVED`` row carries the ASCII
-the engine parses, so a test holds each spelling against the vector it stands for.
+the base symbols with Unicode powers (``m²·kg·s⁻³``). ``grammar_of`` turns any spelling back
+into the ASCII the engine parses, so a test holds each spelling against its vector.
 
 The article, the panel and ``reckoner show`` all spell units here. No I/O beyond the
 registry's first read (``catalogue``).
@@ -16,80 +16,70 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from reckoner.core.dimensions import BASE_SYMBOLS
-
-
-@dataclass(frozen=True, slots=True)
-class Spelling:
-    """A vector's spelling for a reader (``shown``) and the ASCII the engine parses back."""
-
-    shown: str
-    ascii: str
-
 
 Vec = tuple[int, int, int, int, int, int, int]
 
 # The vector s⁻¹ is the table's hertz, but the record cannot tell a frequency from an
 # angular frequency (ω in rad/s has the same vector): it is spelled s⁻¹, which is true of
 # both, and a value given or read in Hz or rad/s keeps that unit (docs/decisions/units.md).
-DERIVED: dict[Vec, Spelling] = {
-    (0, 0, 1, 0, 0, 0, 0): Spelling("s", "s"),
-    (1, 0, 0, 0, 0, 0, 0): Spelling("m", "m"),
-    (0, 1, 0, 0, 0, 0, 0): Spelling("kg", "kg"),
-    (0, 0, 0, 1, 0, 0, 0): Spelling("A", "A"),
-    (0, 0, 0, 0, 1, 0, 0): Spelling("K", "K"),
-    (0, 0, 0, 0, 0, 1, 0): Spelling("mol", "mol"),
-    (0, 0, 0, 0, 0, 0, 1): Spelling("cd", "cd"),
-    (0, 0, -1, 0, 0, 0, 0): Spelling("s⁻¹", "1/s"),
-    (1, 1, -2, 0, 0, 0, 0): Spelling("N", "N"),
-    (-1, 1, -2, 0, 0, 0, 0): Spelling("Pa", "Pa"),
-    (2, 1, -2, 0, 0, 0, 0): Spelling("J", "J"),
-    (2, 1, -3, 0, 0, 0, 0): Spelling("W", "W"),
-    (0, 0, 1, 1, 0, 0, 0): Spelling("C", "C"),
-    (2, 1, -3, -1, 0, 0, 0): Spelling("V", "V"),
-    (-2, -1, 4, 2, 0, 0, 0): Spelling("F", "F"),
-    (2, 1, -3, -2, 0, 0, 0): Spelling("Ω", "ohm"),
-    (-2, -1, 3, 2, 0, 0, 0): Spelling("S", "S"),
-    (2, 1, -2, -2, 0, 0, 0): Spelling("H", "H"),
-    (2, 1, -2, -1, 0, 0, 0): Spelling("Wb", "Wb"),
-    (0, 1, -2, -1, 0, 0, 0): Spelling("T", "T"),
-    (-2, 0, 0, 0, 0, 0, 1): Spelling("lx", "lx"),
-    (2, 0, -2, 0, 0, 0, 0): Spelling("Gy", "Gy"),
-    (0, 0, -1, 0, 0, 1, 0): Spelling("kat", "kat"),
+DERIVED: dict[Vec, str] = {
+    (0, 0, 1, 0, 0, 0, 0): "s",
+    (1, 0, 0, 0, 0, 0, 0): "m",
+    (0, 1, 0, 0, 0, 0, 0): "kg",
+    (0, 0, 0, 1, 0, 0, 0): "A",
+    (0, 0, 0, 0, 1, 0, 0): "K",
+    (0, 0, 0, 0, 0, 1, 0): "mol",
+    (0, 0, 0, 0, 0, 0, 1): "cd",
+    (0, 0, -1, 0, 0, 0, 0): "s⁻¹",
+    (1, 1, -2, 0, 0, 0, 0): "N",
+    (-1, 1, -2, 0, 0, 0, 0): "Pa",
+    (2, 1, -2, 0, 0, 0, 0): "J",
+    (2, 1, -3, 0, 0, 0, 0): "W",
+    (0, 0, 1, 1, 0, 0, 0): "C",
+    (2, 1, -3, -1, 0, 0, 0): "V",
+    (-2, -1, 4, 2, 0, 0, 0): "F",
+    (2, 1, -3, -2, 0, 0, 0): "Ω",
+    (-2, -1, 3, 2, 0, 0, 0): "S",
+    (2, 1, -2, -2, 0, 0, 0): "H",
+    (2, 1, -2, -1, 0, 0, 0): "Wb",
+    (0, 1, -2, -1, 0, 0, 0): "T",
+    (-2, 0, 0, 0, 0, 0, 1): "lx",
+    (2, 0, -2, 0, 0, 0, 0): "Gy",
+    (0, 0, -1, 0, 0, 1, 0): "kat",
     # Unnamed vectors with a conventional derived unit.
-    (2, 0, 0, 0, 0, 0, 0): Spelling("m²", "m^2"),
-    (3, 0, 0, 0, 0, 0, 0): Spelling("m³", "m^3"),
-    (1, 0, -1, 0, 0, 0, 0): Spelling("m/s", "m/s"),
-    (1, 0, -2, 0, 0, 0, 0): Spelling("m/s²", "m/s^2"),
-    (3, 0, -1, 0, 0, 0, 0): Spelling("m³/s", "m^3/s"),
-    (-3, 1, 0, 0, 0, 0, 0): Spelling("kg/m³", "kg/m^3"),
-    (0, 1, -1, 0, 0, 0, 0): Spelling("kg/s", "kg/s"),
-    (1, 1, -1, 0, 0, 0, 0): Spelling("kg·m/s", "kg*m/s"),
-    (-1, 1, -1, 0, 0, 0, 0): Spelling("Pa·s", "Pa*s"),
-    (2, 0, -1, 0, 0, 0, 0): Spelling("m²/s", "m^2/s"),
-    (1, 1, -3, 0, -1, 0, 0): Spelling("W/(m·K)", "W/(m*K)"),
-    (0, 1, -3, 0, -1, 0, 0): Spelling("W/(m²·K)", "W/(m^2*K)"),
-    (2, 1, -3, 0, -1, 0, 0): Spelling("W/K", "W/K"),
-    (-2, -1, 3, 0, 1, 0, 0): Spelling("K/W", "K/W"),
-    (2, 0, -2, 0, -1, 0, 0): Spelling("J/(kg·K)", "J/(kg*K)"),
-    (2, 1, -2, 0, -1, 0, 0): Spelling("J/K", "J/K"),
-    (0, 1, -3, 0, 0, 0, 0): Spelling("W/m²", "W/m^2"),
-    (3, 1, -3, -2, 0, 0, 0): Spelling("Ω·m", "ohm*m"),
-    (-3, -1, 3, 2, 0, 0, 0): Spelling("S/m", "S/m"),
-    (1, 1, -3, -1, 0, 0, 0): Spelling("V/m", "V/m"),
-    (-1, 0, 0, 1, 0, 0, 0): Spelling("A/m", "A/m"),
-    (-2, 0, 0, 1, 0, 0, 0): Spelling("A/m²", "A/m^2"),
-    (-3, -1, 4, 2, 0, 0, 0): Spelling("F/m", "F/m"),
-    (1, 1, -2, -2, 0, 0, 0): Spelling("H/m", "H/m"),
-    (1, 0, 0, 0, -1, 0, 0): Spelling("m/K", "m/K"),
-    (0, 0, 0, 0, -1, 0, 0): Spelling("K⁻¹", "1/K"),
-    (-3, 0, 0, 0, 0, 1, 0): Spelling("mol/m³", "mol/m^3"),
-    (2, 1, -2, 0, 0, -1, 0): Spelling("J/mol", "J/mol"),
-    (2, 1, -2, 0, -1, -1, 0): Spelling("J/(mol·K)", "J/(mol*K)"),
-    (2, 1, -1, 0, 0, 0, 0): Spelling("J·s", "J*s"),
+    (2, 0, 0, 0, 0, 0, 0): "m²",
+    (3, 0, 0, 0, 0, 0, 0): "m³",
+    (1, 0, -1, 0, 0, 0, 0): "m/s",
+    (1, 0, -2, 0, 0, 0, 0): "m/s²",
+    (3, 0, -1, 0, 0, 0, 0): "m³/s",
+    (-3, 1, 0, 0, 0, 0, 0): "kg/m³",
+    (0, 1, -1, 0, 0, 0, 0): "kg/s",
+    (1, 1, -1, 0, 0, 0, 0): "kg·m/s",
+    (-1, 1, -1, 0, 0, 0, 0): "Pa·s",
+    (2, 0, -1, 0, 0, 0, 0): "m²/s",
+    (1, 1, -3, 0, -1, 0, 0): "W/(m·K)",
+    (0, 1, -3, 0, -1, 0, 0): "W/(m²·K)",
+    (2, 1, -3, 0, -1, 0, 0): "W/K",
+    (-2, -1, 3, 0, 1, 0, 0): "K/W",
+    (2, 0, -2, 0, -1, 0, 0): "J/(kg·K)",
+    (2, 1, -2, 0, -1, 0, 0): "J/K",
+    (0, 1, -3, 0, 0, 0, 0): "W/m²",
+    (3, 1, -3, -2, 0, 0, 0): "Ω·m",
+    (-3, -1, 3, 2, 0, 0, 0): "S/m",
+    (1, 1, -3, -1, 0, 0, 0): "V/m",
+    (-1, 0, 0, 1, 0, 0, 0): "A/m",
+    (-2, 0, 0, 1, 0, 0, 0): "A/m²",
+    (-3, -1, 4, 2, 0, 0, 0): "F/m",
+    (1, 1, -2, -2, 0, 0, 0): "H/m",
+    (1, 0, 0, 0, -1, 0, 0): "m/K",
+    (0, 0, 0, 0, -1, 0, 0): "K⁻¹",
+    (-3, 0, 0, 0, 0, 1, 0): "mol/m³",
+    (2, 1, -2, 0, 0, -1, 0): "J/mol",
+    (2, 1, -2, 0, -1, -1, 0): "J/(mol·K)",
+    (2, 1, -1, 0, 0, 0, 0): "J·s",
 }
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -104,7 +94,7 @@ def spell_vector(dim: Sequence[int]) -> str:
     key: Vec = tuple(int(x) for x in dim)  # type: ignore[assignment]
     known = DERIVED.get(key)
     if known is not None:
-        return known.shown
+        return known
     if not any(key):
         return ""
     return "·".join(
@@ -147,6 +137,20 @@ def _symbol(name: str) -> str:
     from reckoner.units.catalogue import symbol_of
 
     return symbol_of(name)
+
+
+# The symbols a spelling holds that the grammar writes otherwise (``_ASCII_HINTS`` there).
+_GRAMMAR = {"Ω": "ohm", "µ": "u", "°C": "degC", "°F": "degF", "°": "deg", "·": "*", "Δ": "delta_"}
+_GRAMMAR_SIGNS = re.compile("|".join(map(re.escape, sorted(_GRAMMAR, key=len, reverse=True))))
+_SUPERSCRIPT_RUN = re.compile(r"[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+_PLAIN = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
+def grammar_of(spelled: str) -> str:
+    """A reader's spelling back in the engine's unit grammar: ``Ω·m`` -> ``ohm*m``,
+    ``m/s²`` -> ``m/s^2``, ``°C`` -> ``degC``."""
+    text = _GRAMMAR_SIGNS.sub(lambda match: _GRAMMAR[match.group()], spelled)
+    return _SUPERSCRIPT_RUN.sub(lambda match: "^" + match.group().translate(_PLAIN), text)
 
 
 def is_angle_sign(shown: str) -> bool:
