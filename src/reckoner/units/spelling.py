@@ -82,7 +82,9 @@ DERIVED: dict[Vec, str] = {
     (2, 1, -1, 0, 0, 0, 0): "J·s",
 }
 
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+_SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻"  # 0-9, then the minus sign
+_SUPERSCRIPT = str.maketrans("0123456789-", _SUPERSCRIPT_DIGITS)
+_JOIN = "·"  # between the factors of a product (SI's half-high dot)
 
 
 def _power(symbol: str, exponent: int) -> str:
@@ -97,7 +99,7 @@ def spell_vector(dim: Sequence[int]) -> str:
         return known
     if not any(key):
         return ""
-    return "·".join(
+    return _JOIN.join(
         _power(symbol, exponent)
         for symbol, exponent in zip(BASE_SYMBOLS, key, strict=True)
         if exponent
@@ -151,6 +153,18 @@ def grammar_of(spelled: str) -> str:
     ``m/s²`` -> ``m/s^2``, ``°C`` -> ``degC``."""
     text = _GRAMMAR_SIGNS.sub(lambda match: _GRAMMAR[match.group()], spelled)
     return _SUPERSCRIPT_RUN.sub(lambda match: "^" + match.group().translate(_PLAIN), text)
+
+
+def spelling_data() -> dict[str, object]:
+    """The table as data for a page that spells vectors itself (the panel): each known
+    vector (its 7 integers joined by commas) with its spelling, and the pieces of the
+    fallback (base symbols, the join, the superscript digits then minus)."""
+    return {
+        "derived": {",".join(map(str, vector)): shown for vector, shown in DERIVED.items()},
+        "base": list(BASE_SYMBOLS),
+        "join": _JOIN,
+        "superscripts": _SUPERSCRIPT_DIGITS,
+    }
 
 
 def is_angle_sign(shown: str) -> bool:
