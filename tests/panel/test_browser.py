@@ -288,7 +288,7 @@ def test_11_1_live_row_from_an_engine_appears_within_one_poll(
         assert page.locator(".card.writes h3").inner_text() == "Writes (2)"
 
         engine.call("eval", {"formula": "@V/@R", "target": "I"})
-        page.wait_for_selector(".card.eval .result .unit >> text=\"A\"", timeout=WAIT_MS)
+        page.wait_for_selector('.card.eval .result .unit >> text="A"', timeout=WAIT_MS)
 
         # New rows are appended, so what the reader set on screen stays as it was.
         formula = page.locator(".card.eval .fx")
