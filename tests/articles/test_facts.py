@@ -56,9 +56,9 @@ def test_10_facts_of_a_hand_written_record_with_every_row_kind() -> None:
     conditions = dict(facts.conditions)
     # The deletion removed "gone"; the re-set kept R1's place with its latest value.
     assert list(conditions) == ["R1", "T", "Z0", "xs", "zs", "probe"]
-    assert conditions["R1"] == Scalar(Num("4712"), (2, 1, -3, -2, 0, 0, 0))
+    assert conditions["R1"] == Scalar(Num("4712.123456"), (2, 1, -3, -2, 0, 0, 0))
     # degC is stored in SI: the record holds kelvin, and so does the article.
-    assert conditions["T"] == Scalar(Num("298.1"), (0, 0, 0, 0, 1, 0, 0))
+    assert conditions["T"] == Scalar(Num("298.15"), (0, 0, 0, 0, 1, 0, 0))
     assert conditions["Z0"] == Scalar(Cplx("3", "-4"), (2, 1, -3, -2, 0, 0, 0))
     assert conditions["xs"] == ArrayValue(
         (Num("1"), Num("2.5"), (Num("1.2e-4"), Num("3e7"))), (1, 0, 0, 0, 0, 0, 0)

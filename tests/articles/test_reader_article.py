@@ -150,3 +150,29 @@ def test_the_latex_article_compiles_with_xelatex_and_reads_back_with_its_units(
     assert "Ω·m" in flat and "µF" in flat
     for word in ("watt", "ohm", "kelvin", "hertz"):
         assert word not in flat
+
+
+def test_a_given_converted_by_its_read_shows_the_unit_it_was_given_in(tmp_path: Path) -> None:
+    from reckoner import Engine
+
+    home = tmp_path / "home"
+    with Engine(home=str(home)) as engine:
+        engine.call("record_start", {"title": "Body temperature"})
+        engine.call(
+            "set",
+            {"name": "T", "value": {"num": 98.6, "unit": "degF"}, "read": {"unit": "degC"}},
+        )
+        engine.call("set", {"name": "phi", "value": {"num": -0.7667}, "read": {"unit": "deg"}})
+        engine.call("eval", {"formula": "@T * 2", "target": "T2"})
+        engine.call("eval", {"formula": "@phi * 2", "target": "phi2"})
+        engine.call("record_end", {})
+    archive = RecordArchive(HomeLayout(home))
+    record_id = archive.index().closed[0].id
+    view = archive.read(record_id)
+    assert view is not None
+    facts = collect_facts(record_id, view.rows, is_open=False)
+    body = render(facts, "en", "md")
+    assert "| $T$ | $98.6$ | °F | $310.15$ K |" in body
+    # Stored without a unit (radians are dimensionless), read in degrees: shown as read.
+    assert "| $\\phi$ | $-43.93$ | ° | $-0.7667$ |" in body
+    assert audit(body, facts) == [], body

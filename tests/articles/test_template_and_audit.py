@@ -42,8 +42,8 @@ def test_10_template_markdown_shows_title_table_steps_results_and_closing() -> N
     body = render(hand_facts(), "en", "md")
     assert body.startswith("# Heating a 4.7 kOhm resistor\n")
     assert "## Given" in body and "## Solution" in body and "## Results" in body
-    assert "| $R_{\\mathrm{1}}$ | $4712$ | Ω |" in body
-    assert "| $T$ | $298.1$ | K |" in body  # a dim of degC arrives in SI
+    assert "| $R_{\\mathrm{1}}$ | $4712.123456$ | Ω |"  # a given keeps its digits in body
+    assert "| $T$ | $298.15$ | K |" in body  # a dim of degC arrives in SI
     assert "| $Z_{\\mathrm{0}}$ | $3 - 4\\,\\mathrm{i}$ | Ω |" in body
     assert "$\\left[1, 2.5, \\left[1.2\\times 10^{-4}, 3\\times 10^{7}\\right]\\right]$" in body
     # An object's fields become rows of their own, with their own units.
@@ -164,7 +164,7 @@ def test_10_template_on_an_engine_made_record_audits_clean(
     body = render(facts, lang, fmt)
     assert audit(body, facts) == [], body
     assert "内部备注" not in body
-    assert "293.1" in body  # 20 degC, stored in kelvin, shown to 4 significant figures
+    assert "293.15" in body  # 20 degC, stored in kelvin, with its digits
 
 
 # -- many generated records ---------------------------------------------------------------

@@ -309,8 +309,10 @@ def _read_set(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
         facts.conditions[name] = value
         if type(value) is Scalar and type(value.number) is Num and type(raw) is dict:
             facts.given_numbers.add(float(raw["num"]))
-        shown = _reading(content.get("reading"), facts) or _as_written(
-            value, raw, content.get("unit"), facts
+        # The unit it was given in first; a given stored as SI shows its reading, if any
+        # (a phase set in radians and read in degrees).
+        shown = _as_written(value, raw, content.get("unit"), facts) or _reading(
+            content.get("reading"), facts
         )
         history.append(_Revision(value, shown, len(history) + 1))
 
