@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import starmap
 from operator import itemgetter
 from typing import Any
@@ -197,22 +197,16 @@ class _Collector:
         self.scalars: dict[tuple[object, ...], Scalar] = {}
         # Complex numbers and arrays by their content (``_value``).
         self.shared: dict[tuple[object, ...], Scalar | ArrayValue] = {}
-        # Every value each given slot held, in order (``_Revision``), and per step the
-        # (slot, revision) pairs it read; the numbers readings show, for the reference.
-        self.revisions: dict[str, list[_Revision]] = {}
+        # Every value each given slot held, in order, as (value, as given); the revision
+        # (1-based) each slot holds now (none once deleted or written by a step); per step
+        # the (slot, revision) pairs it read; the numbers readings show, for the reference.
+        self.revisions: dict[str, list[tuple[Value, Reading | None]]] = {}
+        self.current: dict[str, int] = {}
         self.step_reads: dict[int, list[tuple[str, int]]] = {}
         self.shown: set[float] = set()
         # The numbers a set row stored as a real: a given keeps the digits it was written
         # with (4.7 kOhm is 4700 ohm, 15 degC is 288.15 K), not the cut's four figures.
         self.given_numbers: set[float] = set()
-
-
-@dataclass(slots=True)
-class _Revision:
-    value: Value
-    shown: Reading | None
-    revision: int
-    current: bool = True  # False once a later set or a deletion replaced it
 
 
 # A frozen dataclass's __init__ routes every field through object.__setattr__, which costs
@@ -258,10 +252,13 @@ def _number(x: float, facts: _Collector) -> Num:
 def _cut_numbers(facts: _Collector) -> None:
     """Every distinct number's text, cut in one pass, then the complex numbers' texts."""
     # Thousands of setter calls: made from C (starmap), not from a loop of bytecode.
-    texts = zip(facts.numbers.values(), cut_all(list(facts.numbers)), strict=True)
+    given = facts.given_numbers
+    others = [x for x in facts.numbers if x not in given] if given else list(facts.numbers)
+    numbers = facts.numbers
+    texts = zip([numbers[x] for x in others], cut_all(others), strict=True)
     deque(starmap(_put_num_text, texts), maxlen=0)
-    for x in facts.given_numbers:
-        _put_num_text(facts.numbers[x], shown_given(x))
+    for x in given:
+        _put_num_text(numbers[x], shown_given(x))
     for pair, re_part, im_part in facts.pairs:
         _put_cplx_re(pair, re_part.text)
         _put_cplx_im(pair, im_part.text)
@@ -297,11 +294,9 @@ def _read_set(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     if not isinstance(name, str):
         return
     raw = content.get("value")
-    history = facts.revisions.setdefault(name, [])
-    for earlier in history:
-        earlier.current = False
     if raw is None:
         facts.conditions.pop(name, None)
+        facts.current.pop(name, None)
         return
     value = _value(raw, facts)
     if value is not None:
@@ -314,7 +309,13 @@ def _read_set(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
         shown = _as_written(value, raw, content.get("unit"), facts) or _reading(
             content.get("reading"), facts
         )
-        history.append(_Revision(value, shown, len(history) + 1))
+        history = facts.revisions.get(name)
+        if history is None:
+            history = facts.revisions[name] = []
+        history.append((value, shown))
+        facts.current[name] = len(history)
+    else:
+        facts.current.pop(name, None)
 
 
 def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
@@ -344,15 +345,12 @@ def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
             if value is not None:
                 reads.append((name, value))
     facts.texts.append(formula)
-    revisions = facts.revisions
-    if target in revisions:
-        for earlier in revisions[target]:
-            earlier.current = False  # a step wrote over the given
-    facts.step_reads[seq] = [
-        (name, revisions[name][-1].revision)
-        for name, _ in reads
-        if name in revisions and revisions[name] and revisions[name][-1].current
-    ]
+    current = facts.current
+    if current:
+        used = [(name, current[name]) for name, _ in reads if name in current]
+        if used:
+            facts.step_reads[seq] = used
+        current.pop(target, None)  # a step wrote over the given
     step: Step = _new(Step)
     _put_step_seq(step, seq)
     _put_step_formula(step, formula)
@@ -683,17 +681,29 @@ def _as_written(value: Value, raw: object, unit: object, facts: _Collector) -> R
     stored = raw.get("num")
     if not isinstance(stored, int | float):
         return None
+    conversion = _conversion(unit, value.dim)
+    if conversion is None:
+        return None
+    factor, offset = conversion
+    written = float(f"{(stored - offset) / factor:.{READING_FIGURES}g}")
+    facts.shown.add(written)
+    return Reading(shown_given(written), unit)
+
+
+@lru_cache(maxsize=1024)
+def _conversion(unit: str, dim: Dim) -> tuple[float, float] | None:
+    """The map (factor, offset) from a written unit to SI, None where the given is shown in
+    SI: a unit this build no longer parses or of another vector, or one SI spells the same
+    (W, ohm). A record repeats a handful of units, so each is decided once."""
     try:
         spec = resolve_unit(unit)
     except Exception:  # a unit this build no longer parses: shown in SI
         return None
-    if tuple(spec.vector) != value.dim or spec.factor == 0:
+    if tuple(spec.vector) != dim or spec.factor == 0:
         return None
-    written = (stored - spec.offset) / spec.factor
-    if spec.factor == 1 and spec.offset == 0 and spell_written(unit) == spell_vector(value.dim):
-        return None  # written as SI spells it (W, ohm): the SI value is the one given
-    facts.shown.add(float(f"{written:.{READING_FIGURES}g}"))
-    return Reading(shown_given(written), unit)
+    if spec.factor == 1 and spec.offset == 0 and spell_written(unit) == spell_vector(dim):
+        return None
+    return spec.factor, spec.offset
 
 
 def _folded(entries: tuple[Entry, ...]) -> frozenset[int]:
@@ -701,13 +711,13 @@ def _folded(entries: tuple[Entry, ...]) -> frozenset[int]:
     corrected its own call, and the article shows the correction alone."""
     folded: set[int] = set()
     pending: dict[str, int] = {}  # target -> seq of its last step no later step read yet
+    pop = pending.pop
     for entry in entries:
         if type(entry) is not Step:
             continue
-        read = {name for name, _ in entry.reads}
-        for name in read:
-            pending.pop(name, None)
-        earlier = pending.get(entry.target)
+        for name, _ in entry.reads:
+            pop(name, None)
+        earlier = pop(entry.target, None)
         if earlier is not None:
             folded.add(earlier)
         pending[entry.target] = entry.seq
@@ -721,23 +731,16 @@ def _givens(facts: _Collector, folded: frozenset[int]) -> tuple[Given, ...]:
         if seq not in folded:
             used.update(pairs)
     out: list[Given] = []
+    current = facts.current
     for name, history in facts.revisions.items():
+        held = current.get(name)
         listed = [
-            revision
-            for revision in history
-            if (name, revision.revision) in used or (revision is history[-1] and revision.current)
+            (revision, value, shown)
+            for revision, (value, shown) in enumerate(history, start=1)
+            if (name, revision) in used or revision == held
         ]
-        for revision in listed:
-            out.append(
-                Given(
-                    name,
-                    revision.value,
-                    revision.shown,
-                    revision.revision,
-                    len(listed),
-                    (name, revision.revision) in used,
-                )
-            )
+        for revision, value, shown in listed:
+            out.append(Given(name, value, shown, revision, len(listed), (name, revision) in used))
     return tuple(out)
 
 

@@ -77,12 +77,18 @@ READING_FIGURES = 12
 
 
 def shown_given(x: float) -> str:
-    """A given converted back to the unit it was written in: the conversion's last-place
-    noise (15 degC is stored 288.15 K and reads back 14.999999999999977) is rounded away
-    at ``READING_FIGURES`` figures, so the number shows as it was written."""
-    if not math.isfinite(x) or x == 0:
+    """A given's number with the digits it was written with: the conversion's last-place
+    noise (15 degC is stored 288.15 K and reads back 14.999999999999977 degC) is rounded away
+    at ``READING_FIGURES`` figures, so the number shows as it was written (``4712.123456``,
+    ``15``), exponential outside the plain range as ``cut`` writes it."""
+    magnitude = abs(x)
+    if SMALLEST_PLAIN <= magnitude < LARGEST_PLAIN:
+        text = f"{x:.{READING_FIGURES}g}"  # plain in this range, its closing zeros dropped
+        return "0" if text == "-0" else text
+    if x == 0 or not math.isfinite(x):
         return cut(x)
-    return shown_reading(float(f"{x:.{READING_FIGURES}g}"))
+    mantissa, _, exponent = f"{x:.{READING_FIGURES - 1}e}".partition("e")
+    return f"{_trim(mantissa)}e{int(exponent)}"
 
 
 def cut_tex(text: str) -> str:
