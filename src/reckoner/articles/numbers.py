@@ -35,12 +35,13 @@ def cut(x: float, figures: int = SIGNIFICANT) -> str:
     if SMALLEST_PLAIN <= magnitude < LARGEST_PLAIN:
         if magnitude >= 1 and x == int(x):
             return str(int(x))  # a whole number: the commonest case
-        decimals = max(0, figures - 1 - math.floor(math.log10(magnitude)))
-        text = f"{x:.{decimals}f}"
-        if abs(float(text)) >= LARGEST_PLAIN:
-            return cut(math.copysign(LARGEST_PLAIN, x), figures)  # 999999.99 rounds to 1e6
-        if "." in text:
-            text = text.rstrip("0").rstrip(".")
+        # %g keeps ``figures`` significant figures and drops the closing zeros; where it
+        # would turn exponential (the whole part has more digits) the whole part is shown.
+        text = f"{x:.{figures}g}"
+        if "e" in text:
+            text = f"{x:.0f}"
+            if len(text.lstrip("-")) > 6:
+                return cut(math.copysign(LARGEST_PLAIN, x), figures)  # 999999.99 rounds to 1e6
         return "0" if text == "-0" else text
     if x == 0:
         return "0"
