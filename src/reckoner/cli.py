@@ -377,14 +377,14 @@ def _number(x: Any) -> str:
 
 def _dim_text(dim: Any) -> str:
     """The unit after a stored value, spelled as the articles and the panel spell it."""
-    from reckoner.core.dimensions import ROW_BY_NAME
+    from reckoner.core.dimensions import ROW_BY_NAME, integers
     from reckoner.units.spelling import spell_vector
 
     if dim is None:
         return ""
     if isinstance(dim, str):
         row = ROW_BY_NAME.get(dim)
-        shown = spell_vector(row.vector) if row else dim
+        shown = spell_vector(integers(row.vector)) if row else dim
         return f" {shown}" if shown else ""
     if isinstance(dim, list) and len(dim) == 7 and all(type(x) is int for x in dim):
         shown = spell_vector(dim)

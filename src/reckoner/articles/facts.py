@@ -17,25 +17,16 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
-from functools import cached_property, lru_cache
+from functools import cached_property
 from itertools import starmap
 from operator import itemgetter
 from typing import Any
 
-from reckoner.articles.numbers import (
-    READING_FIGURES,
-    cut_all,
-    digit_runs,
-    exact,
-    shown_given,
-    shown_numbers,
-    shown_reading,
-)
+from reckoner.articles.numbers import cut_all, digit_runs, exact, shown_given, shown_numbers
 from reckoner.articles.pause import collector_paused
+from reckoner.articles.quantities import Given, Reading, as_written, folded, givens, reading_of
 from reckoner.compute.fact import ComputeFact, compute_fact
 from reckoner.lookup.fact import LookupFact, lookup_fact
-from reckoner.units import resolve_unit
-from reckoner.units.spelling import spell_vector, spell_written
 
 Dim = tuple[int, int, int, int, int, int, int]
 ZERO_DIM: Dim = (0, 0, 0, 0, 0, 0, 0)
@@ -94,15 +85,6 @@ class Message:
 
 
 @dataclass(frozen=True, slots=True)
-class Reading:
-    """A value as the record read it for a reader: its number (``shown_reading``/
-    ``shown_given``) and its unit as written in the grammar's ASCII (``mA``, ``degC``)."""
-
-    number: str
-    unit: str
-
-
-@dataclass(frozen=True, slots=True)
 class Step:
     seq: int
     formula: str
@@ -111,20 +93,6 @@ class Step:
     result: Value
     # The eval's reading (the first, where it asked for several), None without one.
     reading: Reading | None
-
-
-@dataclass(frozen=True, slots=True)
-class Given:
-    """One value of a given slot that the article lists: as it was given (``shown``: the
-    reading of its ``set``, else its number in the unit it was written in, else None for
-    SI), its revision of the slot and whether a step read it."""
-
-    name: str
-    value: Value
-    shown: Reading | None
-    revision: int
-    revisions: int  # how many of the slot's values the article lists
-    used: bool
 
 
 # A lookup's entry is the lookup's own fact (``reckoner.lookup.fact``): question, answer
@@ -442,15 +410,19 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
             "write about; it cannot become an article."
         )
     entries = tuple(facts.entries)
-    folded = _folded(entries)
+    replaced = folded(entry for entry in entries if type(entry) is Step)
+    listed = givens(facts.revisions, facts.current, facts.step_reads, replaced)
+    for given in listed:
+        if given.revisions > 1:  # the article numbers them: "revision 1 of 2"
+            facts.integers.update((given.revision, given.revisions))
     return Facts(
         record_id=record_id,
         title=facts.title,
         conditions=tuple(facts.conditions.items()),
         entries=entries,
         closing=facts.closing,
-        givens=_givens(facts, folded),
-        folded=folded,
+        givens=listed,
+        folded=replaced,
         _sources=facts,
     )
 
@@ -657,91 +629,28 @@ def _other_real(number: float, dim_list: list[Any], facts: _Collector) -> Scalar
     return known
 
 
-# -- quantities as given and read --------------------------------------------------------
+# -- quantities as given and read (``quantities``) -----------------------------------------
 
 
 def _reading(raw: object, facts: _Collector) -> Reading | None:
-    """A receipt's reading (``{"num", "unit", "dim"}``, or a list of them: the first), as
-    shown: the digits the engine rounded it to, else ``SIGNIFICANT`` figures."""
-    if type(raw) is list:
-        raw = raw[0] if raw else None
-    if type(raw) is not dict:
+    found = reading_of(raw)
+    if found is None:
         return None
-    number, unit = raw.get("num"), raw.get("unit")
-    if not isinstance(number, int | float) or type(unit) is not str or not unit:
-        return None
-    facts.shown.add(float(number))
-    return Reading(shown_reading(float(number)), unit)
+    facts.shown.add(found[1])  # the number the reading shows is a fact for the audit
+    return found[0]
 
 
 def _as_written(value: Value, raw: object, unit: object, facts: _Collector) -> Reading | None:
-    """A real given in a unit other than SI, converted back to that unit."""
-    if type(unit) is not str or not unit or type(value) is not Scalar or type(raw) is not dict:
+    if type(value) is not Scalar or type(raw) is not dict:
         return None
     stored = raw.get("num")
     if not isinstance(stored, int | float):
         return None
-    conversion = _conversion(unit, value.dim)
-    if conversion is None:
+    found = as_written(stored, unit, value.dim)
+    if found is None:
         return None
-    factor, offset = conversion
-    written = float(f"{(stored - offset) / factor:.{READING_FIGURES}g}")
-    facts.shown.add(written)
-    return Reading(shown_given(written), unit)
-
-
-@lru_cache(maxsize=1024)
-def _conversion(unit: str, dim: Dim) -> tuple[float, float] | None:
-    """The map (factor, offset) from a written unit to SI, None where the given is shown in
-    SI: a unit this build no longer parses or of another vector, or one SI spells the same
-    (W, ohm). A record repeats a handful of units, so each is decided once."""
-    try:
-        spec = resolve_unit(unit)
-    except Exception:  # a unit this build no longer parses: shown in SI
-        return None
-    if tuple(spec.vector) != dim or spec.factor == 0:
-        return None
-    if spec.factor == 1 and spec.offset == 0 and spell_written(unit) == spell_vector(dim):
-        return None
-    return spec.factor, spec.offset
-
-
-def _folded(entries: tuple[Entry, ...]) -> frozenset[int]:
-    """Steps a later step with the same target replaced before any step read them: the model
-    corrected its own call, and the article shows the correction alone."""
-    folded: set[int] = set()
-    pending: dict[str, int] = {}  # target -> seq of its last step no later step read yet
-    pop = pending.pop
-    for entry in entries:
-        if type(entry) is not Step:
-            continue
-        for name, _ in entry.reads:
-            pop(name, None)
-        earlier = pop(entry.target, None)
-        if earlier is not None:
-            folded.add(earlier)
-        pending[entry.target] = entry.seq
-    return frozenset(folded)
-
-
-def _givens(facts: _Collector, folded: frozenset[int]) -> tuple[Given, ...]:
-    """Each slot's values a shown step read, and its last value, in the slots' first order."""
-    used: set[tuple[str, int]] = set()
-    for seq, pairs in facts.step_reads.items():
-        if seq not in folded:
-            used.update(pairs)
-    out: list[Given] = []
-    current = facts.current
-    for name, history in facts.revisions.items():
-        held = current.get(name)
-        listed = [
-            (revision, value, shown)
-            for revision, (value, shown) in enumerate(history, start=1)
-            if (name, revision) in used or revision == held
-        ]
-        for revision, value, shown in listed:
-            out.append(Given(name, value, shown, revision, len(listed), (name, revision) in used))
-    return tuple(out)
+    facts.shown.add(found[1])
+    return found[0]
 
 
 # -- language ----------------------------------------------------------------------------

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from reckoner.articles.facts import (
     Entry,
     Facts,
-    Given,
     Message,
     Num,
     ObjectValue,
@@ -28,6 +27,7 @@ from reckoner.articles.facts import (
 from reckoner.articles.markup import Markup, markup_for
 from reckoner.articles.mathtex import formula_latex, identifier
 from reckoner.articles.pause import collector_paused
+from reckoner.articles.quantities import Given
 from reckoner.articles.writers.base import Draft
 from reckoner.compute.fact import ComputeFact, Ending
 from reckoner.lookup.fact import LookupFact
