@@ -1,12 +1,15 @@
 """The template writer: a readable article from the facts alone, no model (issue 10).
 
-Deterministic: the same facts give the same bytes. It shows the title, the conditions as a
-table, the steps in order with the record's own explanations beside them and each formula
+Deterministic: the same facts give the same bytes. It shows the title, the givens as a
+table (each in the unit it was given in, each revision a step used, the SI value beside it
+where a step read it), the steps in order (a step overwritten before anything read it folded
+into its correction) with the record's own explanations beside them and each formula
 typeset from its syntax tree, each answered lookup (question, answer quoted verbatim, the
 sources it credits), each archived compute run (engine and version, run and attempt, how it
 ended, its output verbatim and its receipt cited; a failed run as a failure, never a
-result), the results, and the closing text. Hidden messages are the
-author's notes and never appear. Every number it writes is a cut fact, so it audits clean.
+result), the results (as the eval read them), and the closing text. Hidden messages are the
+author's notes and never appear. Every number it writes is a fact as given, as read or cut to
+four significant figures, so it audits clean.
 No I/O here.
 """
 
