@@ -248,19 +248,6 @@ class Markup:
         `` = 6875$ ohm`` (``tails`` holds it once made)."""
         return self._pieces_of(value)[2]
 
-    def value_table(self, header: tuple[str, ...], values: tuple[tuple[str, Value], ...]) -> str:
-        """A table of named values (quantity, value, unit): a row per value, an object's
-        fields a row each (``rows``)."""
-        start, gap, end = self._row_start, self._cell_gap, self._row_end
-        lines: list[str] = []
-        for name, value in values:
-            if isinstance(value, ObjectValue):
-                lines.extend(start + gap.join(row) + end for row in self.rows(name, value))
-                continue
-            tex, unit, _, _ = self._pieces.get(id(value)) or self._pieces_of(value)
-            lines.append(f"{start}${identifier(name)}${gap}${tex}${gap}{self.unit_cell(unit)}{end}")
-        return self._framed(header, lines)
-
     def si(self, value: Value) -> str:
         """A real's SI value and unit in running text or a cell: ``$4070$ Ω``."""
         tex, unit, _, _ = self._pieces_of(value)
