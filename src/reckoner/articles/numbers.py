@@ -55,9 +55,35 @@ def _trim(text: str) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+# cut_all's one format per number: %g below the magnitude where it would turn exponential,
+# the whole part above it, and a marker for the rest (exponential forms, zero, inf and NaN),
+# which ``cut`` settles one by one; they are rare in a record.
+_G_BELOW = 10**SIGNIFICANT - 0.5  # %.4g of 9999.5 is 1e+04
+_WHOLE_BELOW = LARGEST_PLAIN - 0.5  # %.0f of 999999.5 is 1000000
+_G_FORMAT = f"%.{SIGNIFICANT}g\n"
+_WHOLE_FORMAT = "%.0f\n"
+_OTHER = "\x00%.0s\n"
+
+
 def cut_all(xs: list[float]) -> list[str]:
-    """``[cut(x) for x in xs]``: every number of a record, cut with the same rule."""
-    return [cut(x) for x in xs]
+    """``[cut(x) for x in xs]``, in one formatting pass: a record holds thousands of
+    numbers, and a call per number costs more than the conversion itself."""
+    low, g_below, whole_below = SMALLEST_PLAIN, _G_BELOW, _WHOLE_BELOW
+    formats = "".join(
+        [
+            _G_FORMAT
+            if low <= (m := abs(x)) < g_below
+            else _WHOLE_FORMAT
+            if g_below <= m < whole_below
+            else _OTHER
+            for x in xs
+        ]
+    )
+    texts = (formats % tuple(xs)).split("\n")
+    texts.pop()  # after the last newline
+    if "\x00" in formats:
+        texts = [cut(x) if text == "\x00" else text for x, text in zip(xs, texts, strict=True)]
+    return texts
 
 
 def shown_reading(x: float) -> str:
