@@ -7,9 +7,8 @@ registry's first read.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from reckoner.articles.numbers import READING_FIGURES, shown_given, shown_reading
 from reckoner.units import resolve_unit
@@ -19,8 +18,9 @@ if TYPE_CHECKING:
     from reckoner.articles.facts import Dim, Step, Value
 
 
-@dataclass(frozen=True, slots=True)
-class Reading:
+# Named tuples, not frozen dataclasses: a record makes thousands of them, and a frozen
+# dataclass's __init__ costs more than the rest of reading its row.
+class Reading(NamedTuple):
     """A value as the record read it for a reader: its number (``shown_reading``/
     ``shown_given``) and its unit as written in the grammar's ASCII (``mA``, ``degC``)."""
 
@@ -28,8 +28,7 @@ class Reading:
     unit: str
 
 
-@dataclass(frozen=True, slots=True)
-class Given:
+class Given(NamedTuple):
     """One value of a given slot that the article lists: as it was given (``shown``: its
     number in the unit it was written in, else the reading of its ``set``, else None for
     SI), its revision of the slot and whether a shown step read it."""
