@@ -274,9 +274,12 @@ def _read_set(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
             facts.given_numbers.add(float(raw["num"]))
         # The unit it was given in first; a given stored as SI shows its reading, if any
         # (a phase set in radians and read in degrees).
-        shown = _as_written(value, raw, content.get("unit"), facts) or _reading(
-            content.get("reading"), facts
-        )
+        unit, reading = content.get("unit"), content.get("reading")
+        shown = None
+        if unit is not None:
+            shown = _as_written(value, raw, unit, facts)
+        if shown is None and reading is not None:
+            shown = _reading(reading, facts)
         history = facts.revisions.get(name)
         if history is None:
             history = facts.revisions[name] = []
@@ -325,7 +328,8 @@ def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     _put_step_target(step, target)
     _put_step_reads(step, tuple(reads))
     _put_step_result(step, result)
-    _put_step_reading(step, _reading(content.get("value"), facts))
+    reading = content.get("value")  # an eval row keeps its reading under value
+    _put_step_reading(step, None if reading is None else _reading(reading, facts))
     facts.entries.append(step)
 
 
