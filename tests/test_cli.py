@@ -250,12 +250,12 @@ def test_7_2_show_renders_steps_inputs_results_messages_and_dims_failures(
     out = done.stdout
     assert "Worked example" in out
     assert "@R2 * @RL / (@R2 + @RL)" in out
-    assert "Rp (rev 1) = 6875 ohm" in out
-    assert "@RL = 22000 ohm" in out
+    assert "Rp (rev 1) = 6875 Ω" in out
+    assert "@RL = 22000 Ω" in out
     assert "The bottom leg is R2 in parallel with RL." in out
     # A read on the eval is shown with the step, in the unit it was read in.
-    assert "→ Vout (rev 1) = 7.1274298056155505 volt" in out
-    assert "read → 7.127 volt" in out and "read → 0.324 mA" in out
+    assert "→ Vout (rev 1) = 7.1274298056155505 V" in out
+    assert "read → 7.127 V" in out and "read → 0.324 mA" in out
     assert "ENGINE_INCOMPATIBLE_DIMENSION" in out
     colored = reckoner("show", record_id, "--home", str(home), env={"FORCE_COLOR": "1"})
     failure_line = next(
@@ -313,7 +313,7 @@ def test_a_port_out_of_range_is_a_usage_error(command: str, tmp_path: Path) -> N
 
 def test_issue_14_show_names_the_unit_a_value_was_read_in(tmp_path: Path) -> None:
     """Issue 14 (unit on get, read on set): a reading's numbers are in the unit it was read
-    in, so the timeline shows that unit (30.64 mW, never 30.64 watt), and a set's reading
+    in, so the timeline shows that unit (30.64 mW, never 30.64 W), and a set's reading
     beside what it stored."""
     home = tmp_path / "home"
     assert call(home, "record_start", {"title": "readings"})[0] == 0
@@ -323,5 +323,26 @@ def test_issue_14_show_names_the_unit_a_value_was_read_in(tmp_path: Path) -> Non
     assert call(home, "record_end", {})[0] == 0
     record_id = next((home / "records").glob("*.jsonl")).stem
     out = reckoner("show", record_id, "--home", str(home)).stdout
-    assert "P = 0.03064 watt (given in mW)" in out and "read → 30640 uW" in out
-    assert "P → 30.64 mW" in out and "30.64 watt" not in out
+    assert "P = 0.03064 W (given in mW)" in out and "read → 30640 µW" in out
+    assert "P → 30.64 mW" in out and "30.64 W" not in out
+
+
+def test_show_spells_units_from_the_spelling_table_the_articles_use(tmp_path: Path) -> None:
+    """Issue 23: `reckoner show` spells a vector and a written unit as the articles do."""
+    from reckoner.units.spelling import spell_vector, spell_written
+
+    home = tmp_path / "home"
+    assert call(home, "record_start", {"title": "spellings"})[0] == 0
+    k = {"name": "k", "value": {"num": 0.8, "dim": [1, 1, -3, 0, -1, 0, 0]}}
+    assert call(home, "set", k)[0] == 0
+    assert call(home, "set", {"name": "R", "value": {"num": 4.07, "unit": "kOhm"}})[0] == 0
+    assert call(home, "record_end", {})[0] == 0
+    record_id = next((home / "records").glob("*.jsonl")).stem
+    out = reckoner("show", record_id, "--home", str(home)).stdout
+    assert f"k = 0.8 {spell_vector((1, 1, -3, 0, -1, 0, 0))}" in out
+    assert "k = 0.8 W/(m·K)" in out
+    assert (
+        f"R = 4070 {spell_vector((2, 1, -3, -2, 0, 0, 0))} (given in {spell_written('kOhm')})"
+        in out
+    )
+    assert "(given in kΩ)" in out and "ohm" not in out

@@ -407,18 +407,27 @@ def _number(x: Any) -> str:
 
 
 def _dim_text(dim: Any) -> str:
-    from reckoner.core.dimensions import first_name, from_integers
+    """The unit after a stored value, spelled as the articles and the panel spell it."""
+    from reckoner.core.dimensions import ROW_BY_NAME, integers
+    from reckoner.units.spelling import spell_vector
 
     if dim is None:
         return ""
     if isinstance(dim, str):
-        return "" if dim == "dim-less" else f" {dim}"
+        row = ROW_BY_NAME.get(dim)
+        shown = spell_vector(integers(row.vector)) if row else dim
+        return f" {shown}" if shown else ""
     if isinstance(dim, list) and len(dim) == 7 and all(type(x) is int for x in dim):
-        name = first_name(from_integers(dim))
-        if name == "dim-less":
-            return ""
-        return f" {name}" if name else " [" + ",".join(str(x) for x in dim) + "]"
+        shown = spell_vector(dim)
+        return f" {shown}" if shown else ""
     return f" {dim}"
+
+
+def _unit_text(unit: str) -> str:
+    """A unit as written (``kOhm``), in SI symbols (``kΩ``) as the articles spell it."""
+    from reckoner.units.spelling import spell_written
+
+    return spell_written(unit)
 
 
 def _bare(element: Any) -> str:
@@ -456,7 +465,7 @@ def format_value(value: Any) -> str:
         fields = ", ".join(f"{k}: {format_value(v)}" for k, v in value["object"].items())
         return "{" + fields + "}"
     unit = value.get("unit")
-    shown = f" {unit}" if isinstance(unit, str) else _dim_text(value.get("dim"))
+    shown = f" {_unit_text(unit)}" if isinstance(unit, str) else _dim_text(value.get("dim"))
     if "array" in value:
         return _bare(value["array"]) + shown
     if "mag" in value and "ang" in value:
@@ -497,7 +506,9 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
         ) if text else "[dim](no closing text)[/dim]"
     if tool == "set":
         given = body.get("unit")
-        written = f" [dim](given in {escape(given)})[/dim]" if isinstance(given, str) else ""
+        written = (
+            f" [dim](given in {escape(_unit_text(given))})[/dim]" if isinstance(given, str) else ""
+        )
         value = escape(format_value(body.get("value")))
         line = f"{escape(str(body.get('name')))} = {value}{written}"
         return "set", line + _read_line(body, "reading")

@@ -25,23 +25,26 @@ from reckoner.articles.numbers import cut
     [
         (0.0, "0"),
         (12, "12"),
-        (7.1274298056155505, "7.1274"),
-        (6283.185307179586, "6283.1853"),
-        (-96.32309002009949, "-96.3231"),
+        (7.1274298056155505, "7.127"),
+        (6283.185307179586, "6283"),
+        (-96.32309002009949, "-96.32"),
         (0.001, "0.001"),
-        (0.00099999, "9.9999e-4"),
-        (0.00032397408207343413, "3.2397e-4"),
+        (0.0029484029484029483, "0.002948"),
+        (266.6666666666667, "266.7"),
+        (123456.7, "123457"),
+        (0.00099999, "1e-3"),
+        (0.00032397408207343413, "3.24e-4"),
         (1e-6, "1e-6"),
-        (999999.99, "999999.99"),
+        (999999.99, "1e6"),
         (1e6, "1e6"),
-        (30559123.0, "3.0559e7"),
+        (30559123.0, "3.056e7"),
         (-2.5e-9, "-2.5e-9"),
-        (298.15, "298.15"),
+        (298.15, "298.1"),
         (0.00004, "4e-5"),
         (-0.00001, "-1e-5"),
     ],
 )
-def test_10_every_number_is_cut_to_four_decimals_exponential_outside_1e_3_to_1e6(
+def test_every_number_is_cut_to_four_significant_figures_exponential_outside_1e_3_to_1e6(
     stored: float, shown: str
 ) -> None:
     assert cut(stored) == shown
@@ -53,7 +56,7 @@ def test_10_facts_of_a_hand_written_record_with_every_row_kind() -> None:
     conditions = dict(facts.conditions)
     # The deletion removed "gone"; the re-set kept R1's place with its latest value.
     assert list(conditions) == ["R1", "T", "Z0", "xs", "zs", "probe"]
-    assert conditions["R1"] == Scalar(Num("4712.1235"), (2, 1, -3, -2, 0, 0, 0))
+    assert conditions["R1"] == Scalar(Num("4712.123456"), (2, 1, -3, -2, 0, 0, 0))
     # degC is stored in SI: the record holds kelvin, and so does the article.
     assert conditions["T"] == Scalar(Num("298.15"), (0, 0, 0, 0, 1, 0, 0))
     assert conditions["Z0"] == Scalar(Cplx("3", "-4"), (2, 1, -3, -2, 0, 0, 0))
@@ -74,7 +77,7 @@ def test_10_facts_of_a_hand_written_record_with_every_row_kind() -> None:
     assert isinstance(step, Step)
     assert step.formula == "@probe.v / @R1" and step.target == "I"
     assert [name for name, _ in step.reads] == ["probe", "R1"]
-    assert step.result == Scalar(Num("0.0025"), (0, 0, 0, 1, 0, 0, 0))
+    assert step.result == Scalar(Num("0.002547"), (0, 0, 0, 1, 0, 0, 0))
     assert facts.closing == "The power is about 30559 watt."
 
 

@@ -103,7 +103,7 @@ def test_10_model_writer_sends_the_rules_and_cut_facts_and_reports_the_prompt_ve
     facts = json.loads(user)
     assert facts["title"] == "Heating a 4.7 kOhm resistor"
     assert facts["conditions"]["R1"] == {
-        "value": "4712.1235",
+        "value": "4712.123456",  # a given keeps its written digits
         "unit": "ohm",
         "dim": [2, 1, -3, -2, 0, 0, 0],
     }

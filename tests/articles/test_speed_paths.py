@@ -288,9 +288,15 @@ def test_issue10_each_stored_number_is_shown_as_its_own_cut(xs: list[float]) -> 
     """Issue 10 (Speed; manual 10: every number is cut before a writer sees it): the texts
     of a record's numbers, cut in one pass and handed out together, are each number's cut."""
     start = {"seq": 1, "tool": "record_start", "ok": True, "content": {"title": "t"}}
-    sets = [
-        {"seq": seq, "tool": "set", "ok": True, "content": {"name": f"x{seq}", "value": value}}
+    # Results of steps: a given keeps the digits it was written with (``shown_given``).
+    evals = [
+        {
+            "seq": seq,
+            "tool": "eval",
+            "ok": True,
+            "content": {"formula": "1", "target": f"x{seq}", "result": value},
+        }
         for seq, value in enumerate(({"num": x, "dim": [0] * 7} for x in xs), start=2)
     ]
-    facts = collect_facts(HAND_ID, [start, *sets], is_open=False)
-    assert [value.number.text for _, value in facts.conditions] == [cut(x) for x in xs]  # type: ignore[union-attr]
+    facts = collect_facts(HAND_ID, [start, *evals], is_open=False)
+    assert [step.result.number.text for step in facts.steps] == [cut(x) for x in xs]  # type: ignore[union-attr]

@@ -42,13 +42,13 @@ def test_10_template_markdown_shows_title_table_steps_results_and_closing() -> N
     body = render(hand_facts(), "en", "md")
     assert body.startswith("# Heating a 4.7 kOhm resistor\n")
     assert "## Given" in body and "## Solution" in body and "## Results" in body
-    assert "| $R_{\\mathrm{1}}$ | $4712.1235$ | ohm |" in body
-    assert "| $T$ | $298.15$ | kelvin |" in body  # degC arrives in SI
-    assert "| $Z_{\\mathrm{0}}$ | $3 - 4\\,\\mathrm{i}$ | ohm |" in body
+    assert "| $R_{\\mathrm{1}}$ | $4712.123456$ | Ω |"  # a given keeps its digits in body
+    assert "| $T$ | $298.15$ | K |" in body  # a dim of degC arrives in SI
+    assert "| $Z_{\\mathrm{0}}$ | $3 - 4\\,\\mathrm{i}$ | Ω |" in body
     assert "$\\left[1, 2.5, \\left[1.2\\times 10^{-4}, 3\\times 10^{7}\\right]\\right]$" in body
     # An object's fields become rows of their own, with their own units.
-    assert "| $\\mathit{probe}$.$v$ | $12$ | volt |" in body
-    assert "$\\mathit{probe}$.$\\mathit{inner}$.$k$ | $0.25$ | $\\mathrm{m}^{2}\\," in body
+    assert "| $\\mathit{probe}$.$v$ | $12$ | V |" in body
+    assert "$\\mathit{probe}$.$\\mathit{inner}$.$k$ | $0.25$ | J·s |" in body
     # The formula is typeset from its syntax tree (a fraction, a power), not the ASCII text.
     assert "I = \\frac{\\mathit{probe}.\\mathrm{v}}{R_{\\mathrm{1}}}" in body
     assert "{I}^{2}" in body and "@" not in body
@@ -164,7 +164,7 @@ def test_10_template_on_an_engine_made_record_audits_clean(
     body = render(facts, lang, fmt)
     assert audit(body, facts) == [], body
     assert "内部备注" not in body
-    assert "293.15" in body  # 20 degC, stored in kelvin
+    assert "293.15" in body  # 20 degC, stored in kelvin, with its digits
 
 
 # -- many generated records ---------------------------------------------------------------
@@ -276,10 +276,10 @@ def test_10_template_output_always_audits_clean(rows: list[dict[str, Any]], case
         check_body(body)
 
 
-def test_10_template_ohm_unit_name() -> None:
+def test_template_spells_ohm_as_its_si_symbol() -> None:
     rows = [
         row(1, "record_start", {"title": "t", "record": HAND_ID}),
         row(2, "set", {"name": "R", "value": {"num": 1, "dim": OHM}}),
         row(3, "record_end", {"record": HAND_ID}),
     ]
-    assert "| $R$ | $1$ | ohm |" in render(collect_facts(HAND_ID, rows, is_open=False), "en", "md")
+    assert "| $R$ | $1$ | Ω |" in render(collect_facts(HAND_ID, rows, is_open=False), "en", "md")

@@ -16,6 +16,7 @@ from panel_records import RowBuilder, divider_record, write_closed, write_open
 from chromium import open_panel
 from reckoner.panel.background import BackgroundPanel
 from reckoner.service import Engine
+from reckoner.units.spelling import spell_vector
 
 # Long enough for several polls on a loaded CI machine; a missed poll shows as a failure.
 WAIT_MS = 5000
@@ -158,24 +159,22 @@ def test_11_1_record_timeline_groups_rows_into_cards(
     writes = page.locator(".card.writes").first
     assert writes.locator("h3").inner_text() == "Writes (2)"
     assert writes.locator("li").all_inner_texts() == [
-        "#2 @V = 12 volt rev 1",
-        "#3 @R = 4700 ohm rev 1",
+        "#2 @V = 12 V rev 1",
+        "#3 @R = 4700 Ω rev 1",
     ]
     # R is overwritten later: its second write is revision 2.
-    assert (
-        page.locator(".card.writes").nth(1).locator("li").inner_text() == "#10 @R = 1000 ohm rev 2"
-    )
+    assert page.locator(".card.writes").nth(1).locator("li").inner_text() == "#10 @R = 1000 Ω rev 2"
     assert page.locator(".card.reads h3").inner_text() == "Reads (1)"
 
     step = page.locator(".card.eval").first
     assert "@P" in step.locator(".target").inner_text()
     assert "rev 1" in step.locator(".target").inner_text()
-    assert step.locator(".vars li").all_inner_texts() == ["@V = 12 volt", "@R = 4700 ohm"]
+    assert step.locator(".vars li").all_inner_texts() == ["@V = 12 V", "@R = 4700 Ω"]
     power = step.locator(".result .num")
     assert power.inner_text() == "0.0306383"
     # Full precision on hover: the title reads back as the exact stored double.
     assert float(power.get_attribute("title") or "nan") == 0.030638297872340425
-    assert step.locator(".result .unit").inner_text() == "watt"
+    assert step.locator(".result .unit").inner_text() == "W"
 
 
 def test_11_1_formula_is_typeset_with_the_ascii_one_click_away(
@@ -285,11 +284,11 @@ def test_11_1_live_row_from_an_engine_appears_within_one_poll(
 
         receipt = engine.call("set", {"name": "R", "value": {"num": 220, "dim": "ohm"}})
         assert receipt["ok"] is True
-        page.wait_for_selector("text=@R = 220 ohm", timeout=WAIT_MS)
+        page.wait_for_selector("text=@R = 220 Ω", timeout=WAIT_MS)
         assert page.locator(".card.writes h3").inner_text() == "Writes (2)"
 
         engine.call("eval", {"formula": "@V/@R", "target": "I"})
-        page.wait_for_selector(".card.eval >> text=ampere", timeout=WAIT_MS)
+        page.wait_for_selector('.card.eval .result .unit >> text="A"', timeout=WAIT_MS)
 
         # New rows are appended, so what the reader set on screen stays as it was.
         formula = page.locator(".card.eval .fx")
@@ -337,7 +336,7 @@ def test_issue_9_two_live_open_records_are_pinned_and_polled(
         page.locator(".open-record .record-link").click()
         page.wait_for_selector("#record-title")
         second.call("set", {"name": "R", "value": {"num": 220, "dim": "ohm"}})
-        page.wait_for_selector("text=@R = 220 ohm", timeout=WAIT_MS)
+        page.wait_for_selector("text=@R = 220 Ω", timeout=WAIT_MS)
         assert page.locator(".badge.incomplete").is_visible()
 
 
@@ -394,7 +393,7 @@ def test_typeset_every_notation_shape_is_accepted_by_the_vendored_katex(
     assert failures == []
 
 
-def test_3_1_complex_arrays_and_objects_render_with_units(
+def test_3_1_complex_arrays_and_objects_render_with_units_spelled_from_the_table(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     volt = [2, 1, -3, -1, 0, 0, 0]
@@ -404,6 +403,7 @@ def test_3_1_complex_arrays_and_objects_render_with_units(
     builder.set(
         "net", {"object": {"v": {"num": 5, "dim": volt}, "w": {"array": [1, 2], "dim": volt}}}
     )
+    builder.set("k", {"num": 0.8, "dim": [1, 1, -3, 0, -1, 0, 0]})
     builder.eval(
         "@net.w*2",
         "w2",
@@ -416,15 +416,18 @@ def test_3_1_complex_arrays_and_objects_render_with_units(
     open_panel(page, f"{panel.login_url}#/records/1700000000000")
 
     lines = page.locator(".card.writes li").all_inner_texts()
-    assert lines[0] == "#2 @Z = 3 − 4i ohm rev 1"
+    assert lines[0] == "#2 @Z = 3 − 4i Ω rev 1"
     # A vector the table does not name is spelled with base symbols.
     assert lines[1] == "#3 @odd = 2.5 m·cd rev 1"
-    assert lines[2] == "#4 @net = {v: 5 volt, w: [1, 2] volt} rev 1"
+    assert lines[2] == "#4 @net = {v: 5 V, w: [1, 2] V} rev 1"
+    # A vector with a derived unit is spelled from the table the articles use.
+    assert lines[3] == f"#5 @k = 0.8 {spell_vector((1, 1, -3, 0, -1, 0, 0))} rev 1"
+    assert lines[3] == "#5 @k = 0.8 W/(m·K) rev 1"
     result = page.locator(".card.eval .result")
     assert result.locator("details.tree").count() == 3  # the outer array and its two rows
-    assert "array · 2 items volt" in result.inner_text()
-    page.locator(".card.writes li .unit", has_text="ohm").hover()
-    assert page.locator(".card.writes li .unit", has_text="ohm").get_attribute("title") == (
+    assert "array · 2 items V" in result.inner_text()
+    page.locator(".card.writes li .unit", has_text="Ω").hover()
+    assert page.locator(".card.writes li .unit", has_text="Ω").get_attribute("title") == (
         "resistance [2,1,-3,-2,0,0,0]"
     )
 
@@ -445,7 +448,7 @@ def test_issue_14_readings_show_the_unit_they_were_read_in(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     """Issue 14 (unit on get, read on set and eval): a value read in a unit carries numbers in
-    that unit, so the timeline names that unit (30.64 mW, never 30.64 watt); a set's and an
+    that unit, so the timeline names that unit (30.64 mW, never 30.64 W); a set's and an
     eval's reading is shown beside what the call stored, a list of readings in order."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "readings"})
@@ -470,7 +473,7 @@ def test_issue_14_readings_show_the_unit_they_were_read_in(
     page.wait_for_selector(".card.eval")
 
     writes = page.locator(".card.writes li").all_inner_texts()
-    assert writes[0] == "#2 @T = 310.15 kelvin rev 1 read as 37 degC", writes
+    assert writes[0] == "#2 @T = 310.15 K rev 1 read as 37 degC", writes
     reading = page.locator(".card.eval .reading")
     assert " ".join(reading.text_content().split()) == "read as 30.64 mW; 0.031 W"
     assert reading.locator(".unit", has_text="mW").get_attribute("title") == (

@@ -369,6 +369,17 @@ def test_11_1_page_embeds_the_name_table_from_the_core(client: TestClient) -> No
     }
 
 
+def test_page_embeds_the_unit_spelling_table_the_articles_and_show_use(client: TestClient) -> None:
+    """Issue 23: the panel spells units from reckoner.units.spelling, served with the page."""
+    from reckoner.units.spelling import spelling_data
+
+    html = client.get("/").text
+    start = html.index('id="name-table">') + len('id="name-table">')
+    table = json.loads(html[start : html.index("</script>", start)])
+    assert table["spelling"] == spelling_data()
+    assert table["spelling"]["derived"]["1,1,-3,0,-1,0,0"] == "W/(m·K)"
+
+
 def test_unknown_api_path_is_json_404(client: TestClient) -> None:
     response = client.get(f"{API}/nothing-here")
     assert response.status_code == 404

@@ -22,8 +22,9 @@ from itertools import starmap
 from operator import itemgetter
 from typing import Any
 
-from reckoner.articles.numbers import cut_all, digit_runs, exact, shown_numbers
+from reckoner.articles.numbers import cut_all, digit_runs, exact, shown_given, shown_numbers
 from reckoner.articles.pause import collector_paused
+from reckoner.articles.quantities import Given, Reading, as_written, folded, givens, reading_of
 from reckoner.compute.fact import ComputeFact, compute_fact
 from reckoner.lookup.fact import LookupFact, lookup_fact
 
@@ -90,6 +91,8 @@ class Step:
     target: str
     reads: tuple[tuple[str, Value], ...]
     result: Value
+    # The eval's reading (the first, where it asked for several), None without one.
+    reading: Reading | None
 
 
 # A lookup's entry is the lookup's own fact (``reckoner.lookup.fact``): question, answer
@@ -107,6 +110,10 @@ class Facts:
     conditions: tuple[tuple[str, Value], ...]
     entries: tuple[Entry, ...]
     closing: str | None
+    # Each value of a given slot a step used, with its revision, and each slot's last value.
+    givens: tuple[Given, ...]
+    # The seqs of the steps a later one overwrote before any step read them (``_folded``).
+    folded: frozenset[int]
     # What the reference is built from, kept raw: only the audit needs it, so it is built
     # on first use rather than with every article.
     _sources: _Collector = field(repr=False, compare=False)
@@ -145,10 +152,11 @@ class Facts:
 
     @property
     def prose(self) -> Iterable[str]:
-        """The record's own words: the title, every message, the closing text."""
+        """The record's own visible words: the title, every message not hidden, the closing
+        text (a hidden note is the author's, never the article's)."""
         yield self.title
         for entry in self.entries:
-            if isinstance(entry, Message):
+            if isinstance(entry, Message) and not entry.hidden:
                 yield entry.text
         if self.closing:
             yield self.closing
@@ -179,6 +187,16 @@ class _Collector:
         self.scalars: dict[tuple[object, ...], Scalar] = {}
         # Complex numbers and arrays by their content (``_value``).
         self.shared: dict[tuple[object, ...], Scalar | ArrayValue] = {}
+        # Every value each given slot held, in order, as (value, as given); the revision
+        # (1-based) each slot holds now (none once deleted or written by a step); per step
+        # the (slot, revision) pairs it read; the numbers readings show, for the reference.
+        self.revisions: dict[str, list[tuple[Value, Reading | None]]] = {}
+        self.current: dict[str, int] = {}
+        self.step_reads: dict[int, list[tuple[str, int]]] = {}
+        self.shown: set[float] = set()
+        # The numbers a set row stored as a real: a given keeps the digits it was written
+        # with (4.7 kOhm is 4700 ohm, 15 degC is 288.15 K), not the cut's four figures.
+        self.given_numbers: set[float] = set()
 
 
 # A frozen dataclass's __init__ routes every field through object.__setattr__, which costs
@@ -196,9 +214,14 @@ def _slot_setters(cls: type) -> tuple[Callable[[object, object], None], ...]:
 _put_cplx_re, _put_cplx_im = _slot_setters(Cplx)
 _put_scalar_number, _put_scalar_dim = _slot_setters(Scalar)
 _put_message_seq, _put_message_text, _put_message_hidden = _slot_setters(Message)
-_put_step_seq, _put_step_formula, _put_step_target, _put_step_reads, _put_step_result = (
-    _slot_setters(Step)
-)
+(
+    _put_step_seq,
+    _put_step_formula,
+    _put_step_target,
+    _put_step_reads,
+    _put_step_result,
+    _put_step_reading,
+) = _slot_setters(Step)
 
 
 def _scalar(number: Num | Cplx, dim: Dim) -> Scalar:
@@ -219,8 +242,13 @@ def _number(x: float, facts: _Collector) -> Num:
 def _cut_numbers(facts: _Collector) -> None:
     """Every distinct number's text, cut in one pass, then the complex numbers' texts."""
     # Thousands of setter calls: made from C (starmap), not from a loop of bytecode.
-    texts = zip(facts.numbers.values(), cut_all(list(facts.numbers)), strict=True)
+    given = facts.given_numbers
+    others = [x for x in facts.numbers if x not in given] if given else list(facts.numbers)
+    numbers = facts.numbers
+    texts = zip([numbers[x] for x in others], cut_all(others), strict=True)
     deque(starmap(_put_num_text, texts), maxlen=0)
+    for x in given:
+        _put_num_text(numbers[x], shown_given(x))
     for pair, re_part, im_part in facts.pairs:
         _put_cplx_re(pair, re_part.text)
         _put_cplx_im(pair, im_part.text)
@@ -258,11 +286,29 @@ def _read_set(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
     raw = content.get("value")
     if raw is None:
         facts.conditions.pop(name, None)
+        facts.current.pop(name, None)
         return
     value = _value(raw, facts)
     if value is not None:
         # A re-set keeps the slot's place in the table, with its latest value.
         facts.conditions[name] = value
+        if type(value) is Scalar and type(value.number) is Num and type(raw) is dict:
+            facts.given_numbers.add(float(raw["num"]))
+        # The unit it was given in first; a given stored as SI shows its reading, if any
+        # (a phase set in radians and read in degrees).
+        unit, reading = content.get("unit"), content.get("reading")
+        shown = None
+        if unit is not None:
+            shown = _as_written(value, raw, unit, facts)
+        if shown is None and reading is not None:
+            shown = _reading(reading, facts)
+        history = facts.revisions.get(name)
+        if history is None:
+            history = facts.revisions[name] = []
+        history.append((value, shown))
+        facts.current[name] = len(history)
+    else:
+        facts.current.pop(name, None)
 
 
 def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
@@ -292,12 +338,20 @@ def _read_eval(facts: _Collector, seq: int, content: Mapping[str, Any]) -> None:
             if value is not None:
                 reads.append((name, value))
     facts.texts.append(formula)
+    current = facts.current
+    if current:
+        used = [(name, current[name]) for name, _ in reads if name in current]
+        if used:
+            facts.step_reads[seq] = used
+        current.pop(target, None)  # a step wrote over the given
     step: Step = _new(Step)
     _put_step_seq(step, seq)
     _put_step_formula(step, formula)
     _put_step_target(step, target)
     _put_step_reads(step, tuple(reads))
     _put_step_result(step, result)
+    reading = content.get("value")  # an eval row keeps its reading under value
+    _put_step_reading(step, None if reading is None else _reading(reading, facts))
     facts.entries.append(step)
 
 
@@ -381,12 +435,20 @@ def collect_facts(record_id: str, rows: Iterable[Mapping[str, Any]], *, is_open:
             f"Record {record_id} has no accepted record_start row, so it has no title to "
             "write about; it cannot become an article."
         )
+    entries = tuple(facts.entries)
+    replaced = folded(entry for entry in entries if type(entry) is Step)
+    listed = givens(facts.revisions, facts.current, facts.step_reads, replaced)
+    for given in listed:
+        if given.revisions > 1:  # the article numbers them: "revision 1 of 2"
+            facts.integers.update((given.revision, given.revisions))
     return Facts(
         record_id=record_id,
         title=facts.title,
         conditions=tuple(facts.conditions.items()),
-        entries=tuple(facts.entries),
+        entries=entries,
         closing=facts.closing,
+        givens=listed,
+        folded=replaced,
         _sources=facts,
         rows=rows,
     )
@@ -433,7 +495,7 @@ def _read_refused(row: Mapping[str, Any]) -> bool:
 
 def _reference(facts: _Collector) -> tuple[Decimal, ...]:
     numbers: set[Decimal] = set()
-    for x in facts.numbers:
+    for x in (*facts.numbers, *facts.shown):
         numbers.update(exact(x))
     numbers.update(Decimal(abs(n)) for n in facts.integers)
     for text in [*facts.texts, facts.closing or ""]:
@@ -592,6 +654,30 @@ def _other_real(number: float, dim_list: list[Any], facts: _Collector) -> Scalar
             return None
         known = facts.scalars[key] = _scalar(_number(float(number), facts), dim)
     return known
+
+
+# -- quantities as given and read (``quantities``) -----------------------------------------
+
+
+def _reading(raw: object, facts: _Collector) -> Reading | None:
+    found = reading_of(raw)
+    if found is None:
+        return None
+    facts.shown.add(found[1])  # the number the reading shows is a fact for the audit
+    return found[0]
+
+
+def _as_written(value: Value, raw: object, unit: object, facts: _Collector) -> Reading | None:
+    if type(value) is not Scalar or type(raw) is not dict:
+        return None
+    stored = raw.get("num")
+    if not isinstance(stored, int | float):
+        return None
+    found = as_written(stored, unit, value.dim)
+    if found is None:
+        return None
+    facts.shown.add(found[1])
+    return found[0]
 
 
 # -- language ----------------------------------------------------------------------------

@@ -1,8 +1,13 @@
-"""How facts are spelled in an article's two formats: values, units and prose. No I/O here.
+r"""How facts are spelled in an article's two formats: values, units and prose. No I/O here.
 
-Values and units are TeX math in both formats (Markdown carries it between ``$`` signs, as
-GitHub and KaTeX render it), so a number reads the same in a ``.md`` and in a PDF. Prose is
-escaped for the format, never rewritten: the record's words reach the article as written.
+Numbers are TeX math in both formats (Markdown carries it between ``$`` signs, as GitHub and
+KaTeX render it), so a number reads the same in a ``.md`` and in a PDF. Units are SI symbols
+from ``reckoner.units.spelling``: Unicode text after the math in Markdown, a plain space
+before it (``$4.07$ kΩ``); upright text (``\textnormal``) after a thin space inside the math
+in LaTeX
+(``$4.07\,\textnormal{kΩ}$``); an angle's sign follows its number with no space (42.67°).
+Prose is escaped for the format, never rewritten: the record's words reach the article as
+written.
 """
 
 from __future__ import annotations
@@ -30,6 +35,30 @@ from reckoner.articles.mathtex import identifier
 from reckoner.articles.numbers import cut_tex
 from reckoner.core.dimensions import BASE_SYMBOLS, first_name
 from reckoner.lookup.fact import SourceLine
+from reckoner.units.spelling import is_angle_sign, spell_vector, spell_written
+
+# TeX's specials a unit's spelling may hold (a percent sign); everything else is set as
+# written: XeLaTeX's text fonts have Ω, µ, °, ·, Δ, which the math fonts' \Omega would not
+# keep in a PDF's text layer.
+_UNIT_TEX = str.maketrans({"%": r"\%", "μ": "µ"})
+_POWER = re.compile(r"[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+_PLAIN_POWER = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
+def unit_symbols_tex(spelled: str) -> str:
+    r"""A unit's Unicode symbols as upright text inside math, its powers as superscripts:
+    ``kΩ`` -> ``\textnormal{kΩ}``, ``kg/m³`` -> ``\textnormal{kg/m}^{3}``."""
+    parts: list[str] = []
+    at = 0
+    for match in _POWER.finditer(spelled):
+        if match.start() > at:
+            parts.append(r"\textnormal{" + spelled[at : match.start()].translate(_UNIT_TEX) + "}")
+        parts.append("^{" + match.group().translate(_PLAIN_POWER) + "}")
+        at = match.end()
+    if at < len(spelled):
+        parts.append(r"\textnormal{" + spelled[at:].translate(_UNIT_TEX) + "}")
+    return "".join(parts)
+
 
 # A URL that can stand as a link target as it is; anything else is shown as escaped text,
 # never rewritten (percent-encoding would change the address the record holds).
@@ -160,13 +189,25 @@ class Markup:
     # -- values -------------------------------------------------------------------------
 
     def unit(self, dim: Dim) -> str:
-        """The unit after a value: its table name as a word, else its base symbols."""
+        """The unit of a vector as this format sets it (``spell_vector``): Ω, W/(m·K)."""
         shown = self._units.get(dim)
         if shown is None:
-            name = unit_name(dim)
-            shown = "" if not any(dim) else self.text(name) if name else self.math(unit_tex(dim))
-            self._units[dim] = shown
+            shown = self._units[dim] = self.symbols(spell_vector(dim))
         return shown
+
+    def symbols(self, spelled: str) -> str:
+        """A unit's Unicode spelling as this format sets it: as text in Markdown."""
+        return self.text(spelled)
+
+    def after(self, tex: str, unit: str) -> str:
+        """A number's TeX and its unit (as ``symbols`` gives it), closing the math a name
+        or the number opened: ``4.07$ kΩ``, ``-43.93$°``."""
+        if not unit:
+            return f"{tex}$"
+        return f"{tex}${unit}" if is_angle_sign(unit) else f"{tex}$ {unit}"
+
+    def unit_cell(self, unit: str) -> str:
+        return unit or "—"
 
     def _pieces_of(self, value: Value) -> tuple[str, str, str, Value]:
         """(its TeX, its unit as ``unit`` gives it, what follows its name in a sentence
@@ -182,7 +223,7 @@ class Markup:
             unit = self._units.get(value.dim)
             if unit is None:
                 unit = self.unit(value.dim)
-            tail = f" = {tex}$ {unit}" if unit else f" = {tex}$"
+            tail = " = " + self.after(tex, unit)
         elif isinstance(value, ObjectValue):
             tex, unit, tail = "", "", f"$ = {self.value(value)}"
         else:
@@ -192,7 +233,7 @@ class Markup:
                 tex = number_tex(value.number, self.imaginary)
             known_unit = self._units.get(value.dim)
             unit = self.unit(value.dim) if known_unit is None else known_unit
-            tail = f" = {tex}$ {unit}" if unit else f" = {tex}$"
+            tail = " = " + self.after(tex, unit)
         known = self._pieces[id(value)] = (tex, unit, tail, value)
         self.tails[id(value)] = tail
         return known
@@ -201,8 +242,7 @@ class Markup:
         """A value in running text: ``$6875$ ohm``, an object as its fields in parentheses."""
         if isinstance(value, Scalar | ArrayValue):
             tex, unit, _, _ = self._pieces_of(value)
-            shown = self.math(tex)
-            return f"{shown} {unit}" if unit else shown
+            return "$" + self.after(tex, unit)
         parts = [f"{self.math(_field_tex(name))} = {self.value(sub)}" for name, sub in value.fields]
         return "(" + "; ".join(parts) + ")"
 
@@ -211,24 +251,26 @@ class Markup:
         `` = 6875$ ohm`` (``tails`` holds it once made)."""
         return self._pieces_of(value)[2]
 
-    def value_table(self, header: tuple[str, ...], values: tuple[tuple[str, Value], ...]) -> str:
-        """A table of named values (quantity, value, unit): a row per value, an object's
-        fields a row each (``rows``)."""
+    def si(self, value: Value) -> str:
+        """A real's SI value and unit in running text or a cell: ``$4070$ Ω``."""
+        tex, unit, _, _ = self._pieces_of(value)
+        return "$" + self.after(tex, unit)
+
+    def table(self, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+        """A table of cells already in this format."""
         start, gap, end = self._row_start, self._cell_gap, self._row_end
-        lines: list[str] = []
-        for name, value in values:
-            if isinstance(value, ObjectValue):
-                lines.extend(start + gap.join(row) + end for row in self.rows(name, value))
-                continue
-            tex, unit, _, _ = self._pieces.get(id(value)) or self._pieces_of(value)
-            lines.append(f"{start}${identifier(name)}${gap}${tex}${gap}{unit or '—'}{end}")
-        return self._framed(header, lines)
+        return self._framed(header, [start + gap.join(row) + end for row in rows])
+
+    def reading(self, number: str, written_unit: str) -> tuple[str, str]:
+        """A number as the record read or was given it, and its unit as written, in this
+        format: (``4.07``, ``kΩ``)."""
+        return cut_tex(number), self.symbols(spell_written(written_unit))
 
     def rows(self, name: str, value: Value) -> list[tuple[str, str, str]]:
         """Table rows (quantity, value, unit); an object gives one row per field."""
         if isinstance(value, Scalar | ArrayValue):
             tex, unit, _, _ = self._pieces_of(value)
-            return [(self.math(identifier(name)), self.math(tex), unit or "—")]
+            return [(self.math(identifier(name)), self.math(tex), self.unit_cell(unit))]
         out: list[tuple[str, str, str]] = []
         for field_name, sub in value.fields:
             for quantity, shown, unit in self.rows(field_name, sub):
@@ -244,6 +286,9 @@ def _field_tex(name: str) -> str:
     return identifier(name)
 
 
+_ANGLE_TEX = frozenset(unit_symbols_tex(sign) for sign in ("°", "′", "″"))
+
+
 class TexMarkup(Markup):
     """The LaTeX body's spelling (the shell around it is ``latex.py``'s)."""
 
@@ -253,6 +298,17 @@ class TexMarkup(Markup):
 
     def text(self, prose: str) -> str:
         return tex_text(prose)
+
+    def symbols(self, spelled: str) -> str:
+        return unit_symbols_tex(spelled)
+
+    def after(self, tex: str, unit: str) -> str:
+        if not unit:
+            return f"{tex}$"
+        return f"{tex}{unit}$" if unit in _ANGLE_TEX else f"{tex}\\,{unit}$"
+
+    def unit_cell(self, unit: str) -> str:
+        return f"${unit}$" if unit else "—"
 
     def paragraph(self, prose: str) -> str:
         lines = prose.splitlines()

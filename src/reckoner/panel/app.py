@@ -39,6 +39,7 @@ from reckoner.storage.record_format import is_valid_record_id
 from reckoner.storage.record_store import DeleteOutcome, RecordArchive
 from reckoner.storage.run_log import RunLog, open_run_log
 from reckoner.storage.state_file import StateFile
+from reckoner.units.spelling import spelling_data
 from reckoner.wire import dumps, loads
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -103,7 +104,8 @@ def _name_table_json() -> str:
         {"vector": list(row.vector), "kind": row.kind, "names": list(row.names)}
         for row in NAME_TABLE
     ]
-    return dumps({"base": list(BASE_SYMBOLS), "rows": rows}).decode()
+    # The units are spelled from the one table the articles and `reckoner show` use.
+    return dumps({"base": list(BASE_SYMBOLS), "rows": rows, "spelling": spelling_data()}).decode()
 
 
 def _embed(json_text: str) -> str:

@@ -366,3 +366,15 @@ def _names_cached(registry: Any) -> tuple[str, ...]:
 
 def _names(registry: Any) -> tuple[str, ...]:
     return _names_cached(registry)
+
+
+def symbol_of(name: str) -> str:
+    """A unit name's SI symbol as the registry spells it (``kOhm`` -> ``kΩ``); a name the
+    registry lacks is returned as written."""
+    registry = _catalogue()
+    # The aliases people write (Ohm, Ohms) carry no symbol of their own.
+    canonical = re.sub(r"Ohms?$", "ohm", name)
+    try:
+        return str(registry.get_symbol(canonical))
+    except Exception:  # any name pint refuses is shown as written
+        return name

@@ -1,13 +1,16 @@
 """The template writer: a readable article from the facts alone, no model (issue 10).
 
-Deterministic: the same facts give the same bytes. It shows the title, the conditions as a
-table, the steps in order with the record's own explanations beside them and each formula
+Deterministic: the same facts give the same bytes. It shows the title, the givens as a
+table (each in the unit it was given in, each revision a step used, the SI value beside it
+where a step read it), the steps in order (a step overwritten before anything read it folded
+into its correction) with the record's own explanations beside them and each formula
 typeset from its syntax tree, each answered lookup (question, answer quoted verbatim, the
 sources it credits), each archived compute run (engine and version, run and attempt, how it
 ended, its output verbatim and its receipt cited by a short id with its path in a
-footnote; a failed run as a failure, never a
-result), the results, and the closing text. Hidden messages are the
-author's notes and never appear. Every number it writes is a cut fact, so it audits clean.
+footnote; a failed run as a failure, never a result), a figure for each sweep, the results
+(as the eval read them), and the closing text. Hidden messages are the author's notes and
+never appear. Every number it writes is a fact as given, as read or cut to four significant
+figures, so it audits clean.
 No I/O here.
 """
 
@@ -16,11 +19,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from reckoner.articles.citation import receipt_id
-from reckoner.articles.facts import Entry, Facts, Message, Step, Value
+from reckoner.articles.facts import (
+    Entry,
+    Facts,
+    Message,
+    Num,
+    ObjectValue,
+    Scalar,
+    Step,
+    Value,
+)
 from reckoner.articles.figures import figure_blocks
 from reckoner.articles.markup import Markup, markup_for
 from reckoner.articles.mathtex import formula_latex, identifier
 from reckoner.articles.pause import collector_paused
+from reckoner.articles.quantities import Given
 from reckoner.articles.writers.base import Draft
 from reckoner.compute.fact import ComputeFact, Ending
 from reckoner.lookup.fact import LookupFact
@@ -31,6 +44,8 @@ _LABELS: dict[str, dict[str, str]] = {
         "quantity": "Quantity",
         "value": "Value",
         "unit": "Unit",
+        "si": "SI value",
+        "revision": "{name} (revision {revision} of {revisions})",
         "solution": "Solution",
         "results": "Results",
         "conclusion": "Conclusion",
@@ -59,6 +74,8 @@ _LABELS: dict[str, dict[str, str]] = {
         "quantity": "量",
         "value": "数值",
         "unit": "单位",
+        "si": "国际单位制数值",
+        "revision": "{name}（第 {revision} 版，共 {revisions} 版）",
         "solution": "求解过程",
         "results": "结果",
         "conclusion": "结论",
@@ -108,17 +125,18 @@ def render(facts: Facts, language: str, format_name: str) -> str:
     markup = markup_for(format_name, imaginary)
     blocks = [markup.heading(facts.title, 1)]
     header = (labels["quantity"], labels["value"], labels["unit"])
-    if facts.conditions:
+    if facts.givens:
         blocks.append(markup.heading(labels["given"], 2))
-        blocks.append(markup.value_table(header, facts.conditions))
+        blocks.append(_given_table(markup, labels, facts.givens))
     visible = [e for e in facts.entries if not (isinstance(e, Message) and e.hidden)]
     if visible:
         blocks.append(markup.heading(labels["solution"], 2))
-        blocks.extend(_solution(markup, labels, visible, figure_blocks(facts, markup, language)))
+        figures = figure_blocks(facts, markup, language)
+        blocks.extend(_solution(markup, labels, visible, facts, figures))
     results = _results(facts)
     if results:
         blocks.append(markup.heading(labels["results"], 2))
-        blocks.append(markup.value_table(header, results))
+        blocks.append(_result_table(markup, header, results))
     if facts.closing:
         blocks.append(markup.heading(labels["conclusion"], 2))
         blocks.append(markup.paragraph(facts.closing))
@@ -142,6 +160,7 @@ def _solution(
     markup: Markup,
     labels: dict[str, str],
     entries: list[Entry],
+    facts: Facts,
     figure: Callable[[Step], list[str]],
 ) -> list[str]:
     """The blocks of the solution: each message as a paragraph, each step as its typeset
@@ -157,7 +176,10 @@ def _solution(
     before, between, after = _around(labels["substituting"], "reads", "result")
     alone, alone_after = _around(labels["gives"], "result")
     comma, last = labels["comma"], labels["and"]
+    folded = facts.folded
     for step in entries:
+        if type(step) is Step and step.seq in folded:
+            continue  # overwritten by a later step before anything read it: shown there
         if type(step) is not Step:
             if type(step) is Message:
                 add(paragraph(step.text))
@@ -174,7 +196,12 @@ def _solution(
             # A formula an older build wrote and this parser refuses: shown as written.
             add(paragraph(step.formula))
         value = step.result
-        result = f"${target}{known_tail(id(value)) or tail_of(value)}"
+        if step.reading is not None:
+            # The result as the model read it (2.948 mA), not its SI value.
+            number, unit = markup.reading(step.reading.number, step.reading.unit)
+            result = f"${target} = {markup.after(number, unit)}"
+        else:
+            result = f"${target}{known_tail(id(value)) or tail_of(value)}"
         reads = step.reads
         if not reads:
             add(f"{alone}{result}{alone_after}")
@@ -238,9 +265,64 @@ def _computation(markup: Markup, labels: dict[str, str], run: ComputeFact) -> li
     return blocks
 
 
-def _results(facts: Facts) -> tuple[tuple[str, Value], ...]:
-    """Each target's last result, in the order the targets first appeared."""
-    latest: dict[str, Value] = {}
+def _results(facts: Facts) -> tuple[Step, ...]:
+    """Each target's last step, in the order the targets first appeared."""
+    latest: dict[str, Step] = {}
     for step in facts.steps:
-        latest[step.target] = step.result
-    return tuple(latest.items())
+        latest[step.target] = step
+    return tuple(latest.values())
+
+
+def _result_table(markup: Markup, header: tuple[str, ...], results: tuple[Step, ...]) -> str:
+    """Each result as the model read it, else its value in SI (an object a row per field)."""
+    rows: list[tuple[str, ...]] = []
+    for step in results:
+        if step.reading is None:
+            rows.extend(markup.rows(step.target, step.result))
+            continue
+        number, unit = markup.reading(step.reading.number, step.reading.unit)
+        rows.append(
+            (markup.math(identifier(step.target)), markup.math(number), markup.unit_cell(unit))
+        )
+    return markup.table(header, rows)
+
+
+def _number_text(value: Value) -> str | None:
+    if isinstance(value, Scalar) and isinstance(value.number, Num):
+        return value.number.text
+    return None
+
+
+def _given_table(markup: Markup, labels: dict[str, str], givens: tuple[Given, ...]) -> str:
+    """Each given as it was given (4.07 kΩ, 15 °C); its SI value beside it where a step read
+    it in SI; a slot's values a row each, numbered, where it was revised."""
+    rows: list[list[str]] = []
+    any_si = False
+    for given in givens:
+        name = markup.math(identifier(given.name))
+        if given.revisions > 1:
+            name = labels["revision"].format(
+                name=name, revision=given.revision, revisions=given.revisions
+            )
+        if isinstance(given.value, ObjectValue) or given.shown is None:
+            for quantity, shown, unit in markup.rows(given.name, given.value):
+                rows.append(
+                    [
+                        name if quantity == markup.math(identifier(given.name)) else quantity,
+                        shown,
+                        unit,
+                        "—",
+                    ]
+                )
+            continue
+        number, unit = markup.reading(given.shown.number, given.shown.unit)
+        si = "—"
+        if given.used and _number_text(given.value) != given.shown.number:
+            # A step reads the SI value: it stands beside the given where it differs.
+            si = markup.si(given.value)
+            any_si = True
+        rows.append([name, markup.math(number), markup.unit_cell(unit), si])
+    header = (labels["quantity"], labels["value"], labels["unit"])
+    if any_si:
+        return markup.table((*header, labels["si"]), [tuple(row) for row in rows])
+    return markup.table(header, [tuple(row[:3]) for row in rows])

@@ -6,32 +6,49 @@ import { t } from "./i18n.js";
 import { esc } from "./util.js";
 
 const table = JSON.parse(document.getElementById("name-table").textContent);
-const BASE = table.base;
 const byVector = new Map(table.rows.map((row) => [row.vector.join(","), row]));
 const byName = new Map();
 for (const row of table.rows) for (const name of row.names) byName.set(name, row);
 
 const ZERO_KEY = "0,0,0,0,0,0,0";
 
-/** The unit to show after a value: the row's first name, or base symbols with exponents. */
+// The spelling table is reckoner.units.spelling's, served with the name table: the same
+// symbols (Ω, W/(m·K), s⁻¹) as the articles and `reckoner show`.
+const SPELLING = table.spelling;
+const DERIVED = new Map(Object.entries(SPELLING.derived));
+const bySpelling = new Map();
+for (const row of table.rows) {
+  const shown = DERIVED.get(row.vector.join(","));
+  if (shown) bySpelling.set(shown, row);
+}
+
+function power(exp) {
+  const text = String(exp);
+  let out = "";
+  for (const c of text) out += c === "-" ? SPELLING.superscripts[10] : SPELLING.superscripts[Number(c)];
+  return out;
+}
+
+/** The unit to show after a value: its SI symbol or derived unit from the spelling table,
+ * else the base symbols with their powers. */
 export function unitName(dim) {
   if (dim == null) return "";
   if (typeof dim === "string") {
     const row = byName.get(dim);
-    if (row && row.vector.join(",") === ZERO_KEY) return "";
-    return dim;
+    if (!row) return dim;
+    dim = row.vector;
   }
   if (!Array.isArray(dim)) return "";
   const key = dim.join(",");
   if (key === ZERO_KEY) return "";
-  const row = byVector.get(key);
-  if (row) return row.names[0];
+  const known = DERIVED.get(key);
+  if (known) return known;
   const parts = [];
   dim.forEach((exp, i) => {
-    if (exp === 1) parts.push(BASE[i]);
-    else if (exp !== 0) parts.push(`${BASE[i]}^${exp}`);
+    if (exp === 1) parts.push(SPELLING.base[i]);
+    else if (exp !== 0) parts.push(`${SPELLING.base[i]}${power(exp)}`);
   });
-  return parts.join("·");
+  return parts.join(SPELLING.join);
 }
 
 /** The kind label and the 7 integers, for the unit's tooltip. */
@@ -85,7 +102,7 @@ function unitHtml(dim) {
   if (!name) return "";
   // A table name's kind and vector are looked up on hover (see unitTitleFor); only a
   // vector the table does not name carries its integers here.
-  if (byName.has(name)) return ` <span class="unit">${esc(name)}</span>`;
+  if (bySpelling.has(name)) return ` <span class="unit">${esc(name)}</span>`;
   return ` <span class="unit" title="${esc(unitTitle(dim))}">${esc(name)}</span>`;
 }
 
@@ -105,7 +122,8 @@ export function readingValue(value) {
 
 /** The tooltip of a unit shown by its table name: its kind and its 7 integers. */
 export function unitTitleFor(name) {
-  return byName.has(name) ? unitTitle(name) : "";
+  const row = bySpelling.get(name);
+  return row ? unitTitle(row.vector) : "";
 }
 
 /** A bare array element: a number, {re,im}, {mag,ang} or a nested array. */
