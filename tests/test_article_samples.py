@@ -30,3 +30,24 @@ def test_23_regenerating_the_samples_from_the_demo_gives_the_committed_text() ->
         cwd=ROOT,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_23_the_demo_articles_latex_compiles_with_its_figure_in_both_languages(
+    tmp_path: Path,
+) -> None:
+    """The demo's sweep is over an angular frequency (s⁻¹): a unit with a power in an axis
+    label must still compile (it once left TeX a ^ outside math)."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    import regenerate_article_samples as samples
+
+    from reckoner.articles.compiler import compile_pdf
+    from reckoner.articles.latex import shell
+    from reckoner.articles.writers.template import render
+
+    facts = samples.demo_facts(tmp_path / "home")
+    for language in ("en", "zh-CN"):
+        tex = tmp_path / f"article-{language}.tex"
+        tex.write_text(shell(render(facts, language, "tex"), language), encoding="utf-8")
+        outcome = compile_pdf(tex, lambda: False)
+        assert outcome.ok, outcome.log_tail
+        assert "\\addplot" in tex.read_text(encoding="utf-8")

@@ -264,7 +264,7 @@ def test_7_2_show_renders_steps_inputs_results_messages_and_dims_failures(
     assert "\x1b[2m" in failure_line  # dim
     as_json = json.loads(reckoner("show", record_id, "--json", "--home", str(home)).stdout)
     assert as_json["id"] == record_id and as_json["open"] is False
-    assert len(as_json["rows"]) == 24
+    assert len(as_json["rows"]) == 27
 
 
 def test_show_an_unknown_record_is_one_sentence(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ def test_23_a_seq_sweep_and_an_indexed_array_get_svg_figures_with_units(sweep_fa
     assert len(figures) == 2  # T against L, q against k; the complex z gets none
     period, squares = figures
     assert period.attrib["viewBox"] == "0 0 480 300"
-    assert "L / metre" in texts(period) and "T / second" in texts(period)
+    assert "L / m" in texts(period) and "T / s" in texts(period)
     assert points(period) == 4
     assert "k" in texts(squares) and "q" in texts(squares)
     assert points(squares) == 30
@@ -196,7 +196,7 @@ def test_23_the_latex_article_draws_a_pgfplots_figure_with_unit_labels_and_numbe
     assert body.count("\\addplot") == 2
     assert audit(body, sweep_facts) == []
     text = compiled(body, language, tmp_path)
-    assert re.search(r"L\s*/\s*metre", text) and re.search(r"T\s*/\s*second", text)
+    assert re.search(r"L\s*/\s*m\b", text) and re.search(r"T\s*/\s*s\b", text)
     assert "(1)" in text and "(2)" in text and "(3)" in text  # one per step's display
 
 

@@ -24,9 +24,9 @@ from xml.sax.saxutils import escape as xml_escape
 
 from reckoner.articles.escape import without_controls
 from reckoner.articles.facts import ArrayValue, Dim, Facts, Step, Value
-from reckoner.articles.markup import Markup, unit_name
+from reckoner.articles.markup import Markup
 from reckoner.articles.mathtex import identifier
-from reckoner.core.dimensions import BASE_SYMBOLS
+from reckoner.units.spelling import spell_vector
 
 MAX_POINTS = 500
 """The most points a figure draws; a longer sweep is thinned evenly, ends kept."""
@@ -97,19 +97,12 @@ def sweep_figure(step: Step, series: Callable[[Value], tuple[float, ...] | None]
 
 # -- labels ------------------------------------------------------------------------------
 
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def unit_text(dim: Dim) -> str:
-    """A unit as plain text: its table name, else its base symbols (``m² kg s⁻¹``)."""
-    name = unit_name(dim)
-    if name is not None or not any(dim):
-        return name or ""
-    parts = []
-    for symbol, exponent in zip(BASE_SYMBOLS, dim, strict=True):
-        if exponent:
-            parts.append(symbol + ("" if exponent == 1 else str(exponent).translate(_SUPERSCRIPT)))
-    return " ".join(parts)
+    """A unit as plain text, spelled from the one table the articles, the panel and `show`
+    use (``m``, ``W/(m·K)``); a pure number has none."""
+    return spell_vector(dim) if any(dim) else ""
 
 
 def axis_text(axis: Axis, language: str) -> str:
@@ -120,12 +113,14 @@ def axis_text(axis: Axis, language: str) -> str:
 
 
 def axis_tex(axis: Axis, language: str, markup: Markup) -> str:
-    """An axis label as TeX text: ``$L$ / m`` (the unit as the article spells it)."""
+    """An axis label as TeX text: ``$L$ / $\textnormal{m}$`` (the unit as the article
+    spells it)."""
     if axis.name is None:
         name = markup.text(_LABELS[language]["index"])
     else:
         name = f"${identifier(axis.name)}$"
-    unit = markup.unit(axis.dim) if any(axis.dim) else ""
+    # In math: the article's unit spelling may carry a power (\textnormal{s}^{-1}).
+    unit = f"${markup.unit(axis.dim)}$" if any(axis.dim) else ""
     return f"{name} / {unit}" if unit else name
 
 
