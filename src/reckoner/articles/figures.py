@@ -98,7 +98,6 @@ def sweep_figure(step: Step, series: Callable[[Value], tuple[float, ...] | None]
 # -- labels ------------------------------------------------------------------------------
 
 
-
 def unit_text(dim: Dim) -> str:
     """A unit as plain text, spelled from the one table the articles, the panel and `show`
     use (``m``, ``W/(m·K)``); a pure number has none."""
