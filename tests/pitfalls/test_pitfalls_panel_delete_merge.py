@@ -6,12 +6,14 @@ of the Pitfalls tab in Debian's Chromium."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from chromium import open_panel, page_of
 from panel_access import http_client
 from reckoner.panel.background import BackgroundPanel
 from reckoner.pitfalls.model import clean_fields
@@ -155,3 +157,101 @@ def test_a_foreign_origin_or_a_form_cannot_delete_or_merge(
         == 403
     )
     assert _memory(home) == before
+
+
+# -- the actions in a real browser ----------------------------------------------------------
+
+
+@contextmanager
+def _lesson_page(
+    browser: Any, panel: BackgroundPanel, lesson_id: str, locale: str
+) -> Iterator[Any]:
+    """Signs in and opens the lesson; any window.alert/confirm/prompt fails the test."""
+    with page_of(browser, locale=locale) as page:
+        dialogs: list[str] = []
+        page.on("dialog", lambda dialog: dialogs.append(dialog.type))
+        open_panel(page, panel.login_url)
+        page.click("#tab-pitfalls")
+        page.click(f"[data-pitfall='{lesson_id}']")
+        page.wait_for_selector("#pitfall-title")
+        yield page
+        assert dialogs == [], f"the page opened a browser dialog: {dialogs}"
+
+
+@pytest.mark.parametrize(
+    ("locale", "words"),
+    [
+        ("en-US", {"ask": "Delete “npm EACCES”?", "done": "Deleted {id}."}),
+        ("zh-CN", {"ask": "删除“npm EACCES”？", "done": "已删除 {id}。"}),
+    ],
+)
+def test_delete_asks_in_the_page_and_escape_keeps_the_lesson(
+    home: Path, panel: BackgroundPanel, browser: Any, locale: str, words: dict[str, str]
+) -> None:
+    from playwright.sync_api import expect
+
+    lesson = _record(home, title="npm EACCES", solution="use --prefix")
+    other = _record(home, title="docker layer cache misses", solution="order the COPY lines")
+    with _lesson_page(browser, panel, lesson, locale) as page:
+        page.click("#pitfall-delete")
+        expect(page.locator("#pitfall-confirm-ask")).to_contain_text(words["ask"])
+        expect(page.locator("#pitfall-cancel")).to_be_focused()
+        page.keyboard.press("Escape")
+        expect(page.locator(".pitfall-confirm")).to_have_count(0)
+        expect(page.locator("#pitfall-delete")).to_be_focused()
+        assert Pitfalls.open(home).find(lesson) is not None
+        page.click("#pitfall-delete")
+        page.click("#pitfall-delete-yes")
+        expect(page.locator("#pitfall-notice")).to_have_text(words["done"].format(id=lesson))
+        expect(page.locator(".pitfall-link")).to_have_count(1)
+        assert page.locator(".pitfall-link").get_attribute("data-pitfall") == other
+    assert Pitfalls.open(home).find(lesson) is None
+
+
+def test_merge_into_a_lesson_picked_from_the_list_or_given_by_id(
+    home: Path, panel: BackgroundPanel, browser: Any
+) -> None:
+    from playwright.sync_api import expect
+
+    kept = _record(home, title="npm install -g fails with EACCES", tags=["npm"])
+    duplicate = _record(
+        home, title="npm install -g EACCES permission denied", solution="use --prefix"
+    )
+    third = _record(home, title="global npm install denied", tags=["EACCES"])
+    _record(home, title="docker layer cache misses", solution="order the COPY lines")
+    with _lesson_page(browser, panel, duplicate, "en-US") as page:
+        page.click("#pitfall-merge")
+        expect(page.locator("#pitfall-keep")).to_be_focused()
+        page.keyboard.press("Escape")
+        expect(page.locator(".pitfall-confirm")).to_have_count(0)
+        page.click("#pitfall-merge")
+        picks = page.locator(".pitfall-keep-pick")
+        expect(picks.first).to_be_visible()
+        assert duplicate not in [
+            picks.nth(i).get_attribute("data-keep") for i in range(picks.count())
+        ]
+        page.click(f"[data-keep='{kept}']")
+        expect(page.locator("#pitfall-keep")).to_have_value(kept)
+        page.click("#pitfall-merge-yes")
+        expect(page.locator("#pitfall-save-line")).to_have_text(
+            f"Merged {duplicate} into this lesson."
+        )
+        assert page.inner_text("#pitfall-title") == "npm install -g fails with EACCES"
+        assert "use --prefix" in page.inner_text(".pitfall-card")
+        # Now fold the third lesson in by typing an id: a wrong one is refused in the box.
+        page.click("#pitfall-back")
+        page.click(f"[data-pitfall='{third}']")
+        page.wait_for_selector("#pitfall-title")
+        before = _memory(home)
+        page.click("#pitfall-merge")
+        page.fill("#pitfall-keep", UNKNOWN)
+        page.press("#pitfall-keep", "Enter")
+        expect(page.locator("#pitfall-confirm-line")).to_contain_text("no lesson has the id")
+        assert _memory(home) == before
+        page.fill("#pitfall-keep", kept)
+        page.press("#pitfall-keep", "Enter")
+        expect(page.locator("#pitfall-save-line")).to_have_text(f"Merged {third} into this lesson.")
+    memory = Pitfalls.open(home)
+    assert memory.find(duplicate) is None and memory.find(third) is None
+    found = memory.find(kept)
+    assert found is not None and found[0]["tags"] == ["npm", "EACCES"]
