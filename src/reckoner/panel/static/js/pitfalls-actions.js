@@ -128,8 +128,7 @@ export class LessonActions {
     if (kind === "merge") {
       this.candidates = await this.others(lesson);
       if (this.kind !== "merge" || this.lesson !== lesson) return;
-      // What was typed while the list loaded stays.
-      this.keep = document.getElementById("pitfall-keep")?.value ?? this.keep;
+      this.remember(); // what was typed while the list loaded stays
       this.draw(document.activeElement?.id || "pitfall-keep");
     }
   }
@@ -145,6 +144,12 @@ export class LessonActions {
       this.line = t("pfFailed", { error: error.message });
       return [];
     }
+  }
+
+  /** Keep the id typed so far across a redraw (a new list, another language). */
+  remember() {
+    const input = document.getElementById("pitfall-keep");
+    if (input) this.keep = input.value;
   }
 
   cancel() {

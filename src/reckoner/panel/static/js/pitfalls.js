@@ -170,6 +170,7 @@ function render() {
   const main = view.main;
   document.title = `${s("title")} · Reckoner`;
   if (view.open) {
+    actions.remember();
     main.innerHTML = `<h2>${esc(s("title"))}</h2>` + detailHtml(view.open.lesson, view.open.card);
     document.getElementById("pitfall-confirm").innerHTML = actions.html();
     return;
@@ -224,6 +225,7 @@ function onSubmit(event) {
     view.query = document.getElementById("pitfall-query").value.trim();
     view.tag = document.getElementById("pitfall-tag").value.trim();
     view.status = document.getElementById("pitfall-status-filter").value;
+    view.notice = "";
     load().then(render);
   } else if (event.target.id === "pitfall-edit") {
     event.preventDefault();
