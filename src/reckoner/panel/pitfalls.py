@@ -1,8 +1,10 @@
-"""The Pitfalls tab's endpoints: search and read lessons, change a status, add a note.
+"""The Pitfalls tab's endpoints: search and read lessons, change a status, add a note,
+delete a lesson, merge a duplicate into the lesson that stays.
 
-Under ``/api/reckoner/pitfalls`` and behind the same guard as every endpoint (own Host only,
-own Origin for changes, JSON bodies). Edits go through the same ``pitfall_update`` a model
-calls, so the checks and sentences are the memory's own.
+Under ``/api/reckoner/pitfalls`` and behind the same token and guard as every endpoint (own
+Host only, own Origin for changes, JSON bodies). Every change goes through the same
+``pitfall_update``, ``pitfall_delete`` and ``pitfall_merge`` a model calls, so the checks,
+the snapshots and the sentences are the memory's own: the panel is never a second writer.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from starlette.routing import Route
 
 from reckoner.pitfalls import render
 from reckoner.pitfalls.tiers import Pitfalls
-from reckoner.pitfalls.tools import PitfallCode, PitfallTools
+from reckoner.pitfalls.tools import Answer, PitfallCode, PitfallTools
 from reckoner.wire import dumps, loads
 
 MAX_EDIT_BYTES = 64 * 1024
@@ -82,33 +84,79 @@ class PitfallsEndpoints:
             entry, library = found
             card = str(library.card_path(entry["id"]))
             return _json({"lesson": entry, "card": card, "markdown": render.card(entry)})
-        raw = await request.body()
-        if len(raw) > MAX_EDIT_BYTES:
-            return _error(
-                413,
-                f"The edit is {len(raw)} bytes, over the limit of {MAX_EDIT_BYTES}; send only "
-                "status and note.",
-            )
-        try:
-            body = loads(raw)
-        except ValueError:
-            return _error(400, 'The edit is not valid JSON; send {"status": ..., "note": ...}.')
+        body = await _json_body(request, "edit", '{"status": ..., "note": ...}')
+        if isinstance(body, Response):
+            return body
         if not isinstance(body, dict) or not body.keys() <= {"status", "note"}:
             return _error(400, 'The panel edits only status and note: send {"status", "note"}.')
         answer = await run_in_threadpool(
             self.tools.call, "pitfall_update", {"id": lesson_id, **body}
         )
         if not answer.ok:
-            code = answer.data["code"]
-            status_code = {PitfallCode.NOT_FOUND: 404, PitfallCode.WRITE_FAILED: 500}.get(code, 400)
-            return _error(status_code, answer.data["error"])
+            return _refused(answer)
         self.note("info", "panel: lesson updated", id=lesson_id)
         return _json({"lesson": answer.data["lesson"], "warnings": answer.data.get("warnings", [])})
+
+    async def delete(self, request: Request) -> Response:
+        lesson_id = request.path_params["lesson_id"]
+        answer = await run_in_threadpool(self.tools.call, "pitfall_delete", {"id": lesson_id})
+        if not answer.ok:
+            return _refused(answer)
+        self.note("info", "panel: lesson deleted", id=lesson_id)
+        return _json({"deleted": answer.data["id"]})
+
+    async def merge(self, request: Request) -> Response:
+        """``{"id": kept, "duplicate": folded}``: the tool's own arguments, nothing else."""
+        body = await _json_body(request, "merge", '{"id": ..., "duplicate": ...}')
+        if isinstance(body, Response):
+            return body
+        if not isinstance(body, dict) or body.keys() != {"id", "duplicate"}:
+            return _error(
+                400,
+                "A merge names the lesson that stays and the one folded into it: send "
+                '{"id": kept, "duplicate": folded} and nothing else.',
+            )
+        answer = await run_in_threadpool(self.tools.call, "pitfall_merge", body)
+        if not answer.ok:
+            return _refused(answer)
+        self.note("info", "panel: lessons merged", id=answer.data["id"], merged=body["duplicate"])
+        return _json(
+            {
+                "lesson": answer.data["lesson"],
+                "merged": answer.data["merged"],
+                "warnings": answer.data.get("warnings", []),
+            }
+        )
+
+
+async def _json_body(request: Request, what: str, shape: str) -> Any:
+    """The request's JSON body, or the refusal that says why it is none."""
+    raw = await request.body()
+    if len(raw) > MAX_EDIT_BYTES:
+        return _error(
+            413,
+            f"The {what} is {len(raw)} bytes, over the limit of {MAX_EDIT_BYTES}; send only "
+            f"{shape}.",
+        )
+    try:
+        return loads(raw)
+    except ValueError:
+        return _error(400, f"The {what} is not valid JSON; send {shape}.")
+
+
+def _refused(answer: Answer) -> Response:
+    """A tool's refusal as HTTP: its sentence, with the status its code stands for."""
+    code = answer.data["code"]
+    status_code = {PitfallCode.NOT_FOUND: 404, PitfallCode.WRITE_FAILED: 500}.get(code, 400)
+    return _error(status_code, answer.data["error"])
 
 
 def pitfalls_routes(api_prefix: str, home: Path, note: Note, project: Path | None) -> list[Route]:
     endpoints = PitfallsEndpoints(home, note, project)
     return [
         Route(f"{api_prefix}/pitfalls", endpoints.search, methods=["GET"]),
+        # Before the lesson route, so "merge" is never read as a lesson's id.
+        Route(f"{api_prefix}/pitfalls/merge", endpoints.merge, methods=["POST"]),
         Route(f"{api_prefix}/pitfalls/{{lesson_id}}", endpoints.lesson, methods=["GET", "PATCH"]),
+        Route(f"{api_prefix}/pitfalls/{{lesson_id}}", endpoints.delete, methods=["DELETE"]),
     ]

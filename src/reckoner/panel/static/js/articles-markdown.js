@@ -2,10 +2,37 @@ import { loadKatex } from "./katex.js";
 import { esc } from "./util.js";
 
 // A small Markdown renderer for the preview: headings, paragraphs, pipe tables, lists,
-// quotes, $...$ and $$...$$ mathematics, **bold**, *italic* and `code`. Everything is
-// escaped first; the mathematics is handed to KaTeX as text.
+// quotes, $...$ and $$...$$ mathematics, **bold**, *italic*, `code` and the figures an
+// article carries as <svg> blocks. Everything is escaped first; the mathematics is handed
+// to KaTeX as text; a figure is shown as an image of its bytes (below), never as markup.
 
 const PLACEHOLDER = 0xe000;
+
+// A figure block: a line that opens <svg, up to the line that closes it.
+const SVG_OPEN = /^<svg[\s>]/i;
+const SVG_CLOSE = /<\/svg\s*>/i;
+const XML_ENTITIES = { "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'", "&amp;": "&" };
+
+function base64(text) {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  // In slices: one String.fromCharCode over a large figure would pass the argument limit.
+  for (let at = 0; at < bytes.length; at += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  }
+  return btoa(binary);
+}
+
+/**
+ * An <svg> block as an <img> of a data: URL. A document loaded as an image runs no script
+ * and fetches nothing, so a hostile figure (onload, <script>, a foreign href) is inert; the
+ * markup itself never enters the page. Its <title> becomes the image's alternative text.
+ */
+function figure(source) {
+  const title = source.match(/<title>([^<]*)<\/title>/i);
+  const alt = title ? title[1].replace(/&(lt|gt|quot|apos|amp);/g, (e) => XML_ENTITIES[e]) : "";
+  return `<figure class="md-figure"><img src="data:image/svg+xml;base64,${base64(source)}" alt="${esc(alt)}"></figure>`;
+}
 
 function inline(text) {
   const escapes = [];
@@ -44,7 +71,17 @@ export function renderMarkdown(text) {
   for (let i = 0; i < lines.length; i += 1) {
     const line = lines[i];
     const trimmed = line.trim();
-    if (trimmed === "$$" || (trimmed.startsWith("$$") && !trimmed.endsWith("$$"))) {
+    const closing = SVG_OPEN.test(trimmed) ? lines.findIndex((l, at) => at >= i && SVG_CLOSE.test(l)) : -1;
+    if (closing >= 0) {
+      // Unclosed, it is text like any other line, escaped in its paragraph.
+      flush();
+      const close = SVG_CLOSE.exec(lines[closing]);
+      const end = close.index + close[0].length;
+      out.push(figure([...lines.slice(i, closing), lines[closing].slice(0, end)].join("\n").trim()));
+      const after = lines[closing].slice(end).trim();
+      if (after) paragraph.push(after);
+      i = closing;
+    } else if (trimmed === "$$" || (trimmed.startsWith("$$") && !trimmed.endsWith("$$"))) {
       flush();
       const math = [trimmed.slice(2)];
       i += 1;

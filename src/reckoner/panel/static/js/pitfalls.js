@@ -1,8 +1,10 @@
-// The Pitfalls tab: search the lessons, read one, change its status, add a note.
-// Its strings live here in both languages; the tab's own label is in i18n.js.
+// The Pitfalls tab: search the lessons, read one, change its status, add a note; delete or
+// merge it through pitfalls-actions.js. Its strings live here in both languages; the tab's
+// own label is in i18n.js.
 
 import { API } from "./api.js";
 import { language } from "./i18n.js";
+import { actionsHtml, LessonActions } from "./pitfalls-actions.js";
 import { announce, esc } from "./util.js";
 
 const STRINGS = {
@@ -81,7 +83,7 @@ function s(key, vars) {
   return text;
 }
 
-const view = { main: null, query: "", tag: "", status: "", lessons: null, error: null, open: null, line: "" };
+const view = { main: null, query: "", tag: "", status: "", lessons: null, error: null, open: null, line: "", notice: "" };
 
 async function fetchJson(path, init) {
   const response = await fetch(API + path, { cache: "no-store", ...init });
@@ -160,7 +162,7 @@ function detailHtml(lesson, card) {
     `<label>${esc(s("addNote"))} <textarea id="pitfall-note" rows="3"></textarea></label>` +
     `<button type="submit" id="pitfall-save">${esc(s("save"))}</button>` +
     `<p id="pitfall-save-line" class="save-line" aria-live="polite">${esc(view.line)}</p>` +
-    `</form></article>`
+    `</form>${actionsHtml()}</article>`
   );
 }
 
@@ -168,7 +170,9 @@ function render() {
   const main = view.main;
   document.title = `${s("title")} · Reckoner`;
   if (view.open) {
+    actions.remember();
     main.innerHTML = `<h2>${esc(s("title"))}</h2>` + detailHtml(view.open.lesson, view.open.card);
+    document.getElementById("pitfall-confirm").innerHTML = actions.html();
     return;
   }
   main.innerHTML =
@@ -178,13 +182,15 @@ function render() {
     `<label>${esc(s("tag"))} <input type="text" id="pitfall-tag" value="${esc(view.tag)}"></label>` +
     `<label>${esc(s("status"))} <select id="pitfall-status-filter">${statusOptions(view.status, true)}</select></label>` +
     `<button type="submit">${esc(s("search"))}</button></form>` +
+    `<p id="pitfall-notice" class="save-line" data-kind="ok" aria-live="polite">${esc(view.notice)}</p>` +
     `<div id="pitfall-results" aria-live="polite">${listHtml()}</div>`;
 }
 
-async function openLesson(id) {
+async function openLesson(id, line = "") {
+  actions.reset();
   try {
     view.open = await fetchJson(`/pitfalls/${encodeURIComponent(id)}`);
-    view.line = "";
+    view.line = line;
   } catch (error) {
     view.error = error.message;
     view.open = null;
@@ -219,6 +225,7 @@ function onSubmit(event) {
     view.query = document.getElementById("pitfall-query").value.trim();
     view.tag = document.getElementById("pitfall-tag").value.trim();
     view.status = document.getElementById("pitfall-status-filter").value;
+    view.notice = "";
     load().then(render);
   } else if (event.target.id === "pitfall-edit") {
     event.preventDefault();
@@ -226,13 +233,30 @@ function onSubmit(event) {
   }
 }
 
+const actions = new LessonActions({
+  request: fetchJson,
+  onDeleted(id, line) {
+    view.open = null;
+    view.notice = line;
+    announce(line);
+    load().then(render);
+  },
+  onMerged(kept, line) {
+    announce(line);
+    openLesson(kept, line);
+  },
+});
+
 function onClick(event) {
+  if (view.open && actions.onClick(event, view.open.lesson)) return;
   const link = event.target.closest?.("[data-pitfall]");
   if (link) {
     openLesson(link.dataset.pitfall);
   } else if (event.target.id === "pitfall-back") {
     event.preventDefault();
     view.open = null;
+    view.notice = "";
+    actions.reset();
     load().then(render);
   }
 }
@@ -242,9 +266,12 @@ export async function showPitfalls(main) {
   if (view.main !== main) {
     main.addEventListener("submit", onSubmit);
     main.addEventListener("click", onClick);
+    if (!view.main) document.addEventListener("keydown", (event) => actions.onKeydown(event));
     view.main = main;
   }
   view.open = null;
+  view.notice = "";
+  actions.reset();
   await load();
   render();
 }
