@@ -176,3 +176,29 @@ def test_a_given_converted_by_its_read_shows_the_unit_it_was_given_in(tmp_path: 
     # Stored without a unit (radians are dimensionless), read in degrees: shown as read.
     assert "| $\\phi$ | $-43.93$ | ° | $-0.7667$ |" in body
     assert audit(body, facts) == [], body
+
+
+def test_a_given_with_an_offset_unit_shows_the_digits_it_was_written_with(tmp_path: Path) -> None:
+    """0.003906 degC is stored as 273.15390599999995 K; undoing the offset in floats gave
+    0.00390599999995, which the audit rightly refused (found by the template property)."""
+    from reckoner import Engine
+    from reckoner.articles.audit import audit
+    from reckoner.articles.facts import collect_facts
+    from reckoner.articles.writers.template import render
+    from reckoner.storage.home import HomeLayout
+    from reckoner.storage.record_store import RecordArchive
+
+    home = tmp_path / "home"
+    with Engine(home) as engine:
+        engine.call("record_start", {"title": "A small temperature"})
+        engine.call("set", {"name": "q", "value": {"num": 0.003906, "unit": "degC"}})
+        engine.call("eval", {"formula": "@q * 2", "target": "r"})
+        engine.call("record_end", {"text": "Done."})
+    archive = RecordArchive(HomeLayout(home))
+    entry = archive.index().closed[0]
+    view = archive.read(entry.id)
+    assert view is not None
+    facts = collect_facts(entry.id, view.rows, is_open=False)
+    article = render(facts, "en", "md")
+    assert "0.003906" in article and "0.00390599" not in article
+    assert audit(article, facts) == []

@@ -6,6 +6,7 @@ registry's first read.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -64,7 +65,12 @@ def as_written(stored: float, unit: object, dim: Dim) -> tuple[Reading, float] |
     if conversion is None:
         return None
     factor, offset = conversion
-    written = float(f"{(stored - offset) / factor:.{READING_FIGURES}g}")
+    back = (stored - offset) / factor
+    if offset and stored:
+        # Undoing an offset cancels digits: 273.153906 K less 273.15 is 0.00390599999995 in
+        # floats. The stored number holds about 12 figures of its own magnitude, no more.
+        back = round(back, max(0, -math.floor(math.log10(abs(stored) / abs(factor) * 1e-12))))
+    written = float(f"{back:.{READING_FIGURES}g}")
     return Reading(shown_given(written), unit), written
 
 
