@@ -199,3 +199,23 @@ def test_11_2_the_restart_line_shows_while_restart_is_required(lookups: Lookups,
         page.goto(f"{panel.login_url}#/settings")
         page.wait_for_selector(".search-policy")
         assert page.locator(".restart-line").is_visible()
+
+
+def test_the_policy_block_sets_an_empty_allow_list_with_brackets(
+    lookups: Lookups, page: Any
+) -> None:
+    state = lookups.home / "state.json"
+    with BackgroundPanel(lookups.home, poll_ms=200) as panel:
+        page.goto(f"{panel.login_url}#/settings")
+        page.wait_for_selector(".search-policy")
+        page.locator("#search-allowedHosts").fill("[]")
+        page.locator("#search-save").click()
+        page.wait_for_selector("#search-save-line >> text=Saved.")
+        assert json.loads(state.read_text())["search"] == {"allowedHosts": []}
+        # Shown back as [], so saving the block again keeps the empty list.
+        page.reload()
+        page.wait_for_selector(".search-policy")
+        assert page.locator("#search-allowedHosts").input_value() == "[]"
+        page.locator("#search-save").click()
+        page.wait_for_selector("#search-save-line >> text=Saved.")
+        assert json.loads(state.read_text())["search"] == {"allowedHosts": []}

@@ -98,9 +98,14 @@ class Outcome:
 
 
 def spent(earlier: list[dict[str, Any]]) -> int:
-    """Lookups this record has carried: every `search` row that ran, refused ones aside."""
+    """Lookups this record has carried: every `search` row that ran, refused ones aside and
+    those that asked no provider (``"spent": false``: an empty allow-list, a cache hit)."""
     return sum(
-        1 for row in earlier if isinstance(row.get("outcome"), str) and row["outcome"] != "refused"
+        1
+        for row in earlier
+        if isinstance(row.get("outcome"), str)
+        and row["outcome"] != "refused"
+        and row.get("spent") is not False
     )
 
 
@@ -122,6 +127,8 @@ class _Lookup:
         self.used: list[tuple[Candidate, WebUrl]] = []
         self.synthesis: dict[str, Any] | None = None
         self.notes: list[str] = []
+        self.policy_notes: list[str] = []
+        self.spent = True  # False when no provider was asked, so the budget is not charged
 
     def content(self, outcome: str, error: str | None, code: str | None) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -134,6 +141,10 @@ class _Lookup:
         }
         if self.synthesis is not None:
             row["synthesis"] = self.synthesis
+        if self.policy_notes:
+            row["policyNotes"] = list(self.policy_notes)
+        if not self.spent:
+            row["spent"] = False
         if error is not None:
             row["error"] = error
             row["code"] = code
@@ -159,12 +170,25 @@ def run(
     waits: Waits,
     fetcher: Callable[[Policy], PageReader] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    policy_notes: tuple[str, ...] = (),
 ) -> Outcome:
     """Run one lookup under ``policy``; never raises for a provider, page or reply fault.
 
     ``waits`` ends the lookup at its deadline (``policy.deadline_s``) and when its call is
-    cancelled; either way its row is ``failed`` and carries no answer."""
+    cancelled; either way its row is ``failed`` and carries no answer. ``policy_notes`` (the
+    values the policy's resolution dropped) are kept in the row."""
     lookup = _Lookup(question, policy, clock)
+    lookup.policy_notes = list(policy_notes)
+    if policy.tier == "strict" and not policy.allowed_hosts:
+        # No source could be used, so asking the provider would only spend a lookup.
+        lookup.spent = False
+        return lookup.fail(
+            "insufficient",
+            SearchCode.INSUFFICIENT,
+            "no allowed source holds this fact: the strict policy's allowedHosts is empty, so "
+            "nothing was looked up; say which relation cannot be evaluated without it and "
+            "stop, rather than estimate it",
+        )
     carried = spent(earlier) + pending
     if carried >= policy.max_searches_per_record:
         return lookup.fail(

@@ -120,17 +120,42 @@ def _boolean(value: Any) -> bool:
     return value
 
 
-def _hosts(value: Any) -> tuple[str, ...]:
+HOST_ENTRY = "a host name such as nist.gov (no port, scheme, path or wildcard)"
+"""What one allowedHosts entry must be, as a note or a refusal says it."""
+
+
+def _sift_hosts(value: Any) -> tuple[tuple[str, ...], list[Any]]:
+    """The list's host names (normalised, first occurrence kept) and its unusable entries."""
     if not isinstance(value, list) or len(value) > 500:
-        raise Unusable('a list of host names such as ["wikipedia.org", "nist.gov"]')
+        raise Unusable('a list of at most 500 host names such as ["wikipedia.org", "nist.gov"]')
     hosts: list[str] = []
+    bad: list[Any] = []
     for item in value:
         host = normalise_host(item) if type(item) is str else None
         if host is None:
-            raise Unusable(f"a list of host names, and {str(item)[:60]!r} is not one")
-        if host not in hosts:
+            bad.append(item)
+        elif host not in hosts:
             hosts.append(host)
-    return tuple(hosts)
+    return tuple(hosts), bad
+
+
+def _hosts(value: Any) -> tuple[str, ...]:
+    """A whole list the user writes now (the panel): one bad entry refuses the write."""
+    hosts, bad = _sift_hosts(value)
+    if bad:
+        raise Unusable(f"a list of host names, and {str(bad[0])[:60]!r} is not {HOST_ENTRY}")
+    return hosts
+
+
+def _hosts_kept(value: Any) -> tuple[tuple[str, ...], list[str]]:
+    """A stored list as a lookup reads it: a bad entry is dropped with a note and the rest of
+    the user's list kept, never replaced by the wider list below it."""
+    hosts, bad = _sift_hosts(value)
+    return hosts, [
+        f"the entry {_shown(item)} is not {HOST_ENTRY}, so it was dropped and the rest of "
+        f"the list applies"
+        for item in bad
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +168,9 @@ class Field:
     meaning: str
     kind: str  # how a form edits it: "choice", "integer", "hosts", "boolean" or "text"
     choices: tuple[str, ...] = ()
+    # A stored layer's reading that keeps the usable part of a value and names the rest;
+    # unset, ``check`` reads it whole.
+    sift: Callable[[Any], tuple[Any, list[str]]] | None = None
 
     @property
     def name(self) -> str:
@@ -166,6 +194,7 @@ FIELDS: tuple[Field, ...] = (
         _hosts,
         "hosts a strict lookup accepts, each matched as itself or a subdomain",
         "hosts",
+        sift=_hosts_kept,
     ),
     Field(
         ("maxResults",),
@@ -309,7 +338,12 @@ def resolve(preset: Mapping[str, Any], override: Mapping[str, Any]) -> Resolutio
             if raw is _MISSING or (raw is None and field.name not in _NULL_MEANS_UNSET):
                 continue
             try:
-                value, origin = field.check(raw), name
+                if field.sift is None:
+                    value, origin = field.check(raw), name
+                else:
+                    value, dropped = field.sift(raw)
+                    origin = name
+                    notes.extend(f"search policy: {name} {field.name}: {d}" for d in dropped)
             except Unusable as expected:
                 notes.append(
                     f"search policy: the {name} value {_shown(raw)} of {field.name} is unusable "

@@ -123,7 +123,8 @@ class SearchTool:
         self, args: dict[str, Any], earlier: list[dict[str, Any]], pending: int
     ) -> tuple[bool, dict[str, Any], dict[str, Any]]:
         question: str = args["question"]
-        policy: Policy = self.policy().policy
+        resolution = self.policy()
+        policy: Policy = resolution.policy
         env = os.environ if self._env is None else self._env
         try:
             outcome = pipeline.run(
@@ -134,6 +135,7 @@ class SearchTool:
                 provider_for=self._provider_for,
                 waits=Deadline(policy.deadline_s),
                 fetcher=lambda p: PageFetcher(p.allows, p.allow_private_addresses),
+                policy_notes=resolution.notes,
             )
         except Exception as error:  # an SDK or library fault the pipeline did not foresee
             self._log.error("lookup failed", error=scrub(f"{type(error).__name__}: {error}", env))

@@ -1,0 +1,70 @@
+"""Issue 26 (lookup): lookups that are checked, cached and frugal, end to end through the
+official SDKs against the loopback fakes; the fakes' request logs prove "no provider call"."""
+
+from __future__ import annotations
+
+from fakes import Source, reply_json
+from lookup_helpers import Lookups
+
+WIKI = "https://en.wikipedia.org/wiki/Copper"
+NIST = "https://physics.nist.gov/copper"
+ANSWER = "The density of copper near room temperature is 8.96 g/cm3."
+
+
+def _answering(lookups: Lookups, *sources: Source, answer: str = ANSWER) -> None:
+    for fake in (lookups.anthropic, lookups.openai):
+        fake.script.sources = list(sources)
+        fake.script.extract_text = reply_json(answer, [0])
+
+
+def test_an_empty_allow_list_answers_insufficient_without_asking_the_provider(
+    lookups: Lookups,
+) -> None:
+    lookups.override({"allowedHosts": [], "maxSearchesPerRecord": 1})
+    _answering(lookups, Source(WIKI))
+    lookups.start()
+    receipt = lookups.search()
+    assert receipt["ok"] is False and receipt["code"] == "SEARCH_INSUFFICIENT"
+    assert "allowedHosts is empty" in receipt["error"]
+    assert lookups.anthropic.requests == []
+    content = lookups.search_rows()[0]["content"]
+    assert content["outcome"] == "insufficient" and content["spent"] is False
+    assert content["policy"]["allowedHosts"] == []
+    # It spent none of the record's one lookup: with a list again, the lookup runs.
+    lookups.override({"allowedHosts": ["wikipedia.org"], "maxSearchesPerRecord": 1})
+    assert lookups.search()["ok"] is True
+    assert len(lookups.anthropic.searches()) == 1
+
+
+def test_an_empty_allow_list_on_the_open_tier_still_looks_up(lookups: Lookups) -> None:
+    lookups.override({"allowedHosts": [], "tier": "open"})
+    _answering(lookups, Source("https://blog.example.com/copper"))
+    lookups.start()
+    assert lookups.search()["ok"] is True
+    assert len(lookups.anthropic.searches()) == 1
+
+
+def test_a_bad_allow_list_entry_is_dropped_with_a_note_and_the_rest_kept(
+    lookups: Lookups,
+) -> None:
+    lookups.override({"allowedHosts": ["example.com:443", "*.wikipedia.org", "nist.gov"]})
+    _answering(lookups, Source(WIKI), Source(NIST))
+    lookups.start()
+    assert lookups.search()["ok"] is True
+    content = lookups.search_rows()[0]["content"]
+    # The user's one good host applies, never the 12 defaults (wikipedia.org among them).
+    assert content["policy"]["allowedHosts"] == ["nist.gov"]
+    assert [source["url"] for source in content["used"]] == [NIST]
+    notes = content["policyNotes"]
+    assert len(notes) == 2
+    assert "'example.com:443'" in notes[0] and "dropped" in notes[0]
+    assert "'*.wikipedia.org'" in notes[1] and "allowedHosts" in notes[1]
+    assert "'*.wikipedia.org'" in lookups.log_text()
+
+
+def test_a_list_of_only_bad_entries_is_an_empty_list_not_the_defaults(lookups: Lookups) -> None:
+    lookups.override({"allowedHosts": ["*.wikipedia.org"]})
+    _answering(lookups, Source(WIKI))
+    lookups.start()
+    assert lookups.search()["code"] == "SEARCH_INSUFFICIENT"
+    assert lookups.anthropic.requests == []
