@@ -68,3 +68,45 @@ def test_a_list_of_only_bad_entries_is_an_empty_list_not_the_defaults(lookups: L
     lookups.start()
     assert lookups.search()["code"] == "SEARCH_INSUFFICIENT"
     assert lookups.anthropic.requests == []
+
+
+def test_openai_requests_send_store_false_on_the_wire(lookups: Lookups) -> None:
+    lookups.use_openai_only()
+    _answering(lookups, Source(WIKI))
+    lookups.start()
+    assert lookups.search()["ok"] is True
+    (search,) = lookups.openai.searches()
+    (extract,) = lookups.openai.extractions()
+    assert search["store"] is False and extract["store"] is False
+    assert set(lookups.openai.paths_asked) == {"/v1/responses"}
+
+
+def test_the_row_records_anthropic_usage_summed_over_the_lookups_turns(
+    lookups: Lookups,
+) -> None:
+    _answering(lookups, Source(WIKI))
+    lookups.anthropic.script.web_searches = 3
+    lookups.start()
+    assert lookups.search()["ok"] is True
+    usage = lookups.search_rows()[0]["content"]["usage"]
+    # The search turn (1200 in, 300 out, 3 searches) plus the extraction (400 in, 40 out).
+    assert usage == {"inputTokens": 1600, "outputTokens": 340, "webSearchRequests": 3}
+
+
+def test_the_row_records_openai_usage_and_its_web_search_calls(lookups: Lookups) -> None:
+    lookups.use_openai_only()
+    _answering(lookups, Source(WIKI))
+    lookups.start()
+    assert lookups.search()["ok"] is True
+    usage = lookups.search_rows()[0]["content"]["usage"]
+    assert usage == {"inputTokens": 1600, "outputTokens": 340, "webSearchRequests": 2}
+
+
+def test_a_lookup_ending_after_its_search_turn_records_that_turns_usage(
+    lookups: Lookups,
+) -> None:
+    _answering(lookups, Source("https://blog.example.com/copper"))
+    lookups.start()
+    assert lookups.search()["code"] == "SEARCH_INSUFFICIENT"
+    usage = lookups.search_rows()[0]["content"]["usage"]
+    assert usage == {"inputTokens": 1200, "outputTokens": 300, "webSearchRequests": 2}

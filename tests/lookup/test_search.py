@@ -90,6 +90,7 @@ def test_12_5_the_answered_row_has_the_exact_shape(lookups: Lookups) -> None:
             "answer": ANSWER,
             "used": [0],
         },
+        "usage": {"inputTokens": 1600, "outputTokens": 340, "webSearchRequests": 2},
     }
     assert list(content) == [
         "question",
@@ -99,6 +100,7 @@ def test_12_5_the_answered_row_has_the_exact_shape(lookups: Lookups) -> None:
         "used",
         "policy",
         "synthesis",
+        "usage",
     ]
 
 
@@ -604,10 +606,10 @@ def test_12_5_every_outcome_has_one_row_of_the_same_shape(lookups: Lookups) -> N
     rows = lookups.search_rows()
     head = ["question", "tier", "outcome", "candidates", "used", "policy"]
     expected = [
-        ("answered", True, [*head, "synthesis", "durationMs"]),
-        ("insufficient", False, [*head, "error", "code", "durationMs"]),
-        ("insufficient", False, [*head, "synthesis", "error", "code", "durationMs"]),
-        ("failed", False, [*head, "synthesis", "error", "code", "durationMs"]),
+        ("answered", True, [*head, "synthesis", "usage", "durationMs"]),
+        ("insufficient", False, [*head, "usage", "error", "code", "durationMs"]),
+        ("insufficient", False, [*head, "synthesis", "usage", "error", "code", "durationMs"]),
+        ("failed", False, [*head, "synthesis", "usage", "error", "code", "durationMs"]),
         ("refused", False, [*head, "error", "code", "durationMs"]),
     ]
     assert len(rows) == len(expected)

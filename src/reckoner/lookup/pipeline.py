@@ -23,6 +23,7 @@ from .providers import (
     Provider,
     ProviderFailure,
     Stopped,
+    Usage,
 )
 from .urls import UrlRefused, WebUrl, parse
 
@@ -129,6 +130,11 @@ class _Lookup:
         self.notes: list[str] = []
         self.policy_notes: list[str] = []
         self.spent = True  # False when no provider was asked, so the budget is not charged
+        self.usage: Usage | None = None  # summed over the turns whose provider reported it
+
+    def count(self, usage: Usage | None) -> None:
+        if usage is not None:
+            self.usage = usage if self.usage is None else self.usage.plus(usage)
 
     def content(self, outcome: str, error: str | None, code: str | None) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -141,6 +147,8 @@ class _Lookup:
         }
         if self.synthesis is not None:
             row["synthesis"] = self.synthesis
+        if self.usage is not None:
+            row["usage"] = self.usage.row()
         if self.policy_notes:
             row["policyNotes"] = list(self.policy_notes)
         if not self.spent:
@@ -232,10 +240,12 @@ def _look_up(
         )
     deadline.report("lookup: the provider's search turn")
     try:
-        cited = deadline.run(
+        turn = deadline.run(
             "the provider's search turn",
             lambda left: provider.search(question, policy.max_results, left),
-        )[: policy.max_results]
+        )
+        lookup.count(turn.usage)
+        cited = turn.candidates[: policy.max_results]
         lookup.candidates = [read_citation(c.trimmed()) for c in cited]
     except ProviderFailure as why:
         return lookup.fail(
@@ -300,12 +310,13 @@ def _look_up(
             SearchCode.UNAVAILABLE,
             f"the extractive step could not run: {why}; nothing was answered",
         )
+    lookup.count(reply.usage)
     # A cancel that came while the reply was on its way still wins: its client is gone.
     deadline.check("the extraction")
     try:
-        read = extraction.read_reply(reply, len(material))
+        read = extraction.read_reply(reply.text, len(material))
     except extraction.UnreadableReply as why:
-        lookup.synthesis["raw"] = reply[:MAX_RAW_REPLY]
+        lookup.synthesis["raw"] = reply.text[:MAX_RAW_REPLY]
         return lookup.fail(
             "failed",
             SearchCode.UNAVAILABLE,
