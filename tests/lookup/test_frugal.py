@@ -3,7 +3,8 @@ official SDKs against the loopback fakes; the fakes' request logs prove "no prov
 
 from __future__ import annotations
 
-from fakes import Source, reply_json
+import pytest
+from fakes import Page, PageServer, Source, reply_json
 from lookup_helpers import Lookups
 
 WIKI = "https://en.wikipedia.org/wiki/Copper"
@@ -110,3 +111,59 @@ def test_a_lookup_ending_after_its_search_turn_records_that_turns_usage(
     assert lookups.search()["code"] == "SEARCH_INSUFFICIENT"
     usage = lookups.search_rows()[0]["content"]["usage"]
     assert usage == {"inputTokens": 1200, "outputTokens": 300, "webSearchRequests": 2}
+
+
+STEEL = "Density of carbon steel: 7,850 kg/m3"
+
+
+def test_an_answer_whose_number_is_not_in_the_material_is_insufficient_naming_it(
+    lookups: Lookups,
+) -> None:
+    _answering(lookups, Source(WIKI, "Steel - Wikipedia", STEEL), answer="It is 8,960 kg/m3.")
+    lookups.start()
+    receipt = lookups.search("What is the density of carbon steel?")
+    assert receipt["ok"] is False and receipt["code"] == "SEARCH_INSUFFICIENT"
+    # The model gets the insufficient sentence, never the number the material lacks.
+    assert "8" not in receipt["error"] and "stop" in receipt["error"]
+    content = lookups.search_rows()[0]["content"]
+    assert content["outcome"] == "insufficient"
+    synthesis = content["synthesis"]
+    assert synthesis["unsupportedNumbers"] == ["8960"]
+    assert synthesis["answer"] is None and synthesis["refusedAnswer"] == "It is 8,960 kg/m3."
+    assert "8960" in lookups.log_text()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The density of carbon steel is 7,850 kg/m3.",
+        "The density of carbon steel is 7850 kg/m3.",
+        "The density of carbon steel is 7 850 kg/m3.",
+    ],
+)
+def test_an_answer_whose_numbers_the_material_holds_passes_whatever_the_grouping(
+    lookups: Lookups, answer: str
+) -> None:
+    _answering(lookups, Source(WIKI, "Steel - Wikipedia", STEEL), answer=answer)
+    lookups.start()
+    assert lookups.search("What is the density of carbon steel?") == {
+        "ok": True,
+        "answer": answer,
+        "origin": "allowlist",
+    }
+
+
+def test_a_number_only_in_a_page_the_step_read_counts_as_material(
+    lookups: Lookups, page_server: PageServer
+) -> None:
+    page_server.pages["/steel"] = Page(
+        body=b"<html><body><article><h1>Steel</h1><p>"
+        + b"Mild steel has a density of 7,870 kg/m3 at room temperature, as measured in "
+        + b"many laboratories over the years, and its other properties are well known."
+        + b"</p></article></body></html>"
+    )
+    url = page_server.url("/steel")
+    lookups.override({"tier": "open", "enrich": {"pages": 1, "allowPrivateAddresses": True}})
+    _answering(lookups, Source(url, "Steel", "steel density"), answer="It is 7870 kg/m3.")
+    lookups.start()
+    assert lookups.search("What is the density of mild steel?")["ok"] is True

@@ -14,7 +14,7 @@ from typing import Any, Protocol, TypeVar
 
 from reckoner.core.preset_errors import SearchCode
 
-from . import extraction
+from . import extraction, grounding
 from .policy import GITHUB_HOSTS, Policy, host_matches
 from .providers import (
     Candidate,
@@ -332,6 +332,23 @@ def _look_up(
             f"cannot be evaluated without it and stop, rather than estimate it",
         )
     answer = extraction.cut(read.answer, policy.answer_max_chars)
+    missing = grounding.unsupported(answer, _texts(material))
+    if missing:
+        # A number the material does not hold was computed, converted or recalled: the
+        # model gets the insufficient sentence, the row keeps what was refused and why.
+        lookup.synthesis["refusedAnswer"] = answer
+        lookup.synthesis["unsupportedNumbers"] = missing
+        lookup.notes.append(
+            f"answer refused: its number(s) {', '.join(missing)} appear in none of the "
+            f"{len(material)} allowed source(s) the extractive step was given"
+        )
+        return lookup.fail(
+            "insufficient",
+            SearchCode.INSUFFICIENT,
+            f"the {len(material)} allowed source(s) do not state this fact as the answer gave "
+            f"it; say which relation cannot be evaluated without it and stop, rather than "
+            f"estimate it",
+        )
     lookup.synthesis["answer"] = answer
     relied_on = [lookup.used[i][1] for i in read.used]
     receipt = {"ok": True, "answer": answer, "origin": origin_of(policy, relied_on)}
@@ -361,6 +378,13 @@ def _material(
     return [
         extraction.Material(c.url, c.title, c.snippet, pages.get(i))
         for i, (c, _) in enumerate(lookup.used)
+    ]
+
+
+def _texts(material: list[extraction.Material]) -> list[str]:
+    """What the extractive step read of each item: its title, snippet and page text."""
+    return [
+        text for item in material for text in (item.title, item.snippet, item.page_text) if text
     ]
 
 
