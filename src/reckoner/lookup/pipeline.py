@@ -8,7 +8,7 @@ of the one `search` row; the model's receipt never carries a URL, a query or a s
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
@@ -131,6 +131,7 @@ class _Lookup:
         self.policy_notes: list[str] = []
         self.spent = True  # False when no provider was asked, so the budget is not charged
         self.usage: Usage | None = None  # summed over the turns whose provider reported it
+        self.cached_at: str | None = None  # when the answer a cache hit reused was answered
 
     def count(self, usage: Usage | None) -> None:
         if usage is not None:
@@ -149,6 +150,9 @@ class _Lookup:
             row["synthesis"] = self.synthesis
         if self.usage is not None:
             row["usage"] = self.usage.row()
+        if self.cached_at is not None:
+            row["cached"] = True
+            row["answeredAt"] = self.cached_at
         if self.policy_notes:
             row["policyNotes"] = list(self.policy_notes)
         if not self.spent:
@@ -179,12 +183,15 @@ def run(
     fetcher: Callable[[Policy], PageReader] | None = None,
     clock: Callable[[], float] = time.monotonic,
     policy_notes: tuple[str, ...] = (),
+    recall: Callable[[], Mapping[str, Any] | None] | None = None,
 ) -> Outcome:
     """Run one lookup under ``policy``; never raises for a provider, page or reply fault.
 
     ``waits`` ends the lookup at its deadline (``policy.deadline_s``) and when its call is
     cancelled; either way its row is ``failed`` and carries no answer. ``policy_notes`` (the
-    values the policy's resolution dropped) are kept in the row."""
+    values the policy's resolution dropped) are kept in the row. ``recall`` answers the
+    cached lookup of this question and policy (lookup.cache), which a hit reuses without
+    asking a provider; it counts against the budget like any lookup the record carries."""
     lookup = _Lookup(question, policy, clock)
     lookup.policy_notes = list(policy_notes)
     if policy.tier == "strict" and not policy.allowed_hosts:
@@ -206,6 +213,9 @@ def run(
             f"(maxSearchesPerRecord), so nothing was looked up; continue with what the record "
             f"holds, or say which quantity is missing",
         )
+    hit = recall() if recall is not None else None
+    if hit is not None:
+        return _reuse(lookup, hit)
     try:
         return _look_up(lookup, waits, provider_for, fetcher)
     except Stopped as why:
@@ -221,6 +231,19 @@ def run(
         return lookup.fail(
             "failed", SearchCode.UNAVAILABLE, f"{why}; nothing was answered, so {fix}"
         )
+
+
+def _reuse(lookup: _Lookup, hit: Mapping[str, Any]) -> Outcome:
+    """The row and receipt of a cache hit: the original sources, answer and date."""
+    lookup.candidates = []
+    lookup.synthesis = dict(hit["synthesis"])
+    lookup.cached_at = str(hit["answeredAt"])
+    content = lookup.content("answered", None, None)
+    content["candidates"] = list(hit["candidates"])
+    content["used"] = list(hit["used"])
+    receipt = {"ok": True, "answer": hit["receipt"]["answer"], "origin": hit["receipt"]["origin"]}
+    lookup.notes.append(f"lookup answered from the home's cache (answered {lookup.cached_at})")
+    return Outcome(True, receipt, content, lookup.notes)
 
 
 def _look_up(

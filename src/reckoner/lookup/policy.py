@@ -79,6 +79,12 @@ DEADLINE_BOUNDS = (3, 600)
 """The deadline a policy may set: long enough for one short provider turn, and short enough
 that a hung provider cannot hold a call for more than ten minutes."""
 
+CACHE_DAYS = 30
+"""How long an answered lookup is reused from the home's cache by default (lookup.cache)."""
+CACHE_DAYS_BOUNDS = (0, 365)
+"""0 switches the cache off; a year is as long as a sourced constant is worth trusting
+without asking again."""
+
 # -- the fields ------------------------------------------------------------------------
 
 
@@ -221,6 +227,13 @@ FIELDS: tuple[Field, ...] = (
         "integer",
     ),
     Field(
+        ("cacheDays",),
+        CACHE_DAYS,
+        _int_in(*CACHE_DAYS_BOUNDS),
+        "days an answered lookup is reused from the home's cache (0: never)",
+        "integer",
+    ),
+    Field(
         ("enrich", "pages"), 0, _int_in(0, 10), "allowed pages fetched for their text", "integer"
     ),
     Field(
@@ -270,6 +283,7 @@ class Policy:
     max_searches_per_record: int
     answer_max_chars: int
     deadline_s: int
+    cache_days: int
     enrich_pages: int
     enrich_chars_per_page: int
     allow_private_addresses: bool
@@ -296,6 +310,7 @@ class Policy:
             "maxSearchesPerRecord": self.max_searches_per_record,
             "answerMaxChars": self.answer_max_chars,
             "deadlineSeconds": self.deadline_s,
+            "cacheDays": self.cache_days,
             "enrichPages": self.enrich_pages,
             "enrichCharsPerPage": self.enrich_chars_per_page,
             "enrichAllowPrivateAddresses": self.allow_private_addresses,
@@ -358,6 +373,7 @@ def resolve(preset: Mapping[str, Any], override: Mapping[str, Any]) -> Resolutio
         max_searches_per_record=values["maxSearchesPerRecord"],
         answer_max_chars=values["answerMaxChars"],
         deadline_s=values["deadlineSeconds"],
+        cache_days=values["cacheDays"],
         enrich_pages=values["enrich.pages"],
         enrich_chars_per_page=values["enrich.charsPerPage"],
         allow_private_addresses=values["enrich.allowPrivateAddresses"],
@@ -388,6 +404,7 @@ def effective_value(policy: Policy, name: str) -> Any:
         "maxSearchesPerRecord": policy.max_searches_per_record,
         "answerMaxChars": policy.answer_max_chars,
         "deadlineSeconds": policy.deadline_s,
+        "cacheDays": policy.cache_days,
         "enrich.pages": policy.enrich_pages,
         "enrich.charsPerPage": policy.enrich_chars_per_page,
         "enrich.allowPrivateAddresses": policy.allow_private_addresses,
