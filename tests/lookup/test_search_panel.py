@@ -94,6 +94,17 @@ def test_11_2_an_unusable_value_is_refused_with_one_sentence_and_nothing_saved(
     assert not (tmp_path / "home" / "state.json").exists()
 
 
+def test_the_settings_put_sets_cache_days_within_its_bounds(
+    client: TestClient, tmp_path: Path
+) -> None:
+    refused = client.put(f"{API}/settings", json={"search": {"cacheDays": 400}})
+    assert refused.status_code == 400
+    assert "cacheDays must be a whole number from 0 to 365" in refused.json()["error"]
+    saved = client.put(f"{API}/settings", json={"search": {"cacheDays": 0}})
+    assert saved.status_code == 200
+    assert json.loads((tmp_path / "home" / "state.json").read_text())["search"] == {"cacheDays": 0}
+
+
 # ---------------------------------------------------------------------------------------
 # In the browser
 
