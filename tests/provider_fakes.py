@@ -11,6 +11,10 @@ as Chat Completions does (the article writer). An article turn follows ``Script.
 in order: a text, an HTTP error status (whose body echoes the key, as real providers may),
 a delay, or a reply cut off at its token limit (``stop_reason: max_tokens``,
 ``finish_reason: length``). Each fake records every request's path, headers and body.
+Every answer carries ``usage`` as the real API reports it: Anthropic's tokens and
+``server_tool_use.web_search_requests``, OpenAI's tokens (a search turn's searches are its
+``web_search_call`` items); the search turn's and the text turn's counts differ, so a sum
+over a lookup's turns is visible.
 """
 
 from __future__ import annotations
@@ -63,6 +67,9 @@ class Script:
     extract_raw: bytes | None = None
     error_body: str = '{"type": "error", "error": {"type": "api_error", "message": "boom"}}'
     replies: list[Reply] = field(default_factory=list)  # article turns, in order (last repeats)
+    search_usage: tuple[int, int] = (1200, 300)  # input and output tokens of a search turn
+    text_usage: tuple[int, int] = (400, 40)  # of any other turn (an extraction, an article)
+    web_searches: int = 2  # the searches a search turn ran
 
 
 class _Fake:
@@ -231,19 +238,26 @@ class FakeAnthropic(_Fake):
                     ],
                 }
             )
-        return self._message(body, content, web_searches=1)
+        return self._message(
+            body, content, self.script.search_usage, web_searches=self.script.web_searches
+        )
 
     def text_turn(self, body: dict[str, Any], text: str) -> dict[str, Any]:
-        return self._message(body, [{"type": "text", "text": text}], web_searches=0)
+        content = [{"type": "text", "text": text}]
+        return self._message(body, content, self.script.text_usage, web_searches=0)
 
     def article_turn(self, path: str, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         content = [{"type": "text", "text": reply.text}]
         stop = "max_tokens" if reply.cut_off else "end_turn"
-        return self._message(body, content, web_searches=0, stop=stop)
+        return self._message(body, content, self.script.text_usage, web_searches=0, stop=stop)
 
     @staticmethod
     def _message(
-        body: dict[str, Any], content: list[Any], web_searches: int, stop: str = "end_turn"
+        body: dict[str, Any],
+        content: list[Any],
+        tokens: tuple[int, int],
+        web_searches: int,
+        stop: str = "end_turn",
     ) -> dict[str, Any]:
         return {
             "id": "msg_01",
@@ -254,8 +268,8 @@ class FakeAnthropic(_Fake):
             "stop_reason": stop,
             "stop_sequence": None,
             "usage": {
-                "input_tokens": 100,
-                "output_tokens": 50,
+                "input_tokens": tokens[0],
+                "output_tokens": tokens[1],
                 "server_tool_use": {"web_search_requests": web_searches},
             },
         }
@@ -288,16 +302,17 @@ class FakeOpenAI(_Fake):
         output = [
             {
                 "type": "web_search_call",
-                "id": "ws_01",
+                "id": f"ws_0{n}",
                 "status": "completed",
                 "action": {"type": "search", "query": body.get("input")},
-            },
-            self._message_item(text, annotations),
+            }
+            for n in range(self.script.web_searches)
         ]
-        return self._response(body, output)
+        output.append(self._message_item(text, annotations))
+        return self._response(body, output, self.script.search_usage)
 
     def text_turn(self, body: dict[str, Any], text: str) -> dict[str, Any]:
-        return self._response(body, [self._message_item(text, [])])
+        return self._response(body, [self._message_item(text, [])], self.script.text_usage)
 
     def article_turn(self, path: str, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         if path.endswith("/responses"):
@@ -329,7 +344,9 @@ class FakeOpenAI(_Fake):
         }
 
     @staticmethod
-    def _response(body: dict[str, Any], output: list[Any]) -> dict[str, Any]:
+    def _response(
+        body: dict[str, Any], output: list[Any], tokens: tuple[int, int]
+    ) -> dict[str, Any]:
         return {
             "id": "resp_01",
             "object": "response",
@@ -347,10 +364,10 @@ class FakeOpenAI(_Fake):
             "temperature": 1.0,
             "top_p": 1.0,
             "usage": {
-                "input_tokens": 100,
+                "input_tokens": tokens[0],
                 "input_tokens_details": {"cached_tokens": 0},
-                "output_tokens": 50,
+                "output_tokens": tokens[1],
                 "output_tokens_details": {"reasoning_tokens": 0},
-                "total_tokens": 150,
+                "total_tokens": tokens[0] + tokens[1],
             },
         }

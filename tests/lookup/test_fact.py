@@ -10,15 +10,16 @@ from lookup_helpers import Lookups
 from reckoner.lookup.fact import lookup_fact
 
 ANSWER = "The density of copper is 8.9600 g/cm3 (at 20.000 degC)."
+STATED = "8.96 g/cm3 at 20 degC"  # the answer's numbers, written with fewer zeros
 
 
 def test_an_answered_lookup_is_a_fact_with_its_sources_and_nothing_else_is(
     lookups: Lookups,
 ) -> None:
     lookups.anthropic.script.sources = [
-        Source("https://evil.example/x", "Evil"),
-        Source("https://en.wikipedia.org/wiki/Copper", "Copper - Wikipedia"),
-        Source("https://nist.gov/cu", "NIST", page_age=None),
+        Source("https://evil.example/x", "Evil", STATED),
+        Source("https://en.wikipedia.org/wiki/Copper", "Copper - Wikipedia", STATED),
+        Source("https://nist.gov/cu", "NIST", STATED, page_age=None),
     ]
     lookups.anthropic.script.extract_text = reply_json(ANSWER, [1])
     lookups.start()
@@ -37,7 +38,7 @@ def test_an_answered_lookup_is_a_fact_with_its_sources_and_nothing_else_is(
 def test_an_open_tier_fact_is_marked_as_open_web(lookups: Lookups) -> None:
     lookups.override({"tier": "open"})
     lookups.anthropic.script.sources = [
-        Source("https://metals.example/cu", "Metals", page_age="2024")
+        Source("https://metals.example/cu", "Metals", STATED, page_age="2024")
     ]
     lookups.anthropic.script.extract_text = reply_json(ANSWER, [0])
     lookups.start()

@@ -57,7 +57,6 @@ def test_12_4_the_override_beats_the_preset_beats_the_defaults_field_by_field() 
         ({"maxResults": True}, "maxResults"),
         ({"tier": "STRICT"}, "tier"),
         ({"allowedHosts": "wikipedia.org"}, "allowedHosts"),
-        ({"allowedHosts": ["https://wikipedia.org/"]}, "allowedHosts"),
         ({"enrich": {"pages": 11}}, "enrich.pages"),
         ({"enrich": {"allowPrivateAddresses": "yes"}}, "enrich.allowPrivateAddresses"),
         ({"synthesis": {"provider": "gemini"}}, "synthesis.provider"),
@@ -148,3 +147,19 @@ def test_every_field_default_passes_its_own_check() -> None:
                 list(field.default) if isinstance(field.default, tuple) else field.default
             )
             assert checked == field.default
+
+
+def test_a_bad_host_entry_is_dropped_with_a_note_and_the_rest_of_the_layer_kept() -> None:
+    # Issue 26: one bad entry no longer throws the user's list away for the wider defaults.
+    layer = {"allowedHosts": ["nist.gov", "https://wikipedia.org/", "NIST.gov", 7]}
+    resolution = resolve({}, layer)
+    assert resolution.policy.allowed_hosts == ("nist.gov",)
+    assert resolution.source["allowedHosts"] == "override"
+    assert len(resolution.notes) == 2
+    assert "'https://wikipedia.org/'" in resolution.notes[0] and "7" in resolution.notes[1]
+
+
+def test_a_panel_write_with_a_bad_host_entry_is_refused_whole() -> None:
+    with pytest.raises(Unusable, match=r"'\*\.wikipedia\.org' is not a host name"):
+        merge_override({}, {"allowedHosts": ["nist.gov", "*.wikipedia.org"]})
+    assert merge_override({}, {"allowedHosts": []}) == {"allowedHosts": []}

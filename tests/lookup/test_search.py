@@ -15,7 +15,7 @@ from lookup_helpers import ANTHROPIC_KEY, OPENAI_KEY, Lookups
 
 from home_rows import record_rows
 from reckoner.lookup.extraction import PROMPT_VERSION
-from reckoner.lookup.policy import DEADLINE_SECONDS, DEFAULT_ALLOWED_HOSTS
+from reckoner.lookup.policy import CACHE_DAYS, DEADLINE_SECONDS, DEFAULT_ALLOWED_HOSTS
 
 WIKI = "https://en.wikipedia.org/wiki/Copper"
 NIST = "https://physics.nist.gov/copper"
@@ -36,6 +36,7 @@ def _default_policy_row() -> dict[str, Any]:
         "maxSearchesPerRecord": 4,
         "answerMaxChars": 1200,
         "deadlineSeconds": DEADLINE_SECONDS,
+        "cacheDays": CACHE_DAYS,
         "enrichPages": 0,
         "enrichCharsPerPage": 4000,
         "enrichAllowPrivateAddresses": False,
@@ -90,6 +91,7 @@ def test_12_5_the_answered_row_has_the_exact_shape(lookups: Lookups) -> None:
             "answer": ANSWER,
             "used": [0],
         },
+        "usage": {"inputTokens": 1600, "outputTokens": 340, "webSearchRequests": 2},
     }
     assert list(content) == [
         "question",
@@ -99,6 +101,7 @@ def test_12_5_the_answered_row_has_the_exact_shape(lookups: Lookups) -> None:
         "used",
         "policy",
         "synthesis",
+        "usage",
     ]
 
 
@@ -277,7 +280,7 @@ def test_12_4_the_answer_is_cut_to_answer_max_chars(lookups: Lookups) -> None:
 def test_12_6_budget_refuses_before_the_provider_and_survives_a_restart(
     lookups: Lookups,
 ) -> None:
-    lookups.override({"maxSearchesPerRecord": 2})
+    lookups.override({"maxSearchesPerRecord": 2, "cacheDays": 0})  # each asks the provider
     _answering(lookups, Source(WIKI))
     lookups.start()
     assert lookups.search()["ok"] is True
@@ -461,6 +464,7 @@ def test_12_3_both_keys_set_uses_anthropic_unless_the_variable_says_openai(
     lookups.env.update(
         {"OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": lookups.openai.root + "/v1"}
     )
+    lookups.override({"cacheDays": 0})  # the cache's key is the policy, not the provider
     _answering(lookups, Source(WIKI))
     lookups.start()
     lookups.search()
@@ -589,7 +593,7 @@ def test_12_the_pure_preset_loads_no_provider_sdk() -> None:
 def test_12_5_every_outcome_has_one_row_of_the_same_shape(lookups: Lookups) -> None:
     """answered, insufficient (before and after synthesis), failed (with the raw reply kept)
     and refused: one row each, the same keys in the same order, synthesis only once it ran."""
-    lookups.override({"maxSearchesPerRecord": 4})
+    lookups.override({"maxSearchesPerRecord": 4, "cacheDays": 0})
     lookups.start()
     _answering(lookups, Source(WIKI))
     lookups.search()
@@ -604,17 +608,18 @@ def test_12_5_every_outcome_has_one_row_of_the_same_shape(lookups: Lookups) -> N
     rows = lookups.search_rows()
     head = ["question", "tier", "outcome", "candidates", "used", "policy"]
     expected = [
-        ("answered", True, [*head, "synthesis", "durationMs"]),
-        ("insufficient", False, [*head, "error", "code", "durationMs"]),
-        ("insufficient", False, [*head, "synthesis", "error", "code", "durationMs"]),
-        ("failed", False, [*head, "synthesis", "error", "code", "durationMs"]),
+        ("answered", True, [*head, "synthesis", "usage", "durationMs"]),
+        ("insufficient", False, [*head, "usage", "error", "code", "durationMs"]),
+        ("insufficient", False, [*head, "synthesis", "usage", "error", "code", "durationMs"]),
+        ("failed", False, [*head, "synthesis", "usage", "error", "code", "durationMs"]),
         ("refused", False, [*head, "error", "code", "durationMs"]),
     ]
     assert len(rows) == len(expected)
     for row, (outcome, ok, keys) in zip(rows, expected, strict=True):
         assert row["ok"] is ok and row["content"]["outcome"] == outcome
         assert list(row["content"]) == keys
-        assert row["content"]["policy"] == {**_default_policy_row(), "maxSearchesPerRecord": 4}
+        expected_policy = {**_default_policy_row(), "maxSearchesPerRecord": 4, "cacheDays": 0}
+        assert row["content"]["policy"] == expected_policy
     assert set(rows[3]["content"]["synthesis"]) == {
         "provider",
         "model",

@@ -94,6 +94,17 @@ def test_11_2_an_unusable_value_is_refused_with_one_sentence_and_nothing_saved(
     assert not (tmp_path / "home" / "state.json").exists()
 
 
+def test_the_settings_put_sets_cache_days_within_its_bounds(
+    client: TestClient, tmp_path: Path
+) -> None:
+    refused = client.put(f"{API}/settings", json={"search": {"cacheDays": 400}})
+    assert refused.status_code == 400
+    assert "cacheDays must be a whole number from 0 to 365" in refused.json()["error"]
+    saved = client.put(f"{API}/settings", json={"search": {"cacheDays": 0}})
+    assert saved.status_code == 200
+    assert json.loads((tmp_path / "home" / "state.json").read_text())["search"] == {"cacheDays": 0}
+
+
 # ---------------------------------------------------------------------------------------
 # In the browser
 
@@ -199,3 +210,23 @@ def test_11_2_the_restart_line_shows_while_restart_is_required(lookups: Lookups,
         page.goto(f"{panel.login_url}#/settings")
         page.wait_for_selector(".search-policy")
         assert page.locator(".restart-line").is_visible()
+
+
+def test_the_policy_block_sets_an_empty_allow_list_with_brackets(
+    lookups: Lookups, page: Any
+) -> None:
+    state = lookups.home / "state.json"
+    with BackgroundPanel(lookups.home, poll_ms=200) as panel:
+        page.goto(f"{panel.login_url}#/settings")
+        page.wait_for_selector(".search-policy")
+        page.locator("#search-allowedHosts").fill("[]")
+        page.locator("#search-save").click()
+        page.wait_for_selector("#search-save-line >> text=Saved.")
+        assert json.loads(state.read_text())["search"] == {"allowedHosts": []}
+        # Shown back as [], so saving the block again keeps the empty list.
+        page.reload()
+        page.wait_for_selector(".search-policy")
+        assert page.locator("#search-allowedHosts").input_value() == "[]"
+        page.locator("#search-save").click()
+        page.wait_for_selector("#search-save-line >> text=Saved.")
+        assert json.loads(state.read_text())["search"] == {"allowedHosts": []}

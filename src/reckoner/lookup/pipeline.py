@@ -8,13 +8,13 @@ of the one `search` row; the model's receipt never carries a URL, a query or a s
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 from reckoner.core.preset_errors import SearchCode
 
-from . import extraction
+from . import extraction, grounding
 from .policy import GITHUB_HOSTS, Policy, host_matches
 from .providers import (
     Candidate,
@@ -23,6 +23,7 @@ from .providers import (
     Provider,
     ProviderFailure,
     Stopped,
+    Usage,
 )
 from .urls import UrlRefused, WebUrl, parse
 
@@ -98,9 +99,14 @@ class Outcome:
 
 
 def spent(earlier: list[dict[str, Any]]) -> int:
-    """Lookups this record has carried: every `search` row that ran, refused ones aside."""
+    """Lookups this record has carried: every `search` row that ran, refused ones aside and
+    those that asked no provider (``"spent": false``: an empty allow-list, a cache hit)."""
     return sum(
-        1 for row in earlier if isinstance(row.get("outcome"), str) and row["outcome"] != "refused"
+        1
+        for row in earlier
+        if isinstance(row.get("outcome"), str)
+        and row["outcome"] != "refused"
+        and row.get("spent") is not False
     )
 
 
@@ -122,6 +128,14 @@ class _Lookup:
         self.used: list[tuple[Candidate, WebUrl]] = []
         self.synthesis: dict[str, Any] | None = None
         self.notes: list[str] = []
+        self.policy_notes: list[str] = []
+        self.spent = True  # False when no provider was asked, so the budget is not charged
+        self.usage: Usage | None = None  # summed over the turns whose provider reported it
+        self.cached_at: str | None = None  # when the answer a cache hit reused was answered
+
+    def count(self, usage: Usage | None) -> None:
+        if usage is not None:
+            self.usage = usage if self.usage is None else self.usage.plus(usage)
 
     def content(self, outcome: str, error: str | None, code: str | None) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -134,6 +148,15 @@ class _Lookup:
         }
         if self.synthesis is not None:
             row["synthesis"] = self.synthesis
+        if self.usage is not None:
+            row["usage"] = self.usage.row()
+        if self.cached_at is not None:
+            row["cached"] = True
+            row["answeredAt"] = self.cached_at
+        if self.policy_notes:
+            row["policyNotes"] = list(self.policy_notes)
+        if not self.spent:
+            row["spent"] = False
         if error is not None:
             row["error"] = error
             row["code"] = code
@@ -159,12 +182,28 @@ def run(
     waits: Waits,
     fetcher: Callable[[Policy], PageReader] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    policy_notes: tuple[str, ...] = (),
+    recall: Callable[[], Mapping[str, Any] | None] | None = None,
 ) -> Outcome:
     """Run one lookup under ``policy``; never raises for a provider, page or reply fault.
 
     ``waits`` ends the lookup at its deadline (``policy.deadline_s``) and when its call is
-    cancelled; either way its row is ``failed`` and carries no answer."""
+    cancelled; either way its row is ``failed`` and carries no answer. ``policy_notes`` (the
+    values the policy's resolution dropped) are kept in the row. ``recall`` answers the
+    cached lookup of this question and policy (lookup.cache), which a hit reuses without
+    asking a provider; it counts against the budget like any lookup the record carries."""
     lookup = _Lookup(question, policy, clock)
+    lookup.policy_notes = list(policy_notes)
+    if policy.tier == "strict" and not policy.allowed_hosts:
+        # No source could be used, so asking the provider would only spend a lookup.
+        lookup.spent = False
+        return lookup.fail(
+            "insufficient",
+            SearchCode.INSUFFICIENT,
+            "no allowed source holds this fact: the strict policy's allowedHosts is empty, so "
+            "nothing was looked up; say which relation cannot be evaluated without it and "
+            "stop, rather than estimate it",
+        )
     carried = spent(earlier) + pending
     if carried >= policy.max_searches_per_record:
         return lookup.fail(
@@ -174,6 +213,9 @@ def run(
             f"(maxSearchesPerRecord), so nothing was looked up; continue with what the record "
             f"holds, or say which quantity is missing",
         )
+    hit = recall() if recall is not None else None
+    if hit is not None:
+        return _reuse(lookup, hit)
     try:
         return _look_up(lookup, waits, provider_for, fetcher)
     except Stopped as why:
@@ -189,6 +231,19 @@ def run(
         return lookup.fail(
             "failed", SearchCode.UNAVAILABLE, f"{why}; nothing was answered, so {fix}"
         )
+
+
+def _reuse(lookup: _Lookup, hit: Mapping[str, Any]) -> Outcome:
+    """The row and receipt of a cache hit: the original sources, answer and date."""
+    lookup.candidates = []
+    lookup.synthesis = dict(hit["synthesis"])
+    lookup.cached_at = str(hit["answeredAt"])
+    content = lookup.content("answered", None, None)
+    content["candidates"] = list(hit["candidates"])
+    content["used"] = list(hit["used"])
+    receipt = {"ok": True, "answer": hit["receipt"]["answer"], "origin": hit["receipt"]["origin"]}
+    lookup.notes.append(f"lookup answered from the home's cache (answered {lookup.cached_at})")
+    return Outcome(True, receipt, content, lookup.notes)
 
 
 def _look_up(
@@ -208,10 +263,12 @@ def _look_up(
         )
     deadline.report("lookup: the provider's search turn")
     try:
-        cited = deadline.run(
+        turn = deadline.run(
             "the provider's search turn",
             lambda left: provider.search(question, policy.max_results, left),
-        )[: policy.max_results]
+        )
+        lookup.count(turn.usage)
+        cited = turn.candidates[: policy.max_results]
         lookup.candidates = [read_citation(c.trimmed()) for c in cited]
     except ProviderFailure as why:
         return lookup.fail(
@@ -276,12 +333,13 @@ def _look_up(
             SearchCode.UNAVAILABLE,
             f"the extractive step could not run: {why}; nothing was answered",
         )
+    lookup.count(reply.usage)
     # A cancel that came while the reply was on its way still wins: its client is gone.
     deadline.check("the extraction")
     try:
-        read = extraction.read_reply(reply, len(material))
+        read = extraction.read_reply(reply.text, len(material))
     except extraction.UnreadableReply as why:
-        lookup.synthesis["raw"] = reply[:MAX_RAW_REPLY]
+        lookup.synthesis["raw"] = reply.text[:MAX_RAW_REPLY]
         return lookup.fail(
             "failed",
             SearchCode.UNAVAILABLE,
@@ -297,6 +355,23 @@ def _look_up(
             f"cannot be evaluated without it and stop, rather than estimate it",
         )
     answer = extraction.cut(read.answer, policy.answer_max_chars)
+    missing = grounding.unsupported(answer, _texts(material))
+    if missing:
+        # A number the material does not hold was computed, converted or recalled: the
+        # model gets the insufficient sentence, the row keeps what was refused and why.
+        lookup.synthesis["refusedAnswer"] = answer
+        lookup.synthesis["unsupportedNumbers"] = missing
+        lookup.notes.append(
+            f"answer refused: its number(s) {', '.join(missing)} appear in none of the "
+            f"{len(material)} allowed source(s) the extractive step was given"
+        )
+        return lookup.fail(
+            "insufficient",
+            SearchCode.INSUFFICIENT,
+            f"the {len(material)} allowed source(s) do not state this fact as the answer gave "
+            f"it; say which relation cannot be evaluated without it and stop, rather than "
+            f"estimate it",
+        )
     lookup.synthesis["answer"] = answer
     relied_on = [lookup.used[i][1] for i in read.used]
     receipt = {"ok": True, "answer": answer, "origin": origin_of(policy, relied_on)}
@@ -326,6 +401,13 @@ def _material(
     return [
         extraction.Material(c.url, c.title, c.snippet, pages.get(i))
         for i, (c, _) in enumerate(lookup.used)
+    ]
+
+
+def _texts(material: list[extraction.Material]) -> list[str]:
+    """What the extractive step read of each item: its title, snippet and page text."""
+    return [
+        text for item in material for text in (item.title, item.snippet, item.page_text) if text
     ]
 
 

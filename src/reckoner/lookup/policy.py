@@ -79,6 +79,12 @@ DEADLINE_BOUNDS = (3, 600)
 """The deadline a policy may set: long enough for one short provider turn, and short enough
 that a hung provider cannot hold a call for more than ten minutes."""
 
+CACHE_DAYS = 30
+"""How long an answered lookup is reused from the home's cache by default (lookup.cache)."""
+CACHE_DAYS_BOUNDS = (0, 365)
+"""0 switches the cache off; a year is as long as a sourced constant is worth trusting
+without asking again."""
+
 # -- the fields ------------------------------------------------------------------------
 
 
@@ -120,17 +126,42 @@ def _boolean(value: Any) -> bool:
     return value
 
 
-def _hosts(value: Any) -> tuple[str, ...]:
+HOST_ENTRY = "a host name such as nist.gov (no port, scheme, path or wildcard)"
+"""What one allowedHosts entry must be, as a note or a refusal says it."""
+
+
+def _sift_hosts(value: Any) -> tuple[tuple[str, ...], list[Any]]:
+    """The list's host names (normalised, first occurrence kept) and its unusable entries."""
     if not isinstance(value, list) or len(value) > 500:
-        raise Unusable('a list of host names such as ["wikipedia.org", "nist.gov"]')
+        raise Unusable('a list of at most 500 host names such as ["wikipedia.org", "nist.gov"]')
     hosts: list[str] = []
+    bad: list[Any] = []
     for item in value:
         host = normalise_host(item) if type(item) is str else None
         if host is None:
-            raise Unusable(f"a list of host names, and {str(item)[:60]!r} is not one")
-        if host not in hosts:
+            bad.append(item)
+        elif host not in hosts:
             hosts.append(host)
-    return tuple(hosts)
+    return tuple(hosts), bad
+
+
+def _hosts(value: Any) -> tuple[str, ...]:
+    """A whole list the user writes now (the panel): one bad entry refuses the write."""
+    hosts, bad = _sift_hosts(value)
+    if bad:
+        raise Unusable(f"a list of host names, and {str(bad[0])[:60]!r} is not {HOST_ENTRY}")
+    return hosts
+
+
+def _hosts_kept(value: Any) -> tuple[tuple[str, ...], list[str]]:
+    """A stored list as a lookup reads it: a bad entry is dropped with a note and the rest of
+    the user's list kept, never replaced by the wider list below it."""
+    hosts, bad = _sift_hosts(value)
+    return hosts, [
+        f"the entry {_shown(item)} is not {HOST_ENTRY}, so it was dropped and the rest of "
+        f"the list applies"
+        for item in bad
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +174,9 @@ class Field:
     meaning: str
     kind: str  # how a form edits it: "choice", "integer", "hosts", "boolean" or "text"
     choices: tuple[str, ...] = ()
+    # A stored layer's reading that keeps the usable part of a value and names the rest;
+    # unset, ``check`` reads it whole.
+    sift: Callable[[Any], tuple[Any, list[str]]] | None = None
 
     @property
     def name(self) -> str:
@@ -166,6 +200,7 @@ FIELDS: tuple[Field, ...] = (
         _hosts,
         "hosts a strict lookup accepts, each matched as itself or a subdomain",
         "hosts",
+        sift=_hosts_kept,
     ),
     Field(
         ("maxResults",),
@@ -189,6 +224,13 @@ FIELDS: tuple[Field, ...] = (
         DEADLINE_SECONDS,
         _int_in(*DEADLINE_BOUNDS),
         "seconds one lookup may take in all, provider turns and page fetches together",
+        "integer",
+    ),
+    Field(
+        ("cacheDays",),
+        CACHE_DAYS,
+        _int_in(*CACHE_DAYS_BOUNDS),
+        "days an answered lookup is reused from the home's cache (0: never)",
         "integer",
     ),
     Field(
@@ -241,6 +283,7 @@ class Policy:
     max_searches_per_record: int
     answer_max_chars: int
     deadline_s: int
+    cache_days: int
     enrich_pages: int
     enrich_chars_per_page: int
     allow_private_addresses: bool
@@ -267,6 +310,7 @@ class Policy:
             "maxSearchesPerRecord": self.max_searches_per_record,
             "answerMaxChars": self.answer_max_chars,
             "deadlineSeconds": self.deadline_s,
+            "cacheDays": self.cache_days,
             "enrichPages": self.enrich_pages,
             "enrichCharsPerPage": self.enrich_chars_per_page,
             "enrichAllowPrivateAddresses": self.allow_private_addresses,
@@ -309,7 +353,12 @@ def resolve(preset: Mapping[str, Any], override: Mapping[str, Any]) -> Resolutio
             if raw is _MISSING or (raw is None and field.name not in _NULL_MEANS_UNSET):
                 continue
             try:
-                value, origin = field.check(raw), name
+                if field.sift is None:
+                    value, origin = field.check(raw), name
+                else:
+                    value, dropped = field.sift(raw)
+                    origin = name
+                    notes.extend(f"search policy: {name} {field.name}: {d}" for d in dropped)
             except Unusable as expected:
                 notes.append(
                     f"search policy: the {name} value {_shown(raw)} of {field.name} is unusable "
@@ -324,6 +373,7 @@ def resolve(preset: Mapping[str, Any], override: Mapping[str, Any]) -> Resolutio
         max_searches_per_record=values["maxSearchesPerRecord"],
         answer_max_chars=values["answerMaxChars"],
         deadline_s=values["deadlineSeconds"],
+        cache_days=values["cacheDays"],
         enrich_pages=values["enrich.pages"],
         enrich_chars_per_page=values["enrich.charsPerPage"],
         allow_private_addresses=values["enrich.allowPrivateAddresses"],
@@ -354,6 +404,7 @@ def effective_value(policy: Policy, name: str) -> Any:
         "maxSearchesPerRecord": policy.max_searches_per_record,
         "answerMaxChars": policy.answer_max_chars,
         "deadlineSeconds": policy.deadline_s,
+        "cacheDays": policy.cache_days,
         "enrich.pages": policy.enrich_pages,
         "enrich.charsPerPage": policy.enrich_chars_per_page,
         "enrich.allowPrivateAddresses": policy.allow_private_addresses,

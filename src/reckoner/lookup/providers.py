@@ -22,16 +22,20 @@ from reckoner.providers.config import (
     Kind,
 )
 from reckoner.providers.failures import ProviderFailure
+from reckoner.providers.replies import Reply, Usage
 
 __all__ = [
     "PROVIDER_ENV",
     "Candidate",
+    "Found",
     "NotConfigured",
     "PageSkipped",
     "PageSource",
     "Provider",
     "ProviderFailure",
+    "Reply",
     "Stopped",
+    "Usage",
     "choose",
     "configured",
     "gather_citation",
@@ -83,6 +87,14 @@ class Candidate:
         return kept
 
 
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A search turn's candidates, in the provider's order, and the usage it reported."""
+
+    candidates: list[Candidate]
+    usage: Usage | None = None
+
+
 class PageSkipped(Exception):
     """A page that was not enriched; ``str()`` says why, in a clause."""
 
@@ -110,17 +122,16 @@ class Provider(Protocol):
     name: str
     model: str
 
-    def search(
-        self, question: str, max_results: int, within: float | None = None
-    ) -> list[Candidate]:
+    def search(self, question: str, max_results: int, within: float | None = None) -> Found:
         """The sources the provider's web-search turn cited, in its order; the request and
         its retries end within ``within`` seconds when given."""
         ...
 
     def complete(
         self, system: str, user: str, model: str, max_tokens: int, within: float | None = None
-    ) -> str:
-        """One bare model call with no tools; the reply's text (within ``within`` s)."""
+    ) -> Reply:
+        """One bare model call with no tools; the reply's text and usage (within ``within``
+        s)."""
         ...
 
 

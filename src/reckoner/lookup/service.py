@@ -31,6 +31,7 @@ from reckoner.storage.run_log import RunLog
 from reckoner.storage.state_file import StateFile
 
 from . import pipeline
+from .cache import LookupCache
 from .deadline import Deadline
 from .pages import PageFetcher
 from .policy import Policy, Resolution, resolve
@@ -87,6 +88,7 @@ class SearchTool:
         self._env = env
         self._make_provider = make_provider
         self._providers: dict[tuple[str, ...], Provider] = {}
+        self._cache = LookupCache(state.layout)
 
     def policy(self) -> Resolution:
         """The policy as the next lookup would resolve it; unusable values are logged."""
@@ -123,7 +125,8 @@ class SearchTool:
         self, args: dict[str, Any], earlier: list[dict[str, Any]], pending: int
     ) -> tuple[bool, dict[str, Any], dict[str, Any]]:
         question: str = args["question"]
-        policy: Policy = self.policy().policy
+        resolution = self.policy()
+        policy: Policy = resolution.policy
         env = os.environ if self._env is None else self._env
         try:
             outcome = pipeline.run(
@@ -134,10 +137,14 @@ class SearchTool:
                 provider_for=self._provider_for,
                 waits=Deadline(policy.deadline_s),
                 fetcher=lambda p: PageFetcher(p.allows, p.allow_private_addresses),
+                policy_notes=resolution.notes,
+                recall=lambda: self._cache.recall(question, policy),
             )
         except Exception as error:  # an SDK or library fault the pipeline did not foresee
             self._log.error("lookup failed", error=scrub(f"{type(error).__name__}: {error}", env))
             outcome = pipeline.unexpected(question, policy, type(error).__name__)
+        if outcome.ok and not outcome.content.get("cached"):
+            self._cache.keep(question, policy, outcome.content, outcome.receipt)
         for note in outcome.notes:
             self._log.info(scrub(note, env))
         self._log.info(
@@ -146,6 +153,7 @@ class SearchTool:
             tier=policy.tier,
             candidates=len(outcome.content["candidates"]),
             used=len(outcome.content["used"]),
+            cached=bool(outcome.content.get("cached")),
             durationMs=outcome.content["durationMs"],
         )
         return outcome.ok, outcome.receipt, outcome.content

@@ -14,7 +14,7 @@ from typing import Any
 from .attempts import SdkClient
 from .config import Endpoint
 from .failures import ProviderFailure, unexpected_shape
-from .replies import Citation, Reply, Turn
+from .replies import Citation, Reply, Searched, Turn, Usage
 
 SEARCH_TOKENS = 1024
 MAX_SEARCH_USES = 3
@@ -54,16 +54,20 @@ class AnthropicClient(SdkClient):
             ),
             within,
         )
-        return Reply(self._text(message), cut_off=message.stop_reason == "max_tokens")
+        return Reply(
+            self._text(message),
+            cut_off=message.stop_reason == "max_tokens",
+            usage=_usage(message),
+        )
 
     def complete(
         self, model: str, system: str, user: str, max_tokens: int, within: float | None = None
-    ) -> str:
-        return self._reply(model, system, [("user", user)], max_tokens, within).text
+    ) -> Reply:
+        return self._reply(model, system, [("user", user)], max_tokens, within)
 
     def web_search(
         self, model: str, system: str, question: str, within: float | None = None
-    ) -> list[Citation]:
+    ) -> Searched:
         """The sources the search turn cited, in first-cited order (repeats kept)."""
         tool: Any = {
             "type": "web_search_20250305",
@@ -82,7 +86,7 @@ class AnthropicClient(SdkClient):
             within,
         )
         try:
-            return self._citations(message.content)
+            return Searched(self._citations(message.content), _usage(message))
         except (AttributeError, TypeError) as error:
             raise unexpected_shape("anthropic", _API, error) from None
 
@@ -114,3 +118,18 @@ class AnthropicClient(SdkClient):
             return "".join(block.text for block in message.content if block.type == "text")
         except (AttributeError, TypeError) as error:
             raise unexpected_shape("anthropic", _API, error) from None
+
+
+def _usage(message: Any) -> Usage | None:
+    """The message's usage (``usage.server_tool_use.web_search_requests`` counts the server's
+    searches); None when the endpoint sent none, as a compatible one may not."""
+    usage = getattr(message, "usage", None)
+    if usage is None:
+        return None
+    tools = getattr(usage, "server_tool_use", None)
+    searches = getattr(tools, "web_search_requests", None) if tools is not None else None
+    return Usage(
+        int(usage.input_tokens or 0),
+        int(usage.output_tokens or 0),
+        int(searches) if isinstance(searches, int) else None,
+    )

@@ -17,7 +17,7 @@ from reckoner.host.extras import Extra, MissingExtra, require
 from .budget import ARTICLE_OUTPUT_TOKENS
 from .config import RETRIES, TIMEOUTS_S, Endpoint, Kind, Purpose, endpoint
 from .failures import ProviderFailure
-from .replies import Citation, Reply, Turn
+from .replies import Reply, Searched, Turn
 
 EXTRA_FOR: dict[Purpose, Extra] = {"lookup": "search", "article": "models"}
 """The distribution's extra that brings a purpose's SDKs (reckoner.host.extras)."""
@@ -34,16 +34,16 @@ class Client(Protocol):
 
     def complete(
         self, model: str, system: str, user: str, max_tokens: int, within: float | None = None
-    ) -> str:
-        """One bare call with no tools; the reply's text. With ``within``, the request and its
-        retries end within that many seconds (providers.attempts)."""
+    ) -> Reply:
+        """One bare call with no tools; the reply's text and usage. With ``within``, the
+        request and its retries end within that many seconds (providers.attempts)."""
         ...
 
     def web_search(
         self, model: str, system: str, question: str, within: float | None = None
-    ) -> list[Citation]:
-        """The sources the provider's web-search turn cited, in its order (``within`` as for
-        ``complete``)."""
+    ) -> Searched:
+        """The sources the provider's web-search turn cited, in its order, and its usage
+        (``within`` as for ``complete``)."""
         ...
 
     def close(self) -> None: ...

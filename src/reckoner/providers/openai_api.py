@@ -4,7 +4,8 @@ only inside ``OpenAIClient`` (manual 12.3).
 An article is a Chat Completions conversation, the API every OpenAI-compatible server
 (DeepSeek, Ollama, vLLM, llama.cpp) speaks. A lookup uses the Responses API: its search is
 one call with the ``web_search`` tool, whose ``url_citation`` annotations are the sources,
-each with the span of text it supports.
+each with the span of text it supports. Every Responses request sends ``store: false``: a
+lookup's question and material are not kept on the provider's side for later retrieval.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from .attempts import SdkClient
 from .config import Endpoint
 from .failures import unexpected_shape
-from .replies import Citation, Reply, Turn
+from .replies import Citation, Reply, Searched, Turn, Usage
 
 
 class OpenAIClient(SdkClient):
@@ -50,32 +51,40 @@ class OpenAIClient(SdkClient):
 
     def complete(
         self, model: str, system: str, user: str, max_tokens: int, within: float | None = None
-    ) -> str:
+    ) -> Reply:
         response = self._send(
             model,
             lambda c: c.responses.create(
-                model=model, instructions=system, input=user, max_output_tokens=max_tokens
+                model=model,
+                instructions=system,
+                input=user,
+                max_output_tokens=max_tokens,
+                store=False,
             ),
             within,
         )
         try:
-            return str(response.output_text)
+            return Reply(str(response.output_text), usage=_usage(response))
         except (AttributeError, TypeError) as error:
             raise unexpected_shape("openai", "Responses", error) from None
 
     def web_search(
         self, model: str, system: str, question: str, within: float | None = None
-    ) -> list[Citation]:
+    ) -> Searched:
         """The sources the search call cited, in first-cited order (repeats kept)."""
         response = self._send(
             model,
             lambda c: c.responses.create(
-                model=model, instructions=system, input=question, tools=[{"type": "web_search"}]
+                model=model,
+                instructions=system,
+                input=question,
+                tools=[{"type": "web_search"}],
+                store=False,
             ),
             within,
         )
         try:
-            return self._citations(response.output)
+            return Searched(self._citations(response.output), _usage(response))
         except (AttributeError, TypeError) as error:
             raise unexpected_shape("openai", "Responses", error) from None
 
@@ -93,3 +102,13 @@ class OpenAIClient(SdkClient):
                         span = part.text[note.start_index : note.end_index]
                         cited.append(Citation(note.url, note.title, span))
         return cited
+
+
+def _usage(response: Any) -> Usage | None:
+    """The response's token usage; its web searches are its ``web_search_call`` output items,
+    since the Responses API's ``usage`` counts tokens only."""
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return None
+    searches = sum(1 for item in response.output or () if item.type == "web_search_call")
+    return Usage(int(usage.input_tokens or 0), int(usage.output_tokens or 0), searches)

@@ -121,6 +121,11 @@ class HomeLayout:
         return self.root / "generate-dir.txt"
 
     @property
+    def lookup_cache_file(self) -> Path:
+        """The home-wide cache of answered lookups (reckoner.lookup.cache owns it)."""
+        return self.root / "lookup-cache.json"
+
+    @property
     def logs_dir(self) -> Path:
         return self.root / "logs"
 

@@ -1,7 +1,8 @@
 // The Settings tab's Search policy block (manual 11.2, 12.4): per key the code default, the
 // preset's value and the user's override side by side, the effective value as each field's
 // placeholder. An empty field saves null, which clears that override; Reset all overrides
-// clears the whole `search` subtree.
+// clears the whole `search` subtree. A hosts field holding just `[]` saves the empty list
+// (a strict lookup then answers insufficient without asking the provider).
 
 import { putSettings } from "./api.js";
 import { t } from "./i18n.js";
@@ -36,9 +37,11 @@ function inputHtml(field) {
     );
   }
   if (field.kind === "hosts") {
+    // An empty list override is shown as `[]`, so saving the block again keeps it.
+    const hosts = Array.isArray(field.override) && field.override.length === 0 ? "[]" : current;
     return (
       `<textarea ${attrs} data-kind="hosts" rows="3" placeholder="${esc(placeholder(field))}">` +
-      `${esc(current)}</textarea>`
+      `${esc(hosts)}</textarea>`
     );
   }
   const type = field.kind === "integer" ? "number" : "text";
@@ -92,6 +95,8 @@ function valueOf(input) {
     case "boolean":
       return raw === "true";
     case "hosts":
+      // An empty field already means "clear", so the empty list is spelt as it is shown.
+      if (raw === "[]") return [];
       return raw.split(/[\s,]+/).filter(Boolean);
     default:
       return raw;
