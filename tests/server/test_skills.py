@@ -23,6 +23,8 @@ from reckoner.core.limits import MAX_READINGS
 from reckoner.core.notation import NOTATIONS
 from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.service import Engine
+from reckoner.units.catalogue import meaning_size
+from reckoner.units.meanings import MEANING_BY_NAME, MEANINGS, REFUSED, alias_targets
 
 INTERFACE = next(s for s in SKILLS if s.name == "reckoner-interface")
 TEMPLATE = next(s for s in SKILLS if s.name == "reckoner-template")
@@ -242,3 +244,25 @@ def test_persona_states_the_pure_preset_rules() -> None:
     assert "A missing quantity means stop" in text
     with pytest.raises(ValueError, match="presets are: " + ", ".join(PRESET_NAMES)):
         persona("reckoner-with-nothing")
+
+
+def test_issue_27_interface_skill_tables_the_ambiguous_unit_names_as_the_catalogue_does() -> None:
+    """Each ambiguous name has one row stating what the catalogue takes it as, the size the
+    catalogue computes and every other meaning's spelling; every alias and refused name the
+    catalogue knows is named."""
+    text = skill_text(INTERFACE)
+    rows = {
+        cells[1].strip(" `"): cells
+        for cells in (line.split("|") for line in text.splitlines())
+        if len(cells) == 6 and cells[1].strip(" `") in MEANING_BY_NAME
+    }
+    assert set(rows) == set(MEANING_BY_NAME)
+    for meaning in MEANINGS:
+        cells = rows[meaning.name]
+        assert cells[2].strip() == meaning.means
+        assert cells[3].strip() == meaning_size(meaning)
+        for what, spelling in meaning.others:
+            assert f"{what} `{spelling}`" in cells[4], (meaning.name, spelling)
+        assert meaning.note in cells[4]
+    for name in [*alias_targets(), *REFUSED]:
+        assert f"`{name}`" in text, name
