@@ -62,15 +62,20 @@ def test_every_other_meaning_in_the_table_is_a_spelling_the_catalogue_takes() ->
             assert (other.vector, other.exact_factor) != (taken.vector, taken.exact_factor)
 
 
+def _refused_unit(engine: Engine, unit: str) -> str:
+    """The sentence refusing a set written in `unit`."""
+    engine.call("record_start", {"title": "Units"})
+    receipt = engine.call("set", {"name": "x", "value": {"num": 3, "unit": unit}})
+    assert receipt["code"] == ErrorCode.INVALID_DIMENSION.value, receipt
+    return str(receipt["error"])
+
+
 @pytest.mark.parametrize(("name", "fix"), [("Cal", "kcal"), ("psig", "add 1 atm")])
 def test_names_half_their_writers_read_otherwise_are_refused_with_the_fix(
     engine: Engine, name: str, fix: str
 ) -> None:
-    engine.call("record_start", {"title": "Ambiguous"})
-    receipt = engine.call("set", {"name": "x", "value": {"num": 3, "unit": name}})
-    assert receipt["code"] == ErrorCode.INVALID_DIMENSION.value
-    assert f"'{name}' {REFUSED[name]}" in receipt["error"] and fix in receipt["error"]
-    assert "\n" not in receipt["error"]
+    message = _refused_unit(engine, name)
+    assert f"'{name}' {REFUSED[name]}" in message and fix in message and "\n" not in message
 
 
 @pytest.mark.parametrize(
@@ -79,10 +84,8 @@ def test_names_half_their_writers_read_otherwise_are_refused_with_the_fix(
 def test_a_near_miss_of_an_ambiguous_name_is_refused_naming_its_meaning(
     engine: Engine, near_miss: str, meant: str
 ) -> None:
-    engine.call("record_start", {"title": "Near misses"})
-    receipt = engine.call("set", {"name": "x", "value": {"num": 12, "unit": near_miss}})
-    assert receipt["code"] == ErrorCode.INVALID_DIMENSION.value
-    assert meaning_sentence(MEANING_BY_NAME[meant]) in receipt["error"], receipt["error"]
+    message = _refused_unit(engine, near_miss)
+    assert meaning_sentence(MEANING_BY_NAME[meant]) in message, message
 
 
 def test_the_gallon_near_miss_says_which_gallon_gal_is_and_how_to_write_the_other() -> None:
