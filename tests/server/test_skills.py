@@ -266,3 +266,18 @@ def test_issue_27_interface_skill_tables_the_ambiguous_unit_names_as_the_catalog
         assert meaning.note in cells[4]
     for name in [*alias_targets(), *REFUSED]:
         assert f"`{name}`" in text, name
+
+
+def test_issue_27_the_persona_skills_and_contract_tell_the_model_to_quote_text() -> None:
+    """A model quoting `num` would lose the trailing zeros `digits` asked for: the persona,
+    both skills and get's own digits description say to quote `text`, and the skills show it
+    in a receipt their examples run."""
+    assert "quote its `text`" in persona()
+    assert "quote `text`" in skill_text(INTERFACE)
+    assert 'the `text` (`"68.00"`, not 68)' in skill_text(TEMPLATE)
+    digits = next(a for a in TOOL_BY_NAME["get"].arguments if a.key == "digits")
+    assert "quote text" in digits.description
+    shown = [
+        s for e in ALL_EXAMPLES for s in e.steps if '"text": "37.00"' in json.dumps(s.expected)
+    ]
+    assert shown, "no example receipt shows a text with trailing zeros"

@@ -22,6 +22,7 @@ from reckoner.core.tagged import round_significant
         (463.0, 4, "463.0"),
         (8.0, 4, "8.000"),
         (74712.0, 4, "7.471e4"),  # zeros before the point would claim digits
+        (74700.0, 4, "7.470e4"),  # the 74700, its 4 digits shown
         (74700.0, 3, "7.47e4"),
         (74700.0, 5, "74700"),
         (0.0003, 4, "0.0003000"),
