@@ -231,7 +231,7 @@ def test_issue_14_unit_and_read_through_a_real_mcp_client(tmp_path: Path) -> Non
 
     receipts = anyio.run(main)
     assert receipts[2]["value"] == {"num": 4700, "dim": [2, 1, -3, -2, 0, 0, 0]}
-    shown = {"num": 30.64, "unit": "mW", "dim": "watt"}
+    shown = {"num": 30.64, "text": "30.64", "unit": "mW", "dim": "watt"}
     assert receipts[3] == {"ok": True, "target": "P", "rev": 1, "value": shown}
     assert receipts[4] == {"ok": True, "name": "P", "value": shown}
     assert receipts[5]["code"] == ErrorCode.INVALID_DIMENSION.value
@@ -269,7 +269,7 @@ def test_issue_14_read_on_set_and_read_lists_through_a_real_mcp_client(tmp_path:
         "ok": True,
         "name": "T",
         "rev": 1,
-        "value": {"num": 37, "unit": "degC", "dim": "kelvin"},
+        "value": {"num": 37, "text": "37.00", "unit": "degC", "dim": "kelvin"},
     }
     assert receipts[3] == {
         "ok": True,
@@ -277,6 +277,7 @@ def test_issue_14_read_on_set_and_read_lists_through_a_real_mcp_client(tmp_path:
         "rev": 1,
         "value": [receipts[4]["value"], receipts[5]["value"]],
     }
-    assert receipts[3]["value"][1] == {"num": 0.139, "unit": "kWh", "dim": "joule"}
+    kwh = {"num": 0.139, "text": "0.139", "unit": "kWh", "dim": "joule"}
+    assert receipts[3]["value"][1] == kwh
     assert receipts[6]["code"] == ErrorCode.INVALID_ARGS.value
     assert "MAX_READINGS" in receipts[6]["error"]

@@ -23,6 +23,8 @@ from reckoner.core.limits import MAX_READINGS
 from reckoner.core.notation import NOTATIONS
 from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.service import Engine
+from reckoner.units.catalogue import meaning_size
+from reckoner.units.meanings import MEANING_BY_NAME, MEANINGS, REFUSED, alias_targets
 
 INTERFACE = next(s for s in SKILLS if s.name == "reckoner-interface")
 TEMPLATE = next(s for s in SKILLS if s.name == "reckoner-template")
@@ -242,3 +244,40 @@ def test_persona_states_the_pure_preset_rules() -> None:
     assert "A missing quantity means stop" in text
     with pytest.raises(ValueError, match="presets are: " + ", ".join(PRESET_NAMES)):
         persona("reckoner-with-nothing")
+
+
+def test_issue_27_interface_skill_tables_the_ambiguous_unit_names_as_the_catalogue_does() -> None:
+    """Each ambiguous name has one row stating what the catalogue takes it as, the size the
+    catalogue computes and every other meaning's spelling; every alias and refused name the
+    catalogue knows is named."""
+    text = skill_text(INTERFACE)
+    rows = {
+        cells[1].strip(" `"): cells
+        for cells in (line.split("|") for line in text.splitlines())
+        if len(cells) == 6 and cells[1].strip(" `") in MEANING_BY_NAME
+    }
+    assert set(rows) == set(MEANING_BY_NAME)
+    for meaning in MEANINGS:
+        cells = rows[meaning.name]
+        assert cells[2].strip() == meaning.means
+        assert cells[3].strip() == meaning_size(meaning)
+        for what, spelling in meaning.others:
+            assert f"{what} `{spelling}`" in cells[4], (meaning.name, spelling)
+        assert meaning.note in cells[4]
+    for name in [*alias_targets(), *REFUSED]:
+        assert f"`{name}`" in text, name
+
+
+def test_issue_27_the_persona_skills_and_contract_tell_the_model_to_quote_text() -> None:
+    """A model quoting `num` would lose the trailing zeros `digits` asked for: the persona,
+    both skills and get's own digits description say to quote `text`, and the skills show it
+    in a receipt their examples run."""
+    assert "quote its `text`" in persona()
+    assert "quote `text`" in skill_text(INTERFACE)
+    assert 'the `text` (`"68.00"`, not 68)' in skill_text(TEMPLATE)
+    digits = next(a for a in TOOL_BY_NAME["get"].arguments if a.key == "digits")
+    assert "quote text" in digits.description
+    shown = [
+        s for e in ALL_EXAMPLES for s in e.steps if '"text": "37.00"' in json.dumps(s.expected)
+    ]
+    assert shown, "no example receipt shows a text with trailing zeros"

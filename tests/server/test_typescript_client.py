@@ -141,7 +141,7 @@ def test_manual_2_and_11_the_typescript_sdk_lists_and_calls_what_the_contract_na
         "ok": True,
         "target": "P",
         "rev": 1,
-        "value": {"num": 30.64, "unit": "mW", "dim": "watt"},
+        "value": {"num": 30.64, "text": "30.64", "unit": "mW", "dim": "watt"},
     }
     assert got["value"] == {"num": 4700, "unit": "Ohm", "dim": "ohm"}
     assert end == {"ok": True}

@@ -155,7 +155,7 @@ def test_a_single_read_object_answers_byte_for_byte_as_before(recording: Engine)
     )
     assert json.dumps(receipt) == (
         '{"ok": true, "target": "P", "rev": 1, '
-        '"value": {"num": 30.64, "unit": "mW", "dim": "watt"}}'
+        '"value": {"num": 30.64, "text": "30.64", "unit": "mW", "dim": "watt"}}'
     )
     plain = recording.call("set", {"name": "T", "value": {"num": 25, "unit": "degC"}})
     assert json.dumps(plain) == (
@@ -267,7 +267,7 @@ def test_cli_call_takes_read_on_set_and_read_lists(tmp_path: Path) -> None:
             "read": {"unit": "degC", "digits": 4},
         },
     )
-    assert shown["value"] == {"num": 37, "unit": "degC", "dim": "kelvin"}
+    assert shown["value"] == {"num": 37, "text": "37.00", "unit": "degC", "dim": "kelvin"}
     both = call("eval", {"formula": "@T", "target": "U", "read": [{"unit": "degF"}, {"unit": "K"}]})
     assert [item["unit"] for item in both["value"]] == ["degF", "K"]
     assert call("set", {"name": "T", "value": None, "read": {}})["code"] == "ENGINE_INVALID_ARGS"

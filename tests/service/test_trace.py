@@ -61,7 +61,13 @@ def test_7_2_a_whole_session_writes_exactly_these_bytes(home: Path) -> None:
             f'{{"formula":"(@V)^2/@R","target":"P","rev":1,"vars":{{"V":{v},"R":{r}}},'
             f'"result":{p}}}',
         ),
-        _row_bytes(5, t + 4, "get", True, '{"name":"P","value":{"num":0.0306,"dim":"watt"}}'),
+        _row_bytes(
+            5,
+            t + 4,
+            "get",
+            True,
+            '{"name":"P","value":{"num":0.0306,"text":"0.0306","dim":"watt"}}',
+        ),
         _row_bytes(6, t + 5, "set", False, refused),
         _row_bytes(7, t + 6, "record_message", True, '{"text":"Power in the load."}'),
         _row_bytes(8, t + 7, "record_message", True, '{"text":"Note to the writer","hide":true}'),

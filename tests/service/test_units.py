@@ -90,7 +90,7 @@ def test_get_with_unit_answers_the_issue_receipt_which_set_takes_back(recording:
     assert receipt == {
         "ok": True,
         "name": "P",
-        "value": {"num": 30.64, "unit": "mW", "dim": "watt"},
+        "value": {"num": 30.64, "text": "30.64", "unit": "mW", "dim": "watt"},
     }
     again = recording.call("set", {"name": "P2", "value": receipt["value"]})
     assert again["value"] == {"num": 0.03064, "dim": [2, 1, -3, 0, 0, 0, 0]}
@@ -117,6 +117,7 @@ def test_temperatures_absolute_and_difference(recording: Engine) -> None:
     assert recording.call("get", {"name": "T2", "unit": "degF"})["value"]["num"] == 176
     assert recording.call("get", {"name": "dT", "unit": "delta_degC", "digits": 6})["value"] == {
         "num": 60,
+        "text": "60.0000",
         "unit": "delta_degC",
         "dim": "kelvin",
     }
@@ -134,7 +135,7 @@ def test_eval_read_answers_the_value_get_would(recording: Engine) -> None:
     )
     got = recording.call("get", {"name": "P", "digits": 4, "unit": "mW"})
     assert receipt == {"ok": True, "target": "P", "rev": 1, "value": got["value"]}
-    assert receipt["value"] == {"num": 30.64, "unit": "mW", "dim": "watt"}
+    assert receipt["value"] == {"num": 30.64, "text": "30.64", "unit": "mW", "dim": "watt"}
     row = _rows(recording.home)[-2]
     assert row["tool"] == "eval" and row["content"]["value"] == receipt["value"]
     plain = recording.call("eval", {"formula": "@V/@R", "target": "I", "read": {}})

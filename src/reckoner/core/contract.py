@@ -17,6 +17,7 @@ from .limits import (
     MAX_FORMULA_LENGTH,
     MAX_QUESTION_LENGTH,
     MAX_READINGS,
+    MAX_TEXT_LENGTH,
     MAX_UNIT_LENGTH,
     MIN_COMPUTE_TIMEOUT_MS,
 )
@@ -174,11 +175,14 @@ def _tagged(title: str, payload: dict[str, JSONSchema], required: list[str]) -> 
 
 
 _NUMBER: JSONSchema = {"type": "number"}
+# A reading's spelling of num (issue 27), accepted back beside num when it spells the same.
+_READING_TEXT: JSONSchema = {"type": "string", "maxLength": MAX_TEXT_LENGTH}
 
 _VALUE: JSONSchema = {
     "description": (
         "A tagged value carrying exactly one tag, with its dim or its unit: "
-        '{"num": 4700, "dim": "ohm"} or {"num": 4.7, "unit": "kOhm"} a real; '
+        '{"num": 4700, "dim": "ohm"} or {"num": 4.7, "unit": "kOhm"} a real (a reading\'s '
+        '"text" may stand beside num when it spells num); '
         '{"re": 3, "im": 4, "dim": ...} a complex; '
         '{"mag": 5, "ang": 0.9273, "dim": ...} a polar complex (radians, stored rectangular); '
         '{"array": [1, 2, 3], "unit": "mm"} an array of bare elements sharing one dim or unit; '
@@ -186,7 +190,7 @@ _VALUE: JSONSchema = {
         "beside it."
     ),
     "anyOf": [
-        _tagged("real", {"num": _NUMBER}, ["num"]),
+        _tagged("real", {"num": _NUMBER, "text": _READING_TEXT}, ["num"]),
         _tagged("complex, rectangular", {"re": _NUMBER, "im": _NUMBER}, ["re", "im"]),
         _tagged("complex, polar (radians)", {"mag": _NUMBER, "ang": _NUMBER}, ["mag", "ang"]),
         _tagged(
@@ -231,8 +235,10 @@ _DIGITS = Argument(
     False,
     Null.ABSENT,
     {"type": "integer", "minimum": 1},
-    "Round every leaf to this many significant digits, half away from zero (never padded). "
-    "Only for presenting; a rounded receipt fed back to set stores rounded numbers.",
+    "Round every leaf to this many significant digits, half away from zero. A real reading "
+    "also carries text, the number spelled to exactly that many digits with trailing zeros "
+    "kept ({num: 68, text: '68.00'}): quote text. Only for presenting; a rounded receipt fed "
+    "back to set stores rounded numbers.",
 )
 _DIM = Argument(
     "dim",

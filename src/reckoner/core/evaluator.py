@@ -179,11 +179,15 @@ class _Compiler:
         self.frame_size = 0
         self._pure: dict[int, bool] = {}
         self._kept: list[Node] = []  # nodes made while compiling, kept until it ends
+        # Every @name of the formula with its position, shared by the slot readers: the
+        # first one found missing names all the missing ones at once.
+        self._slot_refs: list[tuple[str, int]] = []
 
     def compile(self, node: Node, scope: dict[str, int]) -> Compiled:
         kind = type(node)
         if kind is SlotRef:  # the commonest leaf, compiled without a further call
-            return _slot(node.name, node.pos)  # type: ignore[union-attr]
+            self._slot_refs.append((node.name, node.pos))  # type: ignore[union-attr]
+            return _slot(node.name, node.pos, self._slot_refs)  # type: ignore[union-attr]
         compiled = self._compile(node, scope)
         if kind in _FOLDABLE and self._is_constant(node):
             # A subtree of literals and constants has one value: compute it once here, so
@@ -521,17 +525,11 @@ def _scale(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
     return apply_scaled
 
 
-def _slot(name: str, pos: int) -> Compiled:
+def _slot(name: str, pos: int, refs: list[tuple[str, int]]) -> Compiled:
     def read(run: Run) -> Value:
         value = run.slots.get(name)
         if value is None:
-            known = ", ".join(sorted(run.slots)) or "none yet"
-            raise fail(
-                ErrorCode.SLOT_NOT_FOUND,
-                f"the slot @{name} at {at(pos)} does not exist (slots now: {known}); set it if "
-                f"the question gives it, or eval it first if it is a result, and otherwise stop "
-                f"and name it as missing",
-            )
+            raise _missing_slots(run.slots, refs)
         if name not in run.reads:
             run.reads[name] = value
             if type(value) is not Quantity or (
@@ -541,6 +539,32 @@ def _slot(name: str, pos: int) -> Compiled:
         return value
 
     return read
+
+
+def _missing_slots(slots: Mapping[str, Value], refs: list[tuple[str, int]]) -> EngineError:
+    """The refusal for a formula reading slots that do not exist: all of them in one
+    sentence, in the order the formula writes them, so one round of `set` answers it."""
+    first: dict[str, int] = {}
+    for name, pos in sorted(refs, key=lambda ref: ref[1]):
+        if name not in slots and name not in first:
+            first[name] = pos
+    known = ", ".join(sorted(slots)) or "none yet"
+    if len(first) == 1:
+        ((name, pos),) = first.items()
+        return fail(
+            ErrorCode.SLOT_NOT_FOUND,
+            f"the slot @{name} at {at(pos)} does not exist (slots now: {known}); set it if "
+            f"the question gives it, or eval it first if it is a result, and otherwise stop "
+            f"and name it as missing",
+        )
+    named = [f"@{name} ({at(pos)})" for name, pos in first.items()]
+    listed = ", ".join(named[:-1]) + " and " + named[-1]
+    return fail(
+        ErrorCode.SLOT_NOT_FOUND,
+        f"the formula reads {listed}, which do not exist (slots now: {known}); set each "
+        f"the question gives, or eval first each that is a result, and otherwise stop and "
+        f"name them as missing",
+    )
 
 
 def _row_units(value: Value) -> int:

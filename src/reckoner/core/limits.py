@@ -56,6 +56,10 @@ MAX_READINGS = 4
 """Readings in one `read` list on set or eval (issue 14): one value in up to four units or
 forms at once; more are read with get."""
 
+MAX_TEXT_LENGTH = 32
+"""Characters in a reading's `text` (issue 27) given back to `set`: 17 significant digits,
+a sign, a point, leading zeros and an exponent fit."""
+
 MAX_QUESTION_LENGTH = 500
 """Characters in one `search` question: one sentence asking for one fact."""
 

@@ -16,6 +16,7 @@ from .argument_checks import describe_json
 from .errors import ErrorCode, fail
 from .limits import MAX_ARRAY_ELEMENTS, MAX_DIMENSION_EXPONENT, MAX_VALUE_DEPTH
 from .names import is_name
+from .quoting import check_text, quoted
 from .values import (
     Element,
     Obj,
@@ -32,7 +33,7 @@ from .values import (
 )
 
 TAGS = ("num", "re", "mag", "array", "object")
-KEYS = frozenset({"num", "re", "im", "mag", "ang", "array", "object", "dim", "unit"})
+KEYS = frozenset({"num", "re", "im", "mag", "ang", "array", "object", "dim", "unit", "text"})
 TAG_VOCABULARY = (
     "{num}, {re, im}, {mag, ang}, {array} or {object}, each with an optional dim or unit "
     "(not beside object)"
@@ -285,6 +286,12 @@ def parse_tagged(
             f"{where} carries {found}, but exactly one tag is required: {TAG_VOCABULARY}",
         )
     tag = present[0]
+    if "text" in raw and tag != "num":
+        raise fail(
+            ErrorCode.INVALID_ARGS,
+            f"{where} puts text beside {tag}, but text is the spelling of a real reading and "
+            f"goes beside num only; leave text out",
+        )
     if tag == "object":
         if "dim" in raw:
             raise fail(
@@ -307,6 +314,8 @@ def parse_tagged(
         vector = mapping.vector
     if tag == "num":
         x = number(raw["num"], f"{where}.num")
+        if "text" in raw:  # a reading given back: its spelling must be num's (issue 27)
+            check_text(raw["text"], x, where)
         return Quantity(_map_in(x, mapping), vector)
     if tag == "re":
         _both(raw, "re", "im", where)
@@ -722,7 +731,11 @@ def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
     rendered = _render_scalar(payload, options)  # type: ignore[arg-type]
     if isinstance(rendered, dict):
         return {**rendered, **unit_out, "dim": dim_out}
-    return {"num": rendered, **unit_out, "dim": dim_out}
+    if options.digits is None:
+        return {"num": rendered, **unit_out, "dim": dim_out}
+    # The number as rounded, trailing zeros kept, for quoting (issue 27).
+    spelled = quoted(float(rendered), options.digits)
+    return {"num": rendered, "text": spelled, **unit_out, "dim": dim_out}
 
 
 def _render_real_array(array: RealArray, options: RenderOptions) -> list[JSON]:

@@ -163,6 +163,10 @@ class SlotReader(Mapping[str, Value]):
             raise KeyError(name)
         return self._table.materialize(name)
 
+    def __contains__(self, name: object) -> bool:
+        # Mapping's own test goes through __getitem__, which would build the value.
+        return name in self._table
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._table.names())
 

@@ -21,6 +21,8 @@ from reckoner.core.errors import ErrorCode, fail
 from reckoner.core.limits import MAX_UNIT_LENGTH, MAX_UNIT_POWER
 from reckoner.core.tagged import UnitSpec
 
+from .meanings import ALIASES, MEANINGS, REFUSED, Meaning
+
 # pint's base dimensions, in the order of our vectors (m, kg, s, A, K, mol, cd).
 _BASE_DIMENSIONS = (
     "[length]",
@@ -32,9 +34,6 @@ _BASE_DIMENSIONS = (
     "[luminosity]",
 )
 _SI_BASE_UNITS = ("meter", "kilogram", "second", "ampere", "kelvin", "mole", "candela")
-
-# Spellings people write that the registry lacks, mapped onto the registry's own names.
-_ALIASES = ("Ohm = ohm", "Ohms = ohm")
 
 _TOKEN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EXPONENT = re.compile(
@@ -71,7 +70,7 @@ def _catalogue() -> Any:
             import pint  # the only import of pint in reckoner
 
             registry: Any = pint.UnitRegistry(non_int_type=Fraction)
-            for alias in _ALIASES:
+            for alias in ALIASES:
                 registry.define(alias)
             _registry = registry
         return _registry
@@ -299,6 +298,9 @@ def _unit_of(
     registry: Any, name: str, text: str, where: str
 ) -> tuple[Fraction, list[int], Fraction]:
     """One unit name's exact SI factor, integer vector and offset (zero unless affine)."""
+    refused = REFUSED.get(name)
+    if refused is not None:
+        raise fail(ErrorCode.INVALID_DIMENSION, f"{where} {text!r}: {name!r} {refused}")
     candidates = registry.parse_unit_name(name, case_sensitive=True)
     if not candidates:
         loose = registry.parse_unit_name(name, case_sensitive=False)
@@ -310,10 +312,11 @@ def _unit_of(
     if not candidates:
         close = difflib.get_close_matches(name, _names(registry), n=3, cutoff=0.7)
         nearby = f"; close spellings: {', '.join(close)}" if close else ""
+        meant = "".join(f"; {meaning_sentence(m)}" for m in _meanings_near(close))
         raise fail(
             ErrorCode.INVALID_DIMENSION,
             f"{where} {text!r}: {name!r} is no unit of the catalogue{nearby} (SI prefixes "
-            f"go straight before the name, as in kOhm, mW, uF)",
+            f"go straight before the name, as in kOhm, mW, uF){meant}",
         )
     try:
         resolutions = {_exact(registry, p + u) for p, u, _ in candidates}
@@ -338,6 +341,46 @@ def _unit_of(
             f"use a unit of physical quantities",
         )
     return factor, list(vector), offset
+
+
+def meaning_size(meaning: Meaning) -> str:
+    """The size of the unit a name stands for, from the catalogue: 3.785 L for gal."""
+    size = resolve_unit(meaning.name).exact_factor / resolve_unit(meaning.size_in).exact_factor
+    return f"{float(size):.4g} {meaning.size_in}"
+
+
+def meaning_sentence(meaning: Meaning) -> str:
+    """What an ambiguous name means, with its size from the catalogue, and how to write
+    the other things it is used for: gal is the US liquid gallon (3.785 L); ..."""
+    said = [", ".join(f"{what} is {spelling}" for what, spelling in meaning.others)]
+    said = [part for part in (*said, meaning.note) if part]
+    head = f"{meaning.name} is {meaning.means} ({meaning_size(meaning)})"
+    return "; ".join((head, *said))
+
+
+def _meanings_near(spellings: list[str]) -> list[Meaning]:
+    """The table's entries a refused name was probably meant as: the one whose name a close
+    spelling converts exactly as (gallon as gal), else one whose other meanings it does
+    (UK_gallon as gal's imperial gallon)."""
+    found: list[Meaning] = []
+    for spelling in spellings:
+        unit = _same_unit(spelling)
+        if unit is None:
+            continue
+        own = [m for m in MEANINGS if _same_unit(m.name) == unit]
+        other = [m for m in MEANINGS if unit in [_same_unit(o) for _, o in m.others]]
+        for meaning in own or other:
+            if meaning not in found:
+                found.append(meaning)
+    return found[:2]
+
+
+def _same_unit(name: str) -> tuple[Fraction, dims.Vector, Fraction] | None:
+    try:
+        spec = resolve_unit(name)
+    except Exception:  # a close spelling that is no linear unit: nothing to compare
+        return None
+    return spec.exact_factor, spec.vector, spec.exact_offset
 
 
 @lru_cache(maxsize=512)
