@@ -86,3 +86,32 @@ def test_an_empty_library_says_so(dirs: tuple[Path, Path]) -> None:
     project, home = dirs
     assert cli(project, home, "list").stdout.strip() == "No lessons recorded yet."
     assert "No recorded lesson matches" in cli(project, home, "search", "anything").stdout
+
+
+def test_issue_26_delete_merge_duplicates_and_filters_from_the_terminal(
+    dirs: tuple[Path, Path],
+) -> None:
+    """Issue 26 through the CLI: a near-duplicate title is refused naming the lesson, merge
+    folds one lesson into another, delete removes one, and a bad or empty status filter says
+    what it means."""
+    project, home = dirs
+
+    def record(title: str, *extra: str) -> subprocess.CompletedProcess[str]:
+        return cli(project, home, "record", "--title", title, "--solution", "x", *extra, "--json")
+
+    kept = json.loads(record("npm install -g fails with EACCES").stdout)["id"]
+    twin = record("npm install -g fails: EACCES")
+    assert twin.returncode == 1 and "PITFALL_DUPLICATE" in twin.stdout and kept in twin.stdout
+    other = json.loads(record("permission denied in node_modules", "--tag", "EACCES").stdout)["id"]
+    merged = cli(project, home, "merge", kept, other)
+    assert merged.returncode == 0 and f"Merged and deleted: {other}" in merged.stdout
+    listed = json.loads(cli(project, home, "list", "--json").stdout)
+    assert [lesson["id"] for lesson in listed["lessons"]] == [kept]
+    assert "EACCES" in listed["lessons"][0]["tags"]
+    bad = cli(project, home, "list", "--status", "Solved")
+    # The terminal's own parser refuses it first, naming the three values.
+    assert bad.returncode == 2 and "'solved', 'workaround', 'open'" in bad.stderr
+    none = cli(project, home, "list", "--status", "open")
+    assert none.returncode == 0 and none.stdout.startswith("No lesson has status 'open'")
+    assert cli(project, home, "delete", kept).returncode == 0
+    assert cli(project, home, "list").stdout.strip() == "No lessons recorded yet."
