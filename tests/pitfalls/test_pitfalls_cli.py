@@ -115,3 +115,21 @@ def test_issue_26_delete_merge_duplicates_and_filters_from_the_terminal(
     assert none.returncode == 0 and none.stdout.startswith("No lesson has status 'open'")
     assert cli(project, home, "delete", kept).returncode == 0
     assert cli(project, home, "list").stdout.strip() == "No lessons recorded yet."
+
+
+def test_issue_26_a_note_added_from_another_project_survives_from_the_terminal(
+    tmp_path: Path,
+) -> None:
+    """A note added from project B to a lesson of project A, then A's next update, and the
+    lesson listed newest first: through `reckoner pitfalls` in each project's directory."""
+    home, a, b = tmp_path / "home", tmp_path / "A", tmp_path / "B"
+    a.mkdir()
+    b.mkdir()
+    first = json.loads(cli(a, home, "record", "--title", "npm EACCES", "--json").stdout)["id"]
+    second = json.loads(cli(a, home, "record", "--title", "pip PEP 668", "--json").stdout)["id"]
+    assert cli(b, home, "update", first, "--note", "seen in B too").returncode == 0
+    assert cli(a, home, "update", first, "--note", "again in A").returncode == 0
+    shown = json.loads(cli(b, home, "show", first, "--json").stdout)
+    assert [note["text"] for note in shown["notes"]] == ["seen in B too", "again in A"]
+    listed = json.loads(cli(a, home, "list", "--json").stdout)["lessons"]
+    assert [lesson["id"] for lesson in listed] == [first, second]  # the updated one is newest
