@@ -17,3 +17,19 @@ def record_rows(home: Path) -> list[dict[str, Any]]:
     view = archive.read(record_id)
     assert view is not None
     return view.rows
+
+
+def open_records(home: Path) -> dict[str, tuple[int, list[dict[str, Any]]]]:
+    """Every open record of the home (one per lane), by title: its lane and its rows."""
+    archive = RecordArchive(HomeLayout(home))
+    found: dict[str, tuple[int, list[dict[str, Any]]]] = {}
+    for entry in archive.index().open_records:
+        view = archive.read(entry.id)
+        assert view is not None and entry.title is not None
+        found[entry.title] = (entry.lane, view.rows)
+    return found
+
+
+def open_rows(home: Path) -> dict[str, list[dict[str, Any]]]:
+    """The rows of every open record of the home, by title."""
+    return {title: rows for title, (_, rows) in open_records(home).items()}

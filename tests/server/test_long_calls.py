@@ -25,11 +25,10 @@ import pytest
 from mcp import Client
 from mcp_helpers import RawStdioServer, http_server, receipt_of
 
+from home_rows import open_rows
 from process_census import escaping_script, new_marker, wait_until_none_with, wait_until_some_with
 from provider_fakes import FakeAnthropic, Source, reply_json
 from reckoner.core.contract import SEARCH_AND_COMPUTE_PRESET
-from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
 
 RUN_SECONDS = 8
 HANG_SECONDS = 60.0
@@ -80,23 +79,12 @@ def sleeping_script(marker: str, seconds: float = RUN_SECONDS, unless: Path | No
     return escaping_script(marker, f"{wait}\nprint('done', flush=True)")
 
 
-def records_rows(home: Path) -> dict[str, list[dict[str, Any]]]:
-    """Every open record's rows, by title."""
-    archive = RecordArchive(HomeLayout(home))
-    found: dict[str, list[dict[str, Any]]] = {}
-    for entry in archive.index().open_records:
-        view = archive.read(entry.id)
-        assert view is not None and entry.title is not None
-        found[entry.title] = view.rows
-    return found
-
-
 async def rows_of_tool(home: Path, title: str, tool: str, count: int) -> list[dict[str, Any]]:
     """The record's rows of ``tool`` once there are ``count`` of them (a cancelled call's
     row is written after its answer was dropped)."""
     with anyio.fail_after(HANG_SECONDS):
         while True:
-            rows = [r for r in records_rows(home).get(title, []) if r["tool"] == tool]
+            rows = [r for r in open_rows(home).get(title, []) if r["tool"] == tool]
             if len(rows) >= count:
                 return rows
             await anyio.sleep(0.05)
@@ -141,7 +129,7 @@ def test_a_get_of_another_session_answers_while_a_compute_run_is_still_running(
     assert not a_answered and len(alive) >= 2, "B's get waited for A's run"
     assert ran["ok"] is True and ran["stdout"].strip().endswith("done")
     # The run's row is in the calling session's record, after B's rows if they share it.
-    rows = records_rows(home)
+    rows = open_rows(home)
     assert [r["tool"] for r in rows["record of A"] if r["tool"] == "compute"] == ["compute"]
     if mode == "lane per session":
         assert [r["tool"] for r in rows["record of B"]] == ["record_start", "set", "get"]
@@ -189,7 +177,7 @@ def test_a_get_of_another_session_answers_while_a_lookup_waits_on_a_slow_provide
     assert got["ok"] is True and got["value"]["num"] == 2
     assert not a_answered, "B's get waited for A's lookup"
     assert found["ok"] is True and "8.96" in found["answer"]
-    rows = records_rows(home)["record of A"]
+    rows = open_rows(home)["record of A"]
     assert [r["tool"] for r in rows if r["tool"] == "search"] == ["search"]
 
 
@@ -221,7 +209,7 @@ def test_two_parallel_calls_of_one_session_both_proceed(tmp_path: Path) -> None:
     assert evaluated == {"ok": True, "target": "W", "rev": 1}
     assert not run_answered, "the eval waited for the compute run of its own session"
     assert ran["ok"] is True
-    tools = [r["tool"] for r in records_rows(home)["parallel"]]
+    tools = [r["tool"] for r in open_rows(home)["parallel"]]
     assert tools == ["record_start", "set", "eval", "compute"]
 
 
@@ -263,7 +251,7 @@ def test_a_cancelled_compute_run_leaves_no_process_and_a_cancelled_row_and_a_ret
     receipt = json.loads((project / row["content"]["receipt"]).read_text())
     assert receipt["cancelled"] is True and receipt["stopped"] == row["content"]["error"]
     assert retry["ok"] is True and retry["attempt"] == 2
-    compute_rows = [r for r in records_rows(home)["cancelled run"] if r["tool"] == "compute"]
+    compute_rows = [r for r in open_rows(home)["cancelled run"] if r["tool"] == "compute"]
     assert [(r["ok"], r["content"]["attempt"]) for r in compute_rows] == [(False, 1), (True, 2)]
 
 
@@ -297,7 +285,7 @@ def test_a_stopping_server_cancels_its_running_compute_run_and_still_writes_its_
             anyio.run(main)
         left = wait_until_none_with(marker, 20.0)
     assert left == [], f"processes of the run left: {left}"
-    [row] = [r for r in records_rows(home)["stopped"] if r["tool"] == "compute"]
+    [row] = [r for r in open_rows(home)["stopped"] if r["tool"] == "compute"]
     assert row["ok"] is False and row["content"]["cancelled"] is True
     assert "the run was cancelled as the server stopped" in row["content"]["error"]
 
@@ -385,11 +373,11 @@ def test_a_cancellation_arriving_after_the_row_was_written_leaves_the_row_as_wri
         assert raw.call(2, "record_start", {"title": "late cancel"}) == {"ok": True}
         ran = raw.call(3, "compute", run_args("print(6 * 7)"))
         set_x = raw.call(4, "set", {"name": "x", "value": {"num": 1}})
-        before = records_rows(home)["late cancel"]
+        before = open_rows(home)["late cancel"]
         raw.cancel(3)
         raw.cancel(4)
         got = raw.call(5, "get", {"name": "x"})
-        after = records_rows(home)["late cancel"]
+        after = open_rows(home)["late cancel"]
         raw.http.close()
     assert ran["ok"] is True and ran["stdout"].strip() == "42" and set_x["ok"] is True
     assert after[: len(before)] == before

@@ -24,11 +24,10 @@ import pytest
 from mcp import Client
 from mcp_helpers import http_server, receipt_of
 
+from home_rows import open_records
 from provider_fakes import FakeAnthropic, Source, reply_json
 from reckoner import Engine
 from reckoner.core.contract import SEARCH_AND_COMPUTE_PRESET
-from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
 
 KEY = "sk-ant-test-many-sessions-SECRET"
 TAG = re.compile(r"\bsession (s\d+)\b")
@@ -69,16 +68,6 @@ async def _receipt(client: Client, tool: str, args: dict[str, Any]) -> dict[str,
     return receipt_of(await client.call_tool(tool, args))
 
 
-def _open_records(home: Path) -> dict[str, tuple[int, list[dict[str, Any]]]]:
-    archive = RecordArchive(HomeLayout(home))
-    found = {}
-    for entry in archive.index().open_records:
-        view = archive.read(entry.id)
-        assert view is not None and entry.title is not None and entry.lane is not None
-        found[entry.title] = (entry.lane, view.rows)
-    return found
-
-
 @pytest.mark.parametrize("sessions", [2, 8])
 def test_issue_22_concurrent_sessions_with_lookups_and_compute_runs_keep_each_row_in_its_own_record_and_replay_equals_live(  # noqa: E501
     tmp_path: Path, provider: FakeAnthropic, sessions: int
@@ -116,7 +105,7 @@ def test_issue_22_concurrent_sessions_with_lookups_and_compute_runs_keep_each_ro
         anyio.run(main)
 
     tags = [f"s{index}" for index in range(sessions)]
-    records = _open_records(home)
+    records = open_records(home)
     assert sorted(records) == sorted(f"record of {tag}" for tag in tags)
     for index, tag in enumerate(tags):
         assert all(receipt["ok"] is True for receipt in answers[tag]), answers[tag]

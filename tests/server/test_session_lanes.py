@@ -16,6 +16,7 @@ import anyio
 from mcp import Client
 from mcp_helpers import http_server, receipt_of, serve_command
 
+from home_rows import open_rows
 from reckoner import Engine
 from reckoner.core.errors import ErrorCode
 from reckoner.storage.home import MAX_LANES, HomeLayout
@@ -32,17 +33,6 @@ def session_client(url: str) -> Client:
 
 async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
     return receipt_of(await client.call_tool(tool, args))
-
-
-def open_rows(home: Path) -> dict[str, list[dict[str, Any]]]:
-    """The rows of every open record of the home, by title."""
-    archive = RecordArchive(HomeLayout(home))
-    found: dict[str, list[dict[str, Any]]] = {}
-    for entry in archive.index().open_records:
-        view = archive.read(entry.id)
-        assert view is not None and entry.title is not None
-        found[entry.title] = view.rows
-    return found
 
 
 def slot_names(row: dict[str, Any]) -> set[str]:

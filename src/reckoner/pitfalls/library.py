@@ -36,6 +36,7 @@ from .search import SearchIndex
 
 TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     AnyPath = str | os.PathLike[str]
@@ -298,22 +299,12 @@ class Library:
         """Append ``entry`` as its newest snapshot and rewrite its card and the index: all of
         it, or (raising ``LibraryError``) nothing, so a refused save is never on disk."""
         line = dumps(entry).encode() + b"\n"
-        try:
-            card_name = check_name(f"{entry['id']}.md", is_card_name, "lesson id")
-            with self._folder(create=True) as folder, folder.sub(CARDS, create=True) as cards:
-                # Two processes saving at once take turns, so a broken-tail check and the
-                # append that follows it, and the index built from the file, see each
-                # other's lines.
-                lock = folder.lock(_LOCK)
-                try:
-                    self._save_locked(folder, cards, card_name, entry, line)
-                finally:
-                    os.close(lock)
-        except LibraryError:
-            raise
-        except OSError as error:
-            self._seen = None
-            raise self._error("write", error) from None
+
+        def write(folder: Folder, cards: Folder, card_name: str) -> bool:
+            self._save_locked(folder, cards, card_name, entry, line)
+            return True
+
+        self._under_lock(entry["id"], write)
 
     def delete(self, entry_id: str, now_iso: str, merged_into: str | None = None) -> bool:
         """Append a tombstone for the lesson and remove its card and its index line; False
@@ -323,16 +314,29 @@ class Library:
         if merged_into is not None:
             tombstone["mergedInto"] = merged_into
         line = dumps(tombstone).encode() + b"\n"
+        if self.get(entry_id) is None:
+            return False
+
+        def write(folder: Folder, cards: Folder, card_name: str) -> bool:
+            if self.get(entry_id) is None:  # deleted meanwhile by another process
+                return False
+            self._delete_locked(folder, cards, card_name, entry_id, line)
+            return True
+
+        return self._under_lock(entry_id, write)
+
+    def _under_lock(self, entry_id: str, write: Callable[[Folder, Folder, str], bool]) -> bool:
+        """``write`` with the library folder, its cards folder and the lesson's card name,
+        under the library's lock; an OS failure is a ``LibraryError`` saying so."""
         try:
             card_name = check_name(f"{entry_id}.md", is_card_name, "lesson id")
-            if self.get(entry_id) is None:
-                return False
             with self._folder(create=True) as folder, folder.sub(CARDS, create=True) as cards:
+                # Two processes writing at once take turns, so a broken-tail check and the
+                # append that follows it, and the index built from the file, see each
+                # other's lines.
                 lock = folder.lock(_LOCK)
                 try:
-                    if self.get(entry_id) is None:  # deleted meanwhile by another process
-                        return False
-                    self._delete_locked(folder, cards, card_name, entry_id, line)
+                    return write(folder, cards, card_name)
                 finally:
                     os.close(lock)
         except LibraryError:
@@ -340,7 +344,6 @@ class Library:
         except OSError as error:
             self._seen = None
             raise self._error("write", error) from None
-        return True
 
     def _save_locked(
         self, folder: Folder, cards: Folder, card_name: str, entry: dict[str, Any], line: bytes
