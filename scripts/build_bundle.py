@@ -19,7 +19,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from reckoner.core.contract import PRESET_NAMES, PURE_PRESET, tools_of
+from reckoner.contract.presets import PURE_PRESET
+from reckoner.contract.registry import PRESET_NAMES, tools_of
 from reckoner.providers.config import SECRET_VARIABLES
 from reckoner.server.texts import SKILLS, skill_text
 from reckoner.server.tools import TITLES

@@ -57,7 +57,7 @@ def violations(source: str, filename: str) -> list[str]:
 
 def _check_absolute(module: str, line: int, filename: str, found: list[str]) -> None:
     top = module.split(".")[0]
-    if module == "reckoner.core" or module.startswith("reckoner.core."):
+    if module.split(".")[:2] in (["reckoner", "core"], ["reckoner", "contract"]):
         return
     if top not in ALLOWED:
         found.append(f"{filename}:{line} imports {module}")
@@ -105,7 +105,7 @@ def test_the_allowlist_check_catches_a_forbidden_import(source: str) -> None:
         "from . import dimensions",
         "from .errors import fail",
         "import numpy as np",
-        "from reckoner.core.limits import X",
+        "from reckoner.contract.limits import X",
         "from __future__ import annotations",
     ],
 )
@@ -136,7 +136,7 @@ def test_import_linter_contracts_name_the_core_and_the_layers() -> None:
         assert module in forbidden["forbidden_modules"], module
     top = next(c for c in contracts if c["type"] == "layers" and "containers" not in c)
     layers = top["layers"]
-    assert layers[-1] == "reckoner.core" and layers[0] == "reckoner.cli"
+    assert layers[-2:] == ["reckoner.core", "reckoner.contract"] and layers[0] == "reckoner.cli"
 
 
 def test_import_linter_contracts_are_kept() -> None:
@@ -146,3 +146,24 @@ def test_import_linter_contracts_are_kept() -> None:
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "0 broken" in completed.stdout
+
+
+CONTRACT = ROOT / "src" / "reckoner" / "contract"
+CONTRACT_ALLOWED = frozenset(
+    {"dataclasses", "enum", "typing", "fractions", "collections", "__future__"}
+)
+
+
+@pytest.mark.parametrize("path", sorted(CONTRACT.glob("*.py")), ids=lambda p: p.name)
+def test_the_contract_imports_only_pure_data_modules_and_itself(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"), path.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            continue
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        for name in names:
+            assert name.split(".")[0] in CONTRACT_ALLOWED or name.startswith("reckoner.contract"), (
+                f"{path.name} imports {name}"
+            )

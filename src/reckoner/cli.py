@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from reckoner.core.contract import Tool
+    from reckoner.contract.tools import Tool
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
@@ -113,14 +113,15 @@ def _signatures(tools: Any) -> list[str]:
 def _call_tools() -> tuple[Tool, ...]:
     """What `reckoner call` takes: the engine's six and search, which runs through the
     engine's gate; compute runs beside the engine and has its own command."""
-    from reckoner.core.contract import SEARCH_TOOL, TOOLS
+    from reckoner.contract.engine import TOOLS
+    from reckoner.contract.search import SEARCH_TOOL
 
     return (*TOOLS, SEARCH_TOOL)
 
 
 def _tools_help() -> str:
     """The tools and their argument keys, from the one contract."""
-    from reckoner.core.contract import COMPUTE_TOOL
+    from reckoner.contract.compute import COMPUTE_TOOL
 
     lines = [
         "tools and their JSON arguments (key? is optional):",
@@ -135,7 +136,9 @@ def _tools_help() -> str:
 
 def _presets_help() -> str:
     """What each preset serves, from the one contract: ``reckoner-with-search adds search``."""
-    from reckoner.core.contract import PURE_PRESET, SEARCH_TOOL, added_tools
+    from reckoner.contract.presets import PURE_PRESET
+    from reckoner.contract.registry import added_tools
+    from reckoner.contract.search import SEARCH_TOOL
     from reckoner.server.texts import PRESETS
 
     parts = [f"{PURE_PRESET}: the six tools and the persona"]
@@ -163,7 +166,7 @@ def _add_lane(parser: argparse.ArgumentParser) -> None:
 
 def _compute_help() -> str:
     """The compute tool as the contract spells it, for `reckoner compute --help`."""
-    from reckoner.core.contract import COMPUTE_TOOL
+    from reckoner.contract.compute import COMPUTE_TOOL
 
     lines = ["the tool these commands call (key? is optional):", *_signatures((COMPUTE_TOOL,))]
     lines.append("example: reckoner compute run --engine python --expr '2**10'")
@@ -175,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from reckoner.articles.settings import REMEMBERED
-    from reckoner.core.contract import PURE_PRESET
+    from reckoner.contract.presets import PURE_PRESET
     from reckoner.server.defaults import DEFAULT_HTTP_PORT
     from reckoner.server.texts import PRESETS
 
@@ -408,7 +411,8 @@ def _number(x: Any) -> str:
 
 def _dim_text(dim: Any) -> str:
     """The unit after a stored value, spelled as the articles and the panel spell it."""
-    from reckoner.core.dimensions import ROW_BY_NAME, integers
+    from reckoner.contract.dimensions import ROW_BY_NAME
+    from reckoner.core.dimensions import integers
     from reckoner.units.spelling import spell_vector
 
     if dim is None:
@@ -620,7 +624,7 @@ def _open_engine(home: str | None, lane: str | None) -> Any:
 
 
 def cmd_call(options: argparse.Namespace) -> int:
-    from reckoner.core.contract import SEARCH_TOOL
+    from reckoner.contract.search import SEARCH_TOOL
     from reckoner.wire import dumps_text
 
     args = _read_json_argument(options.args)
@@ -773,7 +777,7 @@ def _compute_arguments(options: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_compute(options: argparse.Namespace) -> int:
     from reckoner.compute.mount import mount
-    from reckoner.core.contract import COMPUTE_TOOL
+    from reckoner.contract.compute import COMPUTE_TOOL
     from reckoner.storage.home import resolve_home
     from reckoner.storage.home_lock import HomeLockedError
     from reckoner.wire import dumps_text

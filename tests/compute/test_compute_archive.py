@@ -367,7 +367,7 @@ def test_an_argument_the_op_does_not_read_is_refused(compute: Compute, args: dic
 
 def test_a_script_above_the_limit_is_refused(compute: Compute) -> None:
     """Guide (hostile input): a huge script is refused in one sentence naming the limit."""
-    from reckoner.core.limits import MAX_COMPUTE_SCRIPT_LENGTH
+    from reckoner.contract.limits import MAX_COMPUTE_SCRIPT_LENGTH
 
     response = compute(op="run", engine="python", code="#" * (MAX_COMPUTE_SCRIPT_LENGTH + 1))
     assert response["code"] == "MATH_INVALID_ARGUMENT"

@@ -129,7 +129,7 @@ def test_show_renders_a_compute_row(tmp_path: Path, project: Path) -> None:
 
 def test_compute_help_derives_from_the_contract() -> None:
     """Issue 12: the CLI help spells compute's arguments from the one contract."""
-    from reckoner.core.contract import COMPUTE_TOOL
+    from reckoner.contract.compute import COMPUTE_TOOL
 
     done = subprocess.run(
         [sys.executable, "-m", "reckoner", "compute", "--help"],

@@ -9,7 +9,7 @@ from compute_helpers import Compute
 
 from reckoner.compute.mount import STATE_KEY, mount
 from reckoner.compute.settings import DEFAULT_TIMEOUT_MS, normalise
-from reckoner.core.contract import COMPUTE_ENGINES
+from reckoner.contract.compute import COMPUTE_ENGINES
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.state_file import StateFile
 

@@ -15,7 +15,7 @@ import pytest
 from compute_helpers import Compute, checked, fake_engine, write_program
 
 from reckoner.compute.vocabulary import MathCode, NextKind, NextReason
-from reckoner.core.contract import COMPUTE_TOOL
+from reckoner.contract.compute import COMPUTE_TOOL
 from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS
 
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import ROW_BY_NAME, ZERO, Vector
 from reckoner.core.api import Evaluated, evaluate, parse_value, render_value
-from reckoner.core.dimensions import ROW_BY_NAME, ZERO, Vector
-from reckoner.core.errors import ErrorCode, Failure
+from reckoner.core.errors import Failure
 from reckoner.core.values import Obj, Quantity, Value
 
 

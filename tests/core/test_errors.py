@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from core_helpers import obj, q, refused, set_refused
 
+from reckoner.contract.codes import RAISED_WHEN, ErrorCode
 from reckoner.core import api, functions, tagged
 from reckoner.core.api import check_name, evaluate, parse_value, render_value
-from reckoner.core.errors import RAISED_WHEN, EngineError, ErrorCode, Failure, fail
+from reckoner.core.errors import EngineError, Failure, fail
 from reckoner.core.notation import NOTATIONS
 
 MANUAL_CODES = [

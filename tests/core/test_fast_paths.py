@@ -16,7 +16,7 @@ from core_helpers import set_value, value_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reckoner.core import dimensions as dims
+from reckoner.contract.dimensions import ROW_BY_NAME, ZERO, Vector
 from reckoner.core.api import evaluate
 from reckoner.core.arithmetic import add, binary, multiply, subtract
 from reckoner.core.errors import EngineError, Failure
@@ -24,15 +24,15 @@ from reckoner.core.functions import apply_unary, scalar_unary
 from reckoner.core.notation import NOTATIONS, Kind
 from reckoner.core.values import Quantity, Value
 
-VOLT = dims.ROW_BY_NAME["volt"].vector
-OHM = dims.ROW_BY_NAME["ohm"].vector
+VOLT = ROW_BY_NAME["volt"].vector
+OHM = ROW_BY_NAME["ohm"].vector
 FUNCTIONS = [n for n in NOTATIONS if n.kind is Kind.FUNCTION and 1 in n.arities]
 
 doubles = st.floats(allow_nan=True, allow_infinity=True, width=64) | st.sampled_from(
     [0.0, -0.0, 1.0, -1.0, 0.5, 1e308, -1e308, 5e-324, math.pi, math.inf, -math.inf]
 )
 scalars = doubles | st.builds(complex, doubles, doubles)
-vectors = st.sampled_from([dims.ZERO, VOLT, OHM])
+vectors = st.sampled_from([ZERO, VOLT, OHM])
 
 
 def _bits(x: float | complex) -> tuple[int, ...]:
@@ -65,7 +65,7 @@ GENERAL = {"+": add, "-": subtract, "*": multiply}
 @settings(max_examples=600, deadline=None)
 @given(st.sampled_from(["+", "-", "*"]), scalars, vectors, scalars, vectors)
 def test_issue_8_scalar_operators_match_the_general_rules_bit_for_bit(
-    symbol: str, x: float | complex, vx: dims.Vector, y: float | complex, vy: dims.Vector
+    symbol: str, x: float | complex, vx: Vector, y: float | complex, vy: Vector
 ) -> None:
     """4.4: + - * of two scalars (real or complex) take binary's direct route; the value,
     its vector, or the refusal of unlike vectors is what add, subtract, multiply give."""
@@ -79,7 +79,7 @@ def test_issue_8_scalar_operators_match_the_general_rules_bit_for_bit(
 @settings(max_examples=400, deadline=None)
 @given(st.sampled_from(FUNCTIONS), scalars, vectors)
 def test_issue_8_a_function_of_a_scalar_matches_apply_unary(
-    notation: object, x: float | complex, vector: dims.Vector
+    notation: object, x: float | complex, vector: Vector
 ) -> None:
     """5.3, 6.3: the compiled scalar route of every one-argument function answers what
     apply_unary answers: the same bits, the same vector, or the same refusal."""

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from reckoner.core.limits import MAX_FORMULA_LENGTH
+from reckoner.contract.limits import MAX_FORMULA_LENGTH
 
 # How the ceiling was chosen: the interpreter with numpy and reckoner imported peaks near
 # 60 MB on this project's machines, and the bounded cache holds at most 250,000 characters

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from core_helpers import failure, leaves, obj, q, refused, run, scalar, value_of, vec
 
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import ZERO
+from reckoner.contract.limits import MAX_ARRAY_ELEMENTS, MAX_FORMULA_LENGTH, MAX_NESTING_DEPTH
 from reckoner.core.api import Evaluated
-from reckoner.core.dimensions import ZERO
-from reckoner.core.errors import ErrorCode
 from reckoner.core.lexer import CHARSET_DESCRIPTION
-from reckoner.core.limits import MAX_ARRAY_ELEMENTS, MAX_FORMULA_LENGTH, MAX_NESTING_DEPTH
 from reckoner.core.values import Obj, Quantity
 
 SLOTS = {

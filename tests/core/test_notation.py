@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from core_helpers import leaves, q, refused, scalar, value_of, vec
 
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.limits import MAX_BOUNDED_STEPS, MAX_CALL_WORK
 from reckoner.core.api import Evaluated, compile_formula, evaluate
-from reckoner.core.errors import ErrorCode, Failure
-from reckoner.core.limits import MAX_BOUNDED_STEPS, MAX_CALL_WORK
+from reckoner.core.errors import Failure
 from reckoner.core.notation import BY_NAME, NOTATIONS, VOCABULARY, Kind, Notation
 from reckoner.core.values import Quantity, Value
 

@@ -12,11 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reckoner import wire
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import ALL_NAMES
+from reckoner.contract.limits import MAX_NESTING_DEPTH
 from reckoner.core.api import Evaluated, check_name, evaluate, parse_value, render_value, stored
-from reckoner.core.dimensions import ALL_NAMES
-from reckoner.core.errors import EngineError, ErrorCode, Failure
+from reckoner.core.errors import EngineError, Failure
 from reckoner.core.lexer import T, tokenize
-from reckoner.core.limits import MAX_NESTING_DEPTH
 from reckoner.core.notation import BY_NAME, NOTATIONS, Kind
 from reckoner.core.values import Quantity, Value
 

@@ -12,10 +12,10 @@ from core_helpers import get, get_refused, obj, q, set_refused, set_value, vec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import ALL_NAMES, ZERO
+from reckoner.contract.limits import MAX_ARRAY_ELEMENTS, MAX_VALUE_DEPTH
 from reckoner.core.api import stored
-from reckoner.core.dimensions import ALL_NAMES, ZERO
-from reckoner.core.errors import ErrorCode
-from reckoner.core.limits import MAX_ARRAY_ELEMENTS, MAX_VALUE_DEPTH
 from reckoner.core.values import (
     Obj,
     Quantity,

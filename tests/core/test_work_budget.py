@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 from core_helpers import leaves, q, refused, scalar, set_value, value_of
 
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.limits import MAX_CALL_WORK
 from reckoner.core.api import Evaluated, evaluate, render_value
-from reckoner.core.errors import ErrorCode, Failure
-from reckoner.core.limits import MAX_CALL_WORK
+from reckoner.core.errors import Failure
 from reckoner.core.values import Quantity
 
 MILLION = 1_000_000

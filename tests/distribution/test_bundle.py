@@ -29,7 +29,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from reckoner import __version__
-from reckoner.core.contract import PRESET_NAMES, tools_of
+from reckoner.contract.registry import PRESET_NAMES, tools_of
 from reckoner.providers.config import SECRET_VARIABLES
 from reckoner.server.texts import SKILLS, skill_text
 from reckoner.storage.home_path import HOME_ENV

@@ -18,16 +18,10 @@ from lookup_helpers import serve_params
 from mcp import Client
 
 from home_rows import record_rows
-from reckoner.core.contract import (
-    PRESET_NAMES,
-    PRESET_TOOLS,
-    PURE_PRESET,
-    SEARCH_AND_COMPUTE_PRESET,
-    SEARCH_TOOL,
-    TOOL_NAMES,
-    added_tools,
-    tools_of,
-)
+from reckoner.contract.engine import TOOL_NAMES
+from reckoner.contract.presets import PURE_PRESET, SEARCH_AND_COMPUTE_PRESET
+from reckoner.contract.registry import PRESET_NAMES, PRESET_TOOLS, added_tools, tools_of
+from reckoner.contract.search import SEARCH_TOOL
 from reckoner.server.texts import persona
 
 ANSWER = "Copper's density is 8.96 g/cm3 near room temperature."

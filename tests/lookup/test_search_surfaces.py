@@ -19,8 +19,9 @@ from lookup_helpers import ANTHROPIC_KEY, serve_params
 from mcp import Client
 
 from home_rows import record_rows
-from reckoner.core.contract import PRESET_TOOL_BY_NAME, TOOLS, tools_of
-from reckoner.core.preset_errors import PRESET_CODES
+from reckoner.contract.codes import PRESET_CODES
+from reckoner.contract.engine import TOOLS
+from reckoner.contract.registry import PRESET_TOOL_BY_NAME, tools_of
 from reckoner.server.texts import persona
 from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS
 from reckoner.storage.home import HomeLayout

@@ -356,7 +356,7 @@ def test_security_page_carries_a_strict_content_security_policy(client: TestClie
 
 
 def test_11_1_page_embeds_the_name_table_from_the_core(client: TestClient) -> None:
-    from reckoner.core.dimensions import NAME_TABLE
+    from reckoner.contract.dimensions import NAME_TABLE
 
     html = client.get("/").text
     start = html.index('id="name-table">') + len('id="name-table">')

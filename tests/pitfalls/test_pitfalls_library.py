@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from pitfall_helpers import jsonl_lines, lesson
 
-from reckoner.core.limits import (
+from reckoner.contract.limits import (
     MAX_PITFALL_BODY,
     MAX_PITFALL_LINE,
     MAX_PITFALL_NOTES,

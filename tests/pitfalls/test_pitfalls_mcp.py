@@ -12,8 +12,9 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from reckoner.core.contract import PITFALL_TOOLS, TOOL_NAMES
-from reckoner.core.errors import ErrorCode
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.engine import TOOL_NAMES
+from reckoner.contract.pitfalls import PITFALL_TOOLS
 from reckoner.pitfalls.texts import PREVENTION_RULE, STANDALONE_RULE
 from reckoner.wire import dumps_text
 

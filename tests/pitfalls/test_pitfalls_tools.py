@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from reckoner.core.contract import OPTION_TOOL_BY_NAME, PITFALL_TOOLS, Null, option_tools
-from reckoner.core.limits import MAX_PITFALL_BODY, MAX_PITFALL_LINE
+from reckoner.contract.limits import MAX_PITFALL_BODY, MAX_PITFALL_LINE
+from reckoner.contract.pitfalls import OPTION_TOOL_BY_NAME, PITFALL_TOOLS, option_tools
+from reckoner.contract.tools import Null
 from reckoner.pitfalls.mcp import PitfallsMount
 from reckoner.pitfalls.tiers import Pitfalls
 from reckoner.pitfalls.tools import PitfallTools

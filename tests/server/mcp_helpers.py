@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from mcp.client.stdio import StdioServerParameters
 
-from reckoner.core.errors import ErrorCode
+from reckoner.contract.codes import ErrorCode
 
 HANDSHAKE_VERSION = "2025-06-18"
 

@@ -1,6 +1,6 @@
 """Issue 14 (one source of truth for the tool contract) and issue 9 (null in the schemas).
 
-Every check here derives from `reckoner.core.contract`: the engine's argument checks, the MCP
+Every check here derives from `reckoner.contract`: the engine's argument checks, the MCP
 input schemas, the CLI help and the skills all answer to the one definition.
 """
 
@@ -17,8 +17,9 @@ import pytest
 from mcp import Client
 from mcp_helpers import receipt_of, stdio_params
 
-from reckoner.core.contract import TOOLS, Null, Tool
-from reckoner.core.errors import ErrorCode
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.engine import TOOLS
+from reckoner.contract.tools import Null, Tool
 from reckoner.server.texts import SKILLS, skill_text
 from reckoner.server.tools import INPUT_SCHEMAS
 from reckoner.service import Engine

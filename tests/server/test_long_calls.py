@@ -28,7 +28,7 @@ from mcp_helpers import RawStdioServer, http_server, receipt_of
 from home_rows import open_rows
 from process_census import escaping_script, new_marker, wait_until_none_with, wait_until_some_with
 from provider_fakes import FakeAnthropic, Source, reply_json
-from reckoner.core.contract import SEARCH_AND_COMPUTE_PRESET
+from reckoner.contract.presets import SEARCH_AND_COMPUTE_PRESET
 
 RUN_SECONDS = 8
 HANG_SECONDS = 60.0

@@ -27,7 +27,7 @@ from mcp_helpers import http_server, receipt_of
 from home_rows import open_records
 from provider_fakes import FakeAnthropic, Source, reply_json
 from reckoner import Engine
-from reckoner.core.contract import SEARCH_AND_COMPUTE_PRESET
+from reckoner.contract.presets import SEARCH_AND_COMPUTE_PRESET
 
 KEY = "sk-ant-test-many-sessions-SECRET"
 TAG = re.compile(r"\bsession (s\d+)\b")

@@ -18,7 +18,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_helpers import receipt_of, serve_command
 
 from home_rows import record_rows
-from reckoner.core.contract import SEARCH_AND_COMPUTE_PRESET, tools_of
+from reckoner.contract.presets import SEARCH_AND_COMPUTE_PRESET
+from reckoner.contract.registry import tools_of
 from reckoner.server.texts import persona
 from reckoner.server.tools import INPUT_SCHEMAS, TOOL_NAMES
 

@@ -11,7 +11,7 @@ from mcp import Client
 from mcp_helpers import WRONG_ARGUMENTS, http_server, receipt_of
 
 from home_rows import record_rows
-from reckoner.core.errors import ErrorCode
+from reckoner.contract.codes import ErrorCode
 
 SESSION_CALLS = 40
 

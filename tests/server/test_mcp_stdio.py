@@ -24,7 +24,7 @@ from mcp_helpers import (
 from mcp_types import TextContent
 
 from home_rows import record_rows
-from reckoner.core.errors import ErrorCode
+from reckoner.contract.codes import ErrorCode
 from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.server.tools import TOOL_NAMES
 from reckoner.wire import dumps_text

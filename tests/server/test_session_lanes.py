@@ -18,7 +18,7 @@ from mcp_helpers import http_server, receipt_of, serve_command
 
 from home_rows import open_rows
 from reckoner import Engine
-from reckoner.core.errors import ErrorCode
+from reckoner.contract.codes import ErrorCode
 from reckoner.storage.home import MAX_LANES, HomeLayout
 from reckoner.storage.record_store import RecordArchive
 

@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-from reckoner.core.contract import PRESET_NAMES, TOOL_BY_NAME
-from reckoner.core.dimensions import NAME_TABLE
-from reckoner.core.errors import ErrorCode
-from reckoner.core.limits import MAX_READINGS
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import NAME_TABLE
+from reckoner.contract.engine import TOOL_BY_NAME
+from reckoner.contract.limits import MAX_READINGS
+from reckoner.contract.registry import PRESET_NAMES
 from reckoner.core.notation import NOTATIONS
 from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.service import Engine

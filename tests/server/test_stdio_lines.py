@@ -17,8 +17,8 @@ import pytest
 from mcp import Client
 from mcp_helpers import RawStdioServer, assert_only_protocol, receipt_of, stdio_params
 
-from reckoner.core.errors import ErrorCode
-from reckoner.core.limits import MAX_VALUE_DEPTH
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.limits import MAX_VALUE_DEPTH
 from reckoner.server.stdio_lines import MAX_LINE_BYTES, MAX_MESSAGE_DEPTH
 
 ANSWER_SECONDS = 20.0

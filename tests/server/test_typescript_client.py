@@ -23,8 +23,8 @@ from mcp_helpers import http_server, serve_command
 
 from home_rows import record_rows
 from reckoner import __version__
-from reckoner.core.contract import tools_of
-from reckoner.core.errors import ErrorCode
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.registry import tools_of
 from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.server.tools import INPUT_SCHEMAS
 from reckoner.wire import dumps_text

@@ -18,7 +18,7 @@ from mcp.client.stdio import stdio_client
 from mcp_helpers import RawStdioServer, http_server, receipt_of, stdio_params
 
 from home_rows import record_rows
-from reckoner.core.errors import ErrorCode
+from reckoner.contract.codes import ErrorCode
 from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.server.tools import TOOL_NAMES
 

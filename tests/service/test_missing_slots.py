@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from reckoner import Engine
-from reckoner.core.errors import ErrorCode
+from reckoner.contract.codes import ErrorCode
 
 
 def test_a_refusal_names_every_missing_slot_of_the_formula_in_formula_order(

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reckoner import Engine
-from reckoner.core.errors import ErrorCode
-from reckoner.core.limits import MAX_TEXT_LENGTH
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.limits import MAX_TEXT_LENGTH
 from reckoner.core.quoting import quoted
 from reckoner.core.tagged import round_significant
 

@@ -15,8 +15,8 @@ from service_helpers import StepClock, cli_call
 from home_rows import record_rows
 from reckoner import Engine
 from reckoner.articles.facts import collect_facts
-from reckoner.core.errors import ErrorCode
-from reckoner.core.limits import MAX_READINGS
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.limits import MAX_READINGS
 
 # (value set, one reading): every value kind, with a unit, a form, digits and a dim claim.
 SET_READS: list[tuple[dict[str, Any], dict[str, Any]]] = [

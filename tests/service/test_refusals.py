@@ -17,7 +17,7 @@ import pytest
 from service_helpers import StepClock
 
 from reckoner import Engine
-from reckoner.core.errors import ErrorCode
+from reckoner.contract.codes import ErrorCode
 from reckoner.core.tagged import round_significant
 
 # (tool, args, the code it answers or None for ok, fragments its sentence must hold)

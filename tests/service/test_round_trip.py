@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from service_helpers import file_rows, open_file
 
 from reckoner import Engine
-from reckoner.core.limits import MAX_VALUE_DEPTH
+from reckoner.contract.limits import MAX_VALUE_DEPTH
 
 
 def bits(value: Any) -> Any:

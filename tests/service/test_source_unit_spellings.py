@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from reckoner import Engine
-from reckoner.core.errors import EngineError, ErrorCode
+from reckoner.contract.codes import ErrorCode
+from reckoner.core.errors import EngineError
 from reckoner.units import resolve_unit
 
 # (snippet as printed, the grammar's ASCII spelling of its unit)

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from reckoner import Engine
-from reckoner.core.errors import ErrorCode
+from reckoner.contract.codes import ErrorCode
 from reckoner.units import resolve_unit
 from reckoner.units.catalogue import meaning_sentence, meaning_size
 from reckoner.units.meanings import MEANING_BY_NAME, MEANINGS, REFUSED, alias_targets

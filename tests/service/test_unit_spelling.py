@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reckoner.core.dimensions import NAME_TABLE
+from reckoner.contract.dimensions import NAME_TABLE
 from reckoner.units import resolve_unit
 from reckoner.units.spelling import DERIVED, grammar_of, spell_vector, spell_written
 

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from service_helpers import StepClock, cli_call
 
 from reckoner import Engine
-from reckoner.core.errors import EngineError, ErrorCode
+from reckoner.contract.codes import ErrorCode
+from reckoner.core.errors import EngineError
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_store import RecordArchive
 from reckoner.units import resolve_unit

@@ -33,7 +33,8 @@ from reckoner.articles.facts import (
 )
 from reckoner.articles.mathtex import identifier
 from reckoner.articles.numbers import cut_tex
-from reckoner.core.dimensions import BASE_SYMBOLS, first_name
+from reckoner.contract.dimensions import BASE_SYMBOLS
+from reckoner.core.dimensions import first_name
 from reckoner.lookup.fact import SourceLine
 from reckoner.units.spelling import is_angle_sign, spell_vector, spell_written
 

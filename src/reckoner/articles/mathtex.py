@@ -13,8 +13,8 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from reckoner.articles.escape import tex_text
+from reckoner.contract.limits import MAX_FORMULA_LENGTH
 from reckoner.core.errors import EngineError
-from reckoner.core.limits import MAX_FORMULA_LENGTH
 from reckoner.core.names import is_name
 from reckoner.core.parser import parse
 from reckoner.core.syntax import (

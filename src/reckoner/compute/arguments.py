@@ -1,4 +1,4 @@
-"""The compute tool's arguments, judged against the one contract (core/contract.py). Pure.
+"""The compute tool's arguments, judged against the one contract (reckoner.contract). Pure.
 
 Only the JSON Schema words the contract uses are understood: type, enum, minimum,
 minLength, items, properties, required, additionalProperties.
@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reckoner.core.argument_checks import describe_json, envelope_problem
-from reckoner.core.contract import COMPUTE_TOOL, JSONSchema
+from reckoner.contract.checks import describe_json, envelope_problem
+from reckoner.contract.compute import COMPUTE_TOOL
+from reckoner.contract.tools import JSONSchema
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from reckoner.core.contract import COMPUTE_ENGINES
+from reckoner.contract.compute import COMPUTE_ENGINES
 
 SCRIPT = "<script>"
 EXPR = "<expr>"

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reckoner.core.contract import COMPUTE_PRESET
+from reckoner.contract.presets import COMPUTE_PRESET
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.state_file import StateFile
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reckoner.core.contract import COMPUTE_ENGINES, COMPUTE_OPS, COMPUTE_PRESET
+from reckoner.contract.compute import COMPUTE_ENGINES, COMPUTE_OPS
+from reckoner.contract.presets import COMPUTE_PRESET
 from reckoner.host.calls import current_call, heartbeat
 
 from . import archive as arch

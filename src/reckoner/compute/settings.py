@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from reckoner.core.contract import COMPUTE_ENGINES
-from reckoner.core.limits import MAX_STREAM_BYTES, MIN_COMPUTE_TIMEOUT_MS, MIN_STREAM_CAP_BYTES
+from reckoner.contract.compute import COMPUTE_ENGINES
+from reckoner.contract.limits import MAX_STREAM_BYTES, MIN_COMPUTE_TIMEOUT_MS, MIN_STREAM_CAP_BYTES
 
 MODES = ("off", "auto", "on")
 SCOPES = ("user", "system")

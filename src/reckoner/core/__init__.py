@@ -8,6 +8,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from reckoner.contract.codes import ErrorCode
+
     from .api import (
         Evaluated,
         admit,
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
         render_value,
         stored,
     )
-    from .errors import ErrorCode, Failure
+    from .errors import Failure
     from .values import Obj, Quantity, Value
 
 __all__ = [

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from reckoner.contract.checks import describe_json
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.limits import MAX_DIMENSION_EXPONENT, MAX_NESTING_DEPTH
+
 from . import dimensions as dims
-from .argument_checks import describe_json
-from .errors import EngineError, ErrorCode, Failure, fail
+from .errors import EngineError, Failure, fail
 from .evaluator import NO_FRAME, Program, Run, compile_tree
-from .limits import MAX_DIMENSION_EXPONENT, MAX_NESTING_DEPTH
 from .names import is_name
 from .parser import parse
 from .tagged import (

@@ -13,8 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import ZERO
+
 from . import dimensions as dims
-from .errors import ErrorCode, fail
+from .errors import fail
 from .lexer import at
 from .values import (
     Element,
@@ -227,7 +230,7 @@ def _align(left: Any, right: Any) -> tuple[Any, Any] | None:
 
 def _same_vector(a: Quantity, b: Quantity, symbol: str, pos: int) -> None:
     if a.vector != b.vector:
-        zero = dims.ZERO
+        zero = ZERO
         hint = (
             "a bare number does not say what it counts: give it the other side's dimension "
             "through a slot"
@@ -287,21 +290,21 @@ def _map_list(items: list[Element], fn: Callable[[Scalar], Scalar]) -> list[Elem
 
 def power(a: Quantity, b: Quantity, pos: int) -> Quantity:
     """`a ^ b` (manual 4.5): dimensionless exponent; complex exponent needs a plain base."""
-    if b.vector != dims.ZERO:
+    if b.vector != ZERO:
         raise fail(
             ErrorCode.INCOMPATIBLE_DIMENSION,
             f"the exponent of '^' at {at(pos)} carries {dims.spell(b.vector)}; an exponent must "
             f"be dimensionless, so divide it by a quantity of the same dimension first",
         )
     exponents = [b.payload] if not b.is_array else list(_leaves(b.payload))
-    if any(type(e) is complex for e in exponents) and a.vector != dims.ZERO:
+    if any(type(e) is complex for e in exponents) and a.vector != ZERO:
         raise fail(
             ErrorCode.INCOMPATIBLE_DIMENSION,
             f"a complex exponent at {at(pos)} needs a dimensionless base, but the base carries "
             f"{dims.spell(a.vector)}; divide the base by its unit quantity first",
         )
     vector = a.vector
-    if vector != dims.ZERO:
+    if vector != ZERO:
         distinct = {float(e) for e in exponents}  # type: ignore[arg-type]
         if len(distinct) > 1:
             raise fail(
@@ -354,11 +357,7 @@ def binary(symbol: str, a: Value, b: Value, pos: int) -> Quantity:
                 return Quantity(x + y, a.vector)
             if symbol == "-" and a.vector == b.vector:
                 return Quantity(x - y, a.vector)
-            if (
-                symbol == "^"
-                and b.vector == dims.ZERO
-                and (math.isfinite(y) or a.vector == dims.ZERO)
-            ):
+            if symbol == "^" and b.vector == ZERO and (math.isfinite(y) or a.vector == ZERO):
                 return Quantity(scalar_power(x, y, pos), dims.power(a.vector, y))
         elif (type(x) is complex or type(x) is float) and (type(y) is complex or type(y) is float):
             # A complex scalar with a scalar: Python's complex + - * never raise (they

@@ -1,4 +1,4 @@
-"""SI vectors and the 24-row name table (manual 6.1); the one place a dimension is spelled.
+"""SI vector arithmetic over the name table of reckoner.contract.dimensions (manual 6.1).
 
 A vector is a tuple of 7 exponents in the order m, kg, s, A, K, mol, cd. Whole exponents
 are ``int``; an intermediate may carry a ``Fraction`` after a root or a fractional power.
@@ -11,26 +11,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from .limits import MAX_DIMENSION_EXPONENT
-
-Exponent = int | Fraction
-Vector = tuple[Exponent, ...]
-
-BASE_SYMBOLS: tuple[str, ...] = ("m", "kg", "s", "A", "K", "mol", "cd")
-ZERO: Vector = (0, 0, 0, 0, 0, 0, 0)
+from reckoner.contract.dimensions import (
+    ROW_BY_VECTOR,
+    ZERO,
+    Exponent,
+    Vector,
+)
+from reckoner.contract.limits import MAX_DIMENSION_EXPONENT
 
 # A real power's exponent becomes an exact fraction with at most this denominator, so
 # (x^(1/3))^3 returns to x's vector instead of drifting by a rounding error.
 _POWER_DENOMINATOR_LIMIT = 1_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class TableRow:
-    """One row of the name table: a vector, its kind label and its accepted names."""
-
-    vector: Vector
-    kind: str
-    names: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,39 +38,8 @@ class AffineMap:
 
 IDENTITY = AffineMap(1.0, 0.0)
 
-NAME_TABLE: tuple[TableRow, ...] = (
-    TableRow(ZERO, "dim-less", ("dim-less", "radian", "steradian")),
-    TableRow((0, 0, 1, 0, 0, 0, 0), "time", ("second",)),
-    TableRow((1, 0, 0, 0, 0, 0, 0), "length", ("metre",)),
-    TableRow((0, 1, 0, 0, 0, 0, 0), "mass", ("kilogram",)),
-    TableRow((0, 0, 0, 1, 0, 0, 0), "current", ("ampere",)),
-    TableRow((0, 0, 0, 0, 1, 0, 0), "temperature", ("kelvin", "degC")),
-    TableRow((0, 0, 0, 0, 0, 1, 0), "amount-of-substance", ("mole",)),
-    TableRow((0, 0, 0, 0, 0, 0, 1), "luminous-intensity", ("candela", "lumen")),
-    TableRow((0, 0, -1, 0, 0, 0, 0), "frequency", ("hertz", "becquerel")),
-    TableRow((1, 1, -2, 0, 0, 0, 0), "force", ("newton",)),
-    TableRow((-1, 1, -2, 0, 0, 0, 0), "pressure", ("pascal",)),
-    TableRow((2, 1, -2, 0, 0, 0, 0), "energy", ("joule",)),
-    TableRow((2, 1, -3, 0, 0, 0, 0), "power", ("watt",)),
-    TableRow((0, 0, 1, 1, 0, 0, 0), "charge", ("coulomb",)),
-    TableRow((2, 1, -3, -1, 0, 0, 0), "voltage", ("volt",)),
-    TableRow((-2, -1, 4, 2, 0, 0, 0), "capacitance", ("farad",)),
-    TableRow((2, 1, -3, -2, 0, 0, 0), "resistance", ("ohm",)),
-    TableRow((-2, -1, 3, 2, 0, 0, 0), "conductance", ("siemens",)),
-    TableRow((2, 1, -2, -2, 0, 0, 0), "inductance", ("henry",)),
-    TableRow((2, 1, -2, -1, 0, 0, 0), "magnetic-flux", ("weber",)),
-    TableRow((0, 1, -2, -1, 0, 0, 0), "flux-density", ("tesla",)),
-    TableRow((-2, 0, 0, 0, 0, 0, 1), "illuminance", ("lux",)),
-    TableRow((2, 0, -2, 0, 0, 0, 0), "absorbed-dose", ("gray", "sievert")),
-    TableRow((0, 0, -1, 0, 0, 1, 0), "catalytic-activity", ("katal",)),
-)
-
 # degC is the one name whose map is not the identity (manual 6.1).
 AFFINE_MAPS: dict[str, AffineMap] = {"degC": AffineMap(1.0, 273.15)}
-
-ROW_BY_NAME: dict[str, TableRow] = {name: row for row in NAME_TABLE for name in row.names}
-ROW_BY_VECTOR: dict[Vector, TableRow] = {row.vector: row for row in NAME_TABLE}
-ALL_NAMES: tuple[str, ...] = tuple(name for row in NAME_TABLE for name in row.names)
 
 
 def affine_map(name: str) -> AffineMap:

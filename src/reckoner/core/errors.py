@@ -1,93 +1,10 @@
-"""The 19 failure codes and the failure as data.
-
-This module is the one place the codes live: docs, skills and tests are checked against it.
-"""
+"""A failure as data (the codes themselves live in reckoner.contract.codes)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
-
-class ErrorCode(StrEnum):
-    """The stable, machine-readable half of every failure (manual 8.2)."""
-
-    INVALID_FORMULA = "ENGINE_INVALID_FORMULA"
-    INVALID_NUMBER = "ENGINE_INVALID_NUMBER"
-    INVALID_IDENTIFIER = "ENGINE_INVALID_IDENTIFIER"
-    INVALID_DIMENSION = "ENGINE_INVALID_DIMENSION"
-    INVALID_NOTATION = "ENGINE_INVALID_NOTATION"
-    INVALID_ARITY = "ENGINE_INVALID_ARITY"
-    SLOT_NOT_FOUND = "ENGINE_SLOT_NOT_FOUND"
-    NAME_NOT_BOUND = "ENGINE_NAME_NOT_BOUND"
-    INCOMPATIBLE_DIMENSION = "ENGINE_INCOMPATIBLE_DIMENSION"
-    UNSUPPORTED_OPERATION = "ENGINE_UNSUPPORTED_OPERATION"
-    INVALID_INDEX = "ENGINE_INVALID_INDEX"
-    UNDEFINED_RESULT = "ENGINE_UNDEFINED_RESULT"
-    UNSUPPORTED_INDEX = "ENGINE_UNSUPPORTED_INDEX"
-    FIELD_NOT_FOUND = "ENGINE_FIELD_NOT_FOUND"
-    UNSUPPORTED_SYMBOL = "ENGINE_UNSUPPORTED_SYMBOL"
-    INVALID_ARGS = "ENGINE_INVALID_ARGS"
-    OPEN_RECORD_NOT_FOUND = "ENGINE_OPEN_RECORD_NOT_FOUND"
-    OPEN_RECORD_FOUND = "ENGINE_OPEN_RECORD_FOUND"
-    UNKNOWN_ERROR = "ENGINE_UNKNOWN_ERROR"
-
-    @property
-    def raised_when(self) -> str:
-        """When the engine answers with this code, in one line (manual 8.2)."""
-        return RAISED_WHEN[self]
-
-
-RAISED_WHEN: dict[ErrorCode, str] = {
-    ErrorCode.INVALID_FORMULA: "the text is not one expression the grammar accepts",
-    ErrorCode.INVALID_NUMBER: (
-        "a number is malformed: scientific form without exponent digits (2e) "
-        "or beyond the largest double (1e400)"
-    ),
-    ErrorCode.INVALID_IDENTIFIER: (
-        "a letter directly follows a number (1E5, 2x), or a slot, target or field name "
-        "is not a string or breaks the name rule"
-    ),
-    ErrorCode.INVALID_DIMENSION: (
-        "dim is not a table name, not exactly 7 integers, or not integers; or a unit is "
-        "unknown, ambiguous or malformed"
-    ),
-    ErrorCode.INVALID_NOTATION: (
-        "a $name outside the notation table, or a notation written in a form it does not take"
-    ),
-    ErrorCode.INVALID_ARITY: (
-        "the argument count is not one the table lists, or a bound or subscript is missing "
-        "or misplaced"
-    ),
-    ErrorCode.SLOT_NOT_FOUND: "@name reads a slot that does not exist, or get names one",
-    ErrorCode.NAME_NOT_BOUND: "a bare name is not bound by any enclosing notation",
-    ErrorCode.INCOMPATIBLE_DIMENSION: (
-        "two vectors must match, or an argument must be dimensionless, and they do not"
-    ),
-    ErrorCode.UNSUPPORTED_OPERATION: (
-        "an operator or a function applied to an object, or an object placed in an array"
-    ),
-    ErrorCode.INVALID_INDEX: (
-        "an index or bound that is not an integer with the zero vector, an index outside "
-        "the array, a lower bound above the upper one, or a range over the step limit"
-    ),
-    ErrorCode.UNDEFINED_RESULT: (
-        "a value the engine defines none for (division by zero, ln of 0, a non-finite result)"
-    ),
-    ErrorCode.UNSUPPORTED_INDEX: (
-        ". applied to a value that is not an object, or [ ] to a value that is not an array"
-    ),
-    ErrorCode.FIELD_NOT_FOUND: "an object has no field of that name; the message lists its fields",
-    ErrorCode.UNSUPPORTED_SYMBOL: "$integral, $limit or $diff is evaluated",
-    ErrorCode.INVALID_ARGS: (
-        "a tool argument has the wrong shape, or an array is over the size limit"
-    ),
-    ErrorCode.OPEN_RECORD_NOT_FOUND: (
-        "set, get, eval, record_message or record_end is called with no record open"
-    ),
-    ErrorCode.OPEN_RECORD_FOUND: "record_start is called while a record is open",
-    ErrorCode.UNKNOWN_ERROR: "an unexpected internal fault, reported as internal error: ...",
-}
+from reckoner.contract.codes import ErrorCode
 
 
 @dataclass(frozen=True, slots=True)

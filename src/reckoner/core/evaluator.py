@@ -13,6 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import ZERO, Vector
+from reckoner.contract.limits import MAX_BOUNDED_STEPS, MAX_CALL_WORK
+
 from . import dimensions as dims
 from .arithmetic import (
     binary,
@@ -20,10 +24,9 @@ from .arithmetic import (
     negate,
     require_quantity,
 )
-from .errors import EngineError, ErrorCode, fail
+from .errors import EngineError, fail
 from .functions import apply_binary, apply_unary, maps_real_array, scalar_unary
 from .lexer import at
-from .limits import MAX_BOUNDED_STEPS, MAX_CALL_WORK
 from .notation import DimRule, Notation, dollar_form
 from .syntax import (
     Binary,
@@ -249,12 +252,12 @@ class _Compiler:
         if kind is Chain:
             return self._chain(node, scope)  # type: ignore[arg-type]
         if kind is Number:
-            constant = Quantity(node.value, dims.ZERO)  # type: ignore[union-attr]
+            constant = Quantity(node.value, ZERO)  # type: ignore[union-attr]
             return lambda run: constant
         if kind is BoundName:
             return self._bound(node, scope)  # type: ignore[arg-type]
         if kind is Constant:
-            value = Quantity(_CONSTANTS[node.notation.name], dims.ZERO)  # type: ignore[union-attr]
+            value = Quantity(_CONSTANTS[node.notation.name], ZERO)  # type: ignore[union-attr]
             return lambda run: value
         if kind is Binary:
             return self._binary(node, scope)  # type: ignore[arg-type]
@@ -316,11 +319,11 @@ class _Compiler:
             # `x^2` with a literal exponent, the commonest power: a positive real base takes
             # the direct route; every other base goes through the full rules.
             power_vector = dims.power
-            exponent_value = Quantity(exponent, dims.ZERO)
+            exponent_value = Quantity(exponent, ZERO)
             # The last (base vector, result vector) pair: a slot's vector is the same object
             # call after call, so an identity check replaces hashing it. One immutable tuple
             # in one cell, so threads sharing this compiled formula never see half an update.
-            last: list[tuple[dims.Vector, dims.Vector]] = [(dims.ZERO, dims.ZERO)]
+            last: list[tuple[Vector, Vector]] = [(ZERO, ZERO)]
 
             def apply_power(run: Run) -> Value:
                 a = left(run)
@@ -507,7 +510,7 @@ def _scale(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
     combine = dims.multiply if op == "*" else dims.divide
     multiplying = op == "*"
     # The last (left vector, right vector, result vector), checked by identity (see power).
-    last: list[tuple[dims.Vector, dims.Vector, dims.Vector]] = [(dims.ZERO, dims.ZERO, dims.ZERO)]
+    last: list[tuple[Vector, Vector, Vector]] = [(ZERO, ZERO, ZERO)]
 
     def apply_scaled(run: Run) -> Value:
         a = first(run)
@@ -583,7 +586,7 @@ def _row_units(value: Value) -> int:
 
 def whole_number(value: Value, role: str, pos: int) -> int:
     """An index or bound: an integer with the zero vector (a complex needs im 0)."""
-    if isinstance(value, Quantity) and value.vector == dims.ZERO and not value.is_array:
+    if isinstance(value, Quantity) and value.vector == ZERO and not value.is_array:
         x = value.payload
         if type(x) is complex and x.imag == 0:
             x = x.real
@@ -677,7 +680,7 @@ def _all_steps_at_once(
             return None
     count = stop - start + 1
     spend(run, _units(count, _NUMPY_ELEMENTS_PER_UNIT), notation.name, pos)
-    run.frame[index] = Quantity(np.arange(start, stop + 1, dtype=np.float64), dims.ZERO)
+    run.frame[index] = Quantity(np.arange(start, stop + 1, dtype=np.float64), ZERO)
     try:
         result = body(run)
     except WorkExceeded:
@@ -811,7 +814,7 @@ def _fold(
     symbol = "+" if notation.name == "$sum" else "*"
     acc: Value | None = None
     for k in range(start, stop + 1):
-        frame[index] = Quantity(float(k), dims.ZERO)
+        frame[index] = Quantity(float(k), ZERO)
         term = require_quantity(body(run), f"the body of {notation.name}", pos)
         # The array work of each step is charged by _operate, as for any operator.
         acc = term if acc is None else _operate(run, symbol, acc, term, pos)
@@ -823,10 +826,10 @@ def _fold(
 def _collect(run: Run, start: int, stop: int, index: int, body: Compiled, pos: int) -> Value:
     frame = run.frame
     items: list[Element] = []
-    vector: dims.Vector | None = None
+    vector: Vector | None = None
     total = 0
     for k in range(start, stop + 1):
-        frame[index] = Quantity(float(k), dims.ZERO)
+        frame[index] = Quantity(float(k), ZERO)
         value = body(run)
         if isinstance(value, Obj):
             raise fail(
@@ -857,4 +860,4 @@ def _collect(run: Run, start: int, stop: int, index: int, body: Compiled, pos: i
             items.append(payload)  # type: ignore[arg-type]
         check_array_size(total)
     frame[index] = None
-    return Quantity(make_array(items), vector if vector is not None else dims.ZERO)
+    return Quantity(make_array(items), vector if vector is not None else ZERO)

@@ -12,9 +12,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import ZERO, Vector
+
 from . import dimensions as dims
 from .arithmetic import require_quantity
-from .errors import ErrorCode, fail
+from .errors import fail
 from .lexer import at
 from .notation import DimRule, Notation
 from .values import (
@@ -198,7 +201,7 @@ def _refuse(notation: Notation, pos: int, arg: Scalar, reason: str) -> Exception
 
 
 def _need_dimensionless(notation: Notation, pos: int, q: Quantity, which: str = "") -> None:
-    if q.vector != dims.ZERO:
+    if q.vector != ZERO:
         raise fail(
             ErrorCode.INCOMPATIBLE_DIMENSION,
             f"{notation.name} at {at(pos)} needs a dimensionless argument{which}, but it "
@@ -211,14 +214,14 @@ def maps_real_array(notation: Notation, payload: Payload) -> bool:
     return isinstance(payload, np.ndarray) and notation.name in _REAL_ARRAY_MAPS
 
 
-def _result_vector(notation: Notation, q: Quantity, pos: int) -> dims.Vector:
+def _result_vector(notation: Notation, q: Quantity, pos: int) -> Vector:
     """The vector a function's value carries (manual 6.3), its argument's checked first."""
     rule = notation.dim_rule
     if rule is DimRule.DIMENSIONLESS:
         _need_dimensionless(notation, pos, q)
-        return dims.ZERO
+        return ZERO
     if rule is DimRule.ANGLE:
-        return dims.ZERO
+        return ZERO
     if rule is DimRule.HALF:
         return dims.halve(q.vector)
     return q.vector
@@ -305,7 +308,7 @@ def _length(notation: Notation, q: Quantity, pos: int) -> Quantity:
             f"$len at {at(pos)} counts the elements of an array, but its argument is "
             f"{show(q)}; pass an array",
         )
-    return Quantity(float(len(payload)), dims.ZERO)  # type: ignore[arg-type]
+    return Quantity(float(len(payload)), ZERO)  # type: ignore[arg-type]
 
 
 def _transpose(notation: Notation, q: Quantity, pos: int) -> Quantity:
@@ -340,7 +343,7 @@ def apply_binary(notation: Notation, a: Value, b: Value, pos: int) -> Quantity:
             f"{notation.name} at {at(pos)} needs both arguments in the same dimension, but "
             f"got {dims.spell(left.vector)} and {dims.spell(right.vector)}",
         )
-    vector = dims.ZERO if notation.dim_rule is DimRule.SAME_PAIR_ANGLE else left.vector
+    vector = ZERO if notation.dim_rule is DimRule.SAME_PAIR_ANGLE else left.vector
     fn = BINARY[notation.name]
 
     def pair(x: Scalar, y: Scalar) -> Scalar:

@@ -6,7 +6,9 @@ import math
 from enum import Enum
 from typing import NamedTuple
 
-from .errors import ErrorCode, fail
+from reckoner.contract.codes import ErrorCode
+
+from .errors import fail
 from .notation import ascii_spelling, sign_spelling
 
 

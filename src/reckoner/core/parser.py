@@ -6,7 +6,10 @@ in the written form is reported before anything is evaluated.
 
 from __future__ import annotations
 
-from .errors import ErrorCode, fail
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.limits import MAX_FORMULA_LENGTH, MAX_NESTING_DEPTH
+
+from .errors import fail
 from .lexer import (
     K_ARROW,
     K_CARET,
@@ -34,7 +37,6 @@ from .lexer import (
     at,
     tokenize,
 )
-from .limits import MAX_FORMULA_LENGTH, MAX_NESTING_DEPTH
 from .notation import (
     BY_NAME,
     VOCABULARY,

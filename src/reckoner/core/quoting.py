@@ -9,8 +9,10 @@ from __future__ import annotations
 import math
 import re
 
-from .errors import ErrorCode, fail
-from .limits import MAX_TEXT_LENGTH
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.limits import MAX_TEXT_LENGTH
+
+from .errors import fail
 
 # Every decimal of 15 significant digits survives a double (DBL_DIG), so zeros up to 15
 # are digits the number has; past 15 they could claim digits it lacks (1/3 is

@@ -11,10 +11,13 @@ from typing import Any
 
 import numpy as np
 
+from reckoner.contract.checks import describe_json
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import ALL_NAMES, BASE_SYMBOLS, ROW_BY_NAME, ZERO, Vector
+from reckoner.contract.limits import MAX_ARRAY_ELEMENTS, MAX_DIMENSION_EXPONENT, MAX_VALUE_DEPTH
+
 from . import dimensions as dims
-from .argument_checks import describe_json
-from .errors import ErrorCode, fail
-from .limits import MAX_ARRAY_ELEMENTS, MAX_DIMENSION_EXPONENT, MAX_VALUE_DEPTH
+from .errors import fail
 from .names import is_name
 from .quoting import check_text, quoted
 from .values import (
@@ -51,7 +54,7 @@ class UnitSpec:
     integers, rounded once: 4.7 kOhm is 4700 and 1.002 mPa*s is 0.001002, as written."""
 
     text: str
-    vector: dims.Vector
+    vector: Vector
     exact_factor: Fraction
     exact_offset: Fraction
     factor: float
@@ -62,7 +65,7 @@ class UnitSpec:
     decimal_shift: int | None = None
 
     @classmethod
-    def of(cls, text: str, vector: dims.Vector, factor: Fraction, offset: Fraction) -> UnitSpec:
+    def of(cls, text: str, vector: Vector, factor: Fraction, offset: Fraction) -> UnitSpec:
         table_map = None
         for name in ("dim-less", "degC"):
             candidate = dims.affine_map(name)
@@ -189,17 +192,17 @@ def number(raw: JSON, where: str) -> float:
     )
 
 
-def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMap, str | None]:
+def parse_dim(raw: JSON, where: str = "dim") -> tuple[Vector, dims.AffineMap, str | None]:
     """A `dim` spelling: a table name (with its map), 7 integers, or null for the zero vector."""
     if raw is None:
-        return dims.ZERO, dims.IDENTITY, None
+        return ZERO, dims.IDENTITY, None
     if type(raw) is str:
-        row = dims.ROW_BY_NAME.get(raw)
+        row = ROW_BY_NAME.get(raw)
         if row is None:
             raise fail(
                 ErrorCode.INVALID_DIMENSION,
                 f"{where} {raw[:60]!r} names no row of the SI table; use one of "
-                f"{', '.join(dims.ALL_NAMES)}, or 7 integers in the order m,kg,s,A,K,mol,cd "
+                f"{', '.join(ALL_NAMES)}, or 7 integers in the order m,kg,s,A,K,mol,cd "
                 f"({_unit_hint(where, raw[:60])})",
             )
         return row.vector, dims.affine_map(raw), raw
@@ -219,14 +222,14 @@ def parse_dim(raw: JSON, where: str = "dim") -> tuple[dims.Vector, dims.AffineMa
             else:
                 raise fail(
                     ErrorCode.INVALID_DIMENSION,
-                    f"component {i} ({dims.BASE_SYMBOLS[i]}) of {where} is "
+                    f"component {i} ({BASE_SYMBOLS[i]}) of {where} is "
                     f"{describe_json(c) if not isinstance(c, int | float) else repr(c)}, "
                     f"not an integer; a vector holds 7 integers",
                 )
             if not dims.exponent_in_range(whole):
                 raise fail(
                     ErrorCode.INVALID_DIMENSION,
-                    f"component {i} ({dims.BASE_SYMBOLS[i]}) of {where} is {_big(whole)}, "
+                    f"component {i} ({BASE_SYMBOLS[i]}) of {where} is {_big(whole)}, "
                     f"beyond the limit of {MAX_DIMENSION_EXPONENT} (MAX_DIMENSION_EXPONENT); "
                     f"a vector holds small integer exponents",
                 )
@@ -676,7 +679,7 @@ class RenderOptions:
         # The format that rounds to the asked significant digits (17 is every double).
         self.rounding = None if self.digits is None else f".{min(self.digits, 17) - 1}e"
         self.dim_raw = dim
-        self.vector: dims.Vector | None = None
+        self.vector: Vector | None = None
         self.mapping: dims.AffineMap | UnitSpec = dims.IDENTITY
         self.name: str | None = None
         self.unit = unit

@@ -16,9 +16,12 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from .dimensions import ZERO, Vector, spell
-from .errors import ErrorCode, fail
-from .limits import MAX_ARRAY_ELEMENTS
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import ZERO, Vector
+from reckoner.contract.limits import MAX_ARRAY_ELEMENTS
+
+from .dimensions import spell
+from .errors import fail
 
 Scalar: TypeAlias = float | complex
 Element: TypeAlias = "float | complex | list[Element]"

@@ -27,7 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import IO, BinaryIO
 
-from reckoner.core.limits import MAX_STREAM_BYTES
+from reckoner.contract.limits import MAX_STREAM_BYTES
 
 __all__ = [
     "BASE_ENVIRONMENT",

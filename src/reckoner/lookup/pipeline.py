@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
-from reckoner.core.preset_errors import SearchCode
+from reckoner.contract.codes import SearchCode
 
 from . import extraction, grounding
 from .policy import GITHUB_HOSTS, Policy, host_matches

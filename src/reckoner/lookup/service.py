@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
-from reckoner.core.contract import SEARCH_TOOL
+from reckoner.contract.search import SEARCH_TOOL
 from reckoner.host.extras import MissingExtra, require
 from reckoner.providers.config import (
     BASE_URL_VARIABLES,

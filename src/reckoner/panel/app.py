@@ -28,7 +28,7 @@ from starlette.staticfiles import StaticFiles
 
 from reckoner.access import new_token
 from reckoner.compute.archive import read_receipt_file
-from reckoner.core.dimensions import BASE_SYMBOLS, NAME_TABLE
+from reckoner.contract.dimensions import BASE_SYMBOLS, NAME_TABLE
 from reckoner.panel.articles_api import ArticlesApi, article_routes
 from reckoner.panel.login import PanelDoor, login_url
 from reckoner.panel.security import GuardMiddleware, HostPolicy, is_loopback

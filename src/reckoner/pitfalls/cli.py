@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reckoner.core.contract import OPTION_TOOL_BY_NAME, PITFALL_STATUSES
+from reckoner.contract.pitfalls import OPTION_TOOL_BY_NAME, PITFALL_STATUSES
 
 from .tiers import DEFAULT_PROJECT_DIR
 

@@ -17,7 +17,8 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
-from reckoner.core.contract import PITFALL_TOOLS, Tool, property_schema
+from reckoner.contract.pitfalls import PITFALL_TOOLS
+from reckoner.contract.tools import Tool, property_schema
 from reckoner.version import __version__
 from reckoner.wire import dumps_text
 

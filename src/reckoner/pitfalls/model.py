@@ -6,14 +6,14 @@ the caller can say so.
 
 from __future__ import annotations
 
-from reckoner.core.limits import (
+from reckoner.contract.limits import (
     MAX_PITFALL_BODY,
     MAX_PITFALL_LINE,
     MAX_PITFALL_NOTES,
     MAX_PITFALL_TAG,
     MAX_PITFALL_TAGS,
 )
-from reckoner.core.pitfall_terms import PITFALL_STATUSES
+from reckoner.contract.pitfalls import PITFALL_STATUSES
 
 TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
 if TYPE_CHECKING:

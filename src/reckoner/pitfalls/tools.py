@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from reckoner.core.argument_checks import describe_json, envelope_problem
-from reckoner.core.contract import OPTION_TOOL_BY_NAME, PITFALL_TOOLS, Argument, Null
-from reckoner.core.pitfall_terms import PITFALL_STATUSES
+from reckoner.contract.checks import describe_json, envelope_problem
+from reckoner.contract.pitfalls import OPTION_TOOL_BY_NAME, PITFALL_STATUSES, PITFALL_TOOLS
+from reckoner.contract.tools import Argument, Null
 
 from . import render
 from .library import LibraryError, now_stamp

@@ -15,7 +15,8 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from reckoner import __version__
-from reckoner.core.contract import PURE_PRESET, tools_of
+from reckoner.contract.presets import PURE_PRESET
+from reckoner.contract.registry import tools_of
 from reckoner.server.held_arguments import HeldArguments
 from reckoner.server.in_flight import in_worker
 from reckoner.server.json_depth import MAX_STRUCTURED_DEPTH, nests_deeper_than

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reckoner.core.errors import ErrorCode, Failure
+from reckoner.contract.codes import ErrorCode
+from reckoner.core.errors import Failure
 from reckoner.service import Engine
 from reckoner.storage.home import HomeError, resolve_home
 

@@ -27,7 +27,8 @@ from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect
 
 from reckoner.access import HTTP_TOKEN_VARIABLE, BearerGate
-from reckoner.core.contract import SEARCH_TOOL, tools_of
+from reckoner.contract.registry import tools_of
+from reckoner.contract.search import SEARCH_TOOL
 from reckoner.host.calls import cancel_running
 from reckoner.server.app import OneEngine, build_server
 from reckoner.server.defaults import DEFAULT_HTTP_PORT, MCP_PATH
@@ -288,7 +289,7 @@ def _preset_tools(
     """The callers of the preset's own tools that run beside the engine (compute), built
     only for a preset that serves them; None marks one switched off. ``calling`` is the
     engine of the call under way, whose record gets the row and whose log the warnings."""
-    from reckoner.core.contract import COMPUTE_TOOL
+    from reckoner.contract.compute import COMPUTE_TOOL
 
     if COMPUTE_TOOL not in tools_of(preset):
         return {}

@@ -24,7 +24,7 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from reckoner.core.limits import MAX_VALUE_DEPTH
+from reckoner.contract.limits import MAX_VALUE_DEPTH
 from reckoner.server.held_arguments import HeldArguments
 from reckoner.server.json_depth import nests_deeper_than
 

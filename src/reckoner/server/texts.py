@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from reckoner.core.contract import PRESET_NAMES, PURE_PRESET, added_tools
+from reckoner.contract.presets import PURE_PRESET
+from reckoner.contract.registry import PRESET_NAMES, added_tools
 
 
 @dataclass(frozen=True, slots=True)

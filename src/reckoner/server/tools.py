@@ -10,13 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from reckoner.core.contract import (
-    ANY_TOOL_BY_NAME,
-    TOOL_NAMES,
-    VALUE_DEFS,
-    property_schema,
-)
-from reckoner.core.limits import MAX_READINGS
+from reckoner.contract.engine import TOOL_NAMES, VALUE_DEFS
+from reckoner.contract.limits import MAX_READINGS
+from reckoner.contract.registry import ANY_TOOL_BY_NAME
+from reckoner.contract.tools import property_schema
 
 __all__ = ["DESCRIPTIONS", "INPUT_SCHEMAS", "TITLES", "TOOL_NAMES"]
 

@@ -22,6 +22,16 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from reckoner import wire
+from reckoner.contract.checks import (
+    describe_json,
+    envelope_problem,
+    no_such_argument,
+    not_an_object,
+)
+from reckoner.contract.engine import READ_KEYS
+from reckoner.contract.engine import TOOLS as CONTRACT
+from reckoner.contract.limits import MAX_READINGS
+from reckoner.contract.registry import PRESET_TOOL_BY_NAME
 from reckoner.core import ErrorCode, Failure, stored
 from reckoner.core.api import (
     as_failure,
@@ -31,15 +41,6 @@ from reckoner.core.api import (
     parse_value,
     run_program,
 )
-from reckoner.core.argument_checks import (
-    describe_json,
-    envelope_problem,
-    no_such_argument,
-    not_an_object,
-)
-from reckoner.core.contract import PRESET_TOOL_BY_NAME, READ_KEYS
-from reckoner.core.contract import TOOLS as CONTRACT
-from reckoner.core.limits import MAX_READINGS
 from reckoner.core.tagged import RenderOptions, render
 from reckoner.storage.home import HomeLayout, resolve_home, resolve_lane
 from reckoner.storage.home_lock import acquire_lane
@@ -59,7 +60,7 @@ from .slots import SlotTable, StoredValueError
 Receipt = dict[str, Any]
 FSYNC_ENV = "RECKONER_FSYNC"
 
-# Derived from the one contract (core/contract.py): names, keys and the record gate.
+# Derived from the one contract (reckoner.contract): names, keys and the record gate.
 TOOLS: dict[str, tuple[str, ...]] = {tool.name: tool.keys for tool in CONTRACT}
 NEEDS_OPEN_RECORD = frozenset(tool.name for tool in CONTRACT if tool.needs_open_record)
 _ALLOWED_KEYS = {tool: frozenset(keys) for tool, keys in TOOLS.items()}

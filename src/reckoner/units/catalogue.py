@@ -15,10 +15,12 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from reckoner.contract.checks import describe_json
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import Vector
+from reckoner.contract.limits import MAX_UNIT_LENGTH, MAX_UNIT_POWER
 from reckoner.core import dimensions as dims
-from reckoner.core.argument_checks import describe_json
-from reckoner.core.errors import ErrorCode, fail
-from reckoner.core.limits import MAX_UNIT_LENGTH, MAX_UNIT_POWER
+from reckoner.core.errors import fail
 from reckoner.core.tagged import UnitSpec
 
 from .meanings import ALIASES, MEANINGS, REFUSED, Meaning
@@ -375,7 +377,7 @@ def _meanings_near(spellings: list[str]) -> list[Meaning]:
     return found[:2]
 
 
-def _same_unit(name: str) -> tuple[Fraction, dims.Vector, Fraction] | None:
+def _same_unit(name: str) -> tuple[Fraction, Vector, Fraction] | None:
     try:
         spec = resolve_unit(name)
     except Exception:  # a close spelling that is no linear unit: nothing to compare

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from reckoner.core.dimensions import BASE_SYMBOLS
+from reckoner.contract.dimensions import BASE_SYMBOLS
 
 Vec = tuple[int, int, int, int, int, int, int]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from .contract import Tool
+from .tools import Tool
 
 
 def describe_json(raw: Any) -> str:
