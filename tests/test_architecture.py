@@ -31,6 +31,7 @@ ALLOWED = frozenset(
         "sys",
         "__future__",
         "numpy",
+        "typing_extensions",
     }
 )
 DYNAMIC_IMPORTERS = frozenset({"__import__", "importlib", "exec", "eval", "open"})
