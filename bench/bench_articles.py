@@ -51,7 +51,8 @@ from typing import Any
 from article_records import agent_record, uniform_record
 from reckoner.articles import compiler
 from reckoner.articles.audit import audit
-from reckoner.articles.facts import Facts, collect_facts
+from reckoner.articles.fact_model import Facts
+from reckoner.articles.facts import collect_facts
 from reckoner.articles.latex import shell
 from reckoner.articles.mathtex import _shape_latex, clear_caches, formula_latex, to_latex
 from reckoner.articles.numbers import cut_all

@@ -25,7 +25,8 @@ from pathlib import Path
 from rich.console import Console
 
 from reckoner.articles.compiler import compile_pdf
-from reckoner.articles.facts import Facts, collect_facts
+from reckoner.articles.fact_model import Facts
+from reckoner.articles.facts import collect_facts
 from reckoner.articles.latex import shell
 from reckoner.articles.writers.template import render
 from reckoner.demo import run_demo

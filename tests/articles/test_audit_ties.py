@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from test_template_and_audit import CASES
 
 from reckoner.articles.audit import Mismatched, ProseNumber, Unmatched, audit, prose_findings
-from reckoner.articles.facts import Facts, collect_facts
+from reckoner.articles.fact_model import Facts
+from reckoner.articles.facts import collect_facts
 from reckoner.articles.jobs import Job, JobRequest, JobRunner
 from reckoner.articles.wording import tool_words
 from reckoner.articles.writers.choose import writer_for

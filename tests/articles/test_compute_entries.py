@@ -18,7 +18,8 @@ from test_latex import article_pdf_text, pdf_text
 
 from reckoner.articles.audit import audit
 from reckoner.articles.citation import receipt_id
-from reckoner.articles.facts import Facts, Message, collect_facts
+from reckoner.articles.fact_model import Facts, Message
+from reckoner.articles.facts import collect_facts
 from reckoner.articles.latex import check_body
 from reckoner.articles.writers.model import facts_json, system_prompt
 from reckoner.articles.writers.template import render

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from article_helpers import HAND_ID, hand_rows
 
-from reckoner.articles.facts import (
+from reckoner.articles.fact_model import (
     ArrayValue,
     ArticleRefusal,
     Cplx,
@@ -14,9 +14,9 @@ from reckoner.articles.facts import (
     ObjectValue,
     Scalar,
     Step,
-    collect_facts,
-    resolve_language,
 )
+from reckoner.articles.facts import collect_facts
+from reckoner.articles.language import resolve_language
 from reckoner.articles.numbers import cut
 
 

@@ -9,7 +9,8 @@ import pytest
 from article_helpers import HAND_ID, hand_rows
 
 from reckoner.articles.compiler import capability, compile_pdf
-from reckoner.articles.facts import Facts, collect_facts
+from reckoner.articles.fact_model import Facts
+from reckoner.articles.facts import collect_facts
 from reckoner.articles.latex import BodyRefusal, check_body, shell
 from reckoner.articles.writers.template import render
 

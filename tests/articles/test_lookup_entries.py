@@ -14,7 +14,8 @@ from test_cli_article import reckoner
 from test_latex import article_pdf_text
 
 from reckoner.articles.audit import audit
-from reckoner.articles.facts import Facts, collect_facts
+from reckoner.articles.fact_model import Facts
+from reckoner.articles.facts import collect_facts
 from reckoner.articles.latex import check_body
 from reckoner.articles.writers.model import facts_json, system_prompt
 from reckoner.articles.writers.template import render

@@ -15,7 +15,9 @@ from reader_record import HIDDEN_NOTE, OVERWRITTEN_FORMULA, reader_record
 from test_latex import article_pdf_text
 
 from reckoner.articles.audit import audit
-from reckoner.articles.facts import Facts, collect_facts, resolve_language
+from reckoner.articles.fact_model import Facts
+from reckoner.articles.facts import collect_facts
+from reckoner.articles.language import resolve_language
 from reckoner.articles.mathtex import formula_latex
 from reckoner.articles.writers.template import render
 from reckoner.storage.home import HomeLayout

@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_template_and_audit import records
 
-from reckoner.articles.facts import ArticleRefusal, collect_facts
+from reckoner.articles.fact_model import ArticleRefusal
+from reckoner.articles.facts import collect_facts
 from reckoner.articles.mathtex import _shape_latex, clear_caches, formula_latex, identifier
 from reckoner.articles.numbers import cut, cut_all
 from reckoner.articles.pause import collector_paused

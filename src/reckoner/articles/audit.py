@@ -23,7 +23,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import ClassVar
 
-from reckoner.articles.facts import Facts, Message
+from reckoner.articles.fact_model import Facts, Message
 from reckoner.articles.figures import without_figures
 from reckoner.articles.findings import Finding, Located, locator
 from reckoner.articles.numbers import WIDE, ShownNumber, cut, shown_numbers

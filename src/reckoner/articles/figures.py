@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from xml.sax.saxutils import escape as xml_escape
 
 from reckoner.articles.escape import without_controls
-from reckoner.articles.facts import ArrayValue, Dim, Facts, Step, Value
+from reckoner.articles.fact_model import ArrayValue, Dim, Facts, Step, Value
 from reckoner.articles.markup import Markup
 from reckoner.articles.mathtex import identifier
 from reckoner.units.spelling import spell_vector

@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from reckoner.articles.facts import ArticleRefusal
+from reckoner.articles.fact_model import ArticleRefusal
 from reckoner.host.files import Folder, temporary_name
 
 EXTENSIONS = {"markdown": ".md", "latex": ".tex"}

@@ -16,7 +16,9 @@ from typing import Any
 
 from reckoner.articles import compiler, files
 from reckoner.articles.audit import Finding, audit_job
-from reckoner.articles.facts import ArticleRefusal, collect_facts, resolve_language
+from reckoner.articles.fact_model import ArticleRefusal
+from reckoner.articles.facts import collect_facts
+from reckoner.articles.language import resolve_language
 from reckoner.articles.latex import BodyRefusal, check_body, shell
 from reckoner.articles.settings import format_named
 from reckoner.articles.writers.base import Draft, Writer, WriterCancelled, WriterFailure

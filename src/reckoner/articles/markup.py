@@ -21,7 +21,7 @@ from reckoner.articles.escape import (
     tex_text,
     without_controls,
 )
-from reckoner.articles.facts import (
+from reckoner.articles.fact_model import (
     ArrayValue,
     Cplx,
     Dim,

@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 
 from reckoner.articles import files
-from reckoner.articles.facts import ArticleRefusal
+from reckoner.articles.fact_model import ArticleRefusal
 from reckoner.host import processes
 from reckoner.host.files import UnsafePath
 

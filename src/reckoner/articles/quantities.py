@@ -16,7 +16,7 @@ from reckoner.units import resolve_unit
 from reckoner.units.spelling import spell_vector, spell_written
 
 if TYPE_CHECKING:
-    from reckoner.articles.facts import Dim, Step, Value
+    from reckoner.articles.fact_model import Dim, Step, Value
 
 
 # Named tuples, not frozen dataclasses: a record makes thousands of them, and a frozen

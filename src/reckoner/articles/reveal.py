@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from reckoner.articles.facts import ArticleRefusal
+from reckoner.articles.fact_model import ArticleRefusal
 from reckoner.host import processes
 
 DESKTOP_ENVIRONMENT = (

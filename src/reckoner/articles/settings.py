@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reckoner.articles.facts import LANGUAGES
+from reckoner.articles.language import LANGUAGES
 from reckoner.articles.writers.base import WRITERS
 
 JsonObject = dict[str, Any]

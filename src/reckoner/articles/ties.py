@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from reckoner.articles.citation import receipt_id
-from reckoner.articles.facts import Facts, Message
+from reckoner.articles.fact_model import Facts, Message
 from reckoner.articles.mathtex import identifier
 from reckoner.articles.numbers import digit_runs, exact, shown_numbers
 from reckoner.compute.fact import ComputeFact

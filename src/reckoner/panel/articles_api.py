@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from reckoner.articles import compiler, files
-from reckoner.articles.facts import ArticleRefusal
+from reckoner.articles.fact_model import ArticleRefusal
 from reckoner.articles.jobs import JobRequest, JobRunner
 from reckoner.articles.preview import preview_png
 from reckoner.articles.reveal import reveal

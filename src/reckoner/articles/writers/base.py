@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from reckoner.articles.facts import Facts
+from reckoner.articles.fact_model import Facts
 
 WRITERS = ("template", "openai", "anthropic")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from reckoner.articles.facts import ArticleRefusal
+from reckoner.articles.fact_model import ArticleRefusal
 from reckoner.articles.jobs import JobRequest
 from reckoner.articles.writers.base import WRITERS, Writer
 from reckoner.articles.writers.model import ModelWriter

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from reckoner.articles.citation import receipt_id
-from reckoner.articles.facts import (
+from reckoner.articles.fact_model import (
     ArrayValue,
     Cplx,
     Element,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from reckoner.articles.citation import receipt_id
-from reckoner.articles.facts import (
+from reckoner.articles.fact_model import (
     Entry,
     Facts,
     Message,
