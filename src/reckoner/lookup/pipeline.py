@@ -172,52 +172,56 @@ class _Lookup:
         )
 
 
-def run(
-    question: str,
-    policy: Policy,
-    *,
-    earlier: list[dict[str, Any]],
-    pending: int,
-    provider_for: ProviderFor,
-    waits: Waits,
-    fetcher: Callable[[Policy], PageReader] | None = None,
-    clock: Callable[[], float] = time.monotonic,
-    policy_notes: tuple[str, ...] = (),
-    recall: Callable[[], Mapping[str, Any] | None] | None = None,
-) -> Outcome:
-    """Run one lookup under ``policy``; never raises for a provider, page or reply fault.
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One lookup asked of the pipeline, with what its record already holds.
+
+    ``earlier`` are the record's earlier search rows and ``pending`` the lookups of it still
+    running (both count against the budget); ``policy_notes`` are the values the policy's
+    resolution dropped, kept in the row; ``recall`` answers the cached lookup of this
+    question and policy (lookup.cache), which a hit reuses without asking a provider."""
+
+    question: str
+    policy: Policy
+    earlier: list[dict[str, Any]]
+    pending: int
+    policy_notes: tuple[str, ...] = ()
+    recall: Callable[[], Mapping[str, Any] | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Means:
+    """What a lookup works with: its providers, its waits, its page reader and its clock.
 
     ``waits`` ends the lookup at its deadline (``policy.deadline_s``) and when its call is
-    cancelled; either way its row is ``failed`` and carries no answer. ``policy_notes`` (the
-    values the policy's resolution dropped) are kept in the row. ``recall`` answers the
-    cached lookup of this question and policy (lookup.cache), which a hit reuses without
-    asking a provider; it counts against the budget like any lookup the record carries."""
-    lookup = _Lookup(question, policy, clock)
-    lookup.policy_notes = list(policy_notes)
-    if policy.tier == "strict" and not policy.allowed_hosts:
-        # No source could be used, so asking the provider would only spend a lookup.
-        lookup.spent = False
-        return lookup.fail(
-            "insufficient",
-            SearchCode.INSUFFICIENT,
-            "no allowed source holds this fact: the strict policy's allowedHosts is empty, so "
-            "nothing was looked up; say which relation cannot be evaluated without it and "
-            "stop, rather than estimate it",
-        )
-    carried = spent(earlier) + pending
-    if carried >= policy.max_searches_per_record:
-        return lookup.fail(
-            "refused",
-            SearchCode.BUDGET_EXCEEDED,
-            f"this record has spent its {policy.max_searches_per_record} lookup(s) "
-            f"(maxSearchesPerRecord), so nothing was looked up; continue with what the record "
-            f"holds, or say which quantity is missing",
-        )
-    hit = recall() if recall is not None else None
-    if hit is not None:
-        return _reuse(lookup, hit)
+    cancelled; either way its row is ``failed`` and carries no answer."""
+
+    provider_for: ProviderFor
+    waits: Waits
+    fetcher: Callable[[Policy], PageReader] | None = None
+    clock: Callable[[], float] = time.monotonic
+
+
+class _Ended(Exception):
+    """A phase of the lookup ended it: ``outcome`` is its row and receipt."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.receipt.get("error"))
+        self.outcome = outcome
+
+
+def run(request: Request, means: Means) -> Outcome:
+    """Run one lookup; never raises for a provider, page or reply fault."""
+    lookup = _Lookup(request.question, request.policy, means.clock)
+    lookup.policy_notes = list(request.policy_notes)
     try:
-        return _look_up(lookup, waits, provider_for, fetcher)
+        _check_budget(lookup, request)
+        hit = request.recall() if request.recall is not None else None
+        if hit is not None:
+            return _reuse(lookup, hit)
+        return _look_up(lookup, means)
+    except _Ended as ended:
+        return ended.outcome
     except Stopped as why:
         if lookup.synthesis is not None:
             lookup.synthesis["answer"] = None
@@ -230,6 +234,35 @@ def run(
         )
         return lookup.fail(
             "failed", SearchCode.UNAVAILABLE, f"{why}; nothing was answered, so {fix}"
+        )
+
+
+def _check_budget(lookup: _Lookup, request: Request) -> None:
+    """End the lookup before any provider is asked when no source could be used or the
+    record has spent its lookups."""
+    policy = request.policy
+    if policy.tier == "strict" and not policy.allowed_hosts:
+        # No source could be used, so asking the provider would only spend a lookup.
+        lookup.spent = False
+        raise _Ended(
+            lookup.fail(
+                "insufficient",
+                SearchCode.INSUFFICIENT,
+                "no allowed source holds this fact: the strict policy's allowedHosts is empty, "
+                "so nothing was looked up; say which relation cannot be evaluated without it "
+                "and stop, rather than estimate it",
+            )
+        )
+    carried = spent(request.earlier) + request.pending
+    if carried >= policy.max_searches_per_record:
+        raise _Ended(
+            lookup.fail(
+                "refused",
+                SearchCode.BUDGET_EXCEEDED,
+                f"this record has spent its {policy.max_searches_per_record} lookup(s) "
+                f"(maxSearchesPerRecord), so nothing was looked up; continue with what the "
+                f"record holds, or say which quantity is missing",
+            )
         )
 
 
@@ -246,24 +279,30 @@ def _reuse(lookup: _Lookup, hit: Mapping[str, Any]) -> Outcome:
     return Outcome(True, receipt, content, lookup.notes)
 
 
-def _look_up(
-    lookup: _Lookup,
-    deadline: Waits,
-    provider_for: ProviderFor,
-    fetcher: Callable[[Policy], PageReader] | None,
-) -> Outcome:
-    question, policy = lookup.question, lookup.policy
+def _look_up(lookup: _Lookup, means: Means) -> Outcome:
+    """Search, keep the allowed sources, read their pages, extract, and judge the answer."""
+    _search(lookup, means)
+    material = _material(lookup, means.waits, means.fetcher)
+    reply = _extract(lookup, means, material)
+    return _judge(lookup, reply, material)
+
+
+def _search(lookup: _Lookup, means: Means) -> None:
+    """The provider's search turn: the cited candidates and the allowed ones among them."""
+    question, policy, waits = lookup.question, lookup.policy, means.waits
     try:
-        provider = provider_for(None)
+        provider = means.provider_for(None)
     except (NotConfigured, ProviderFailure) as why:  # no key, or the search extra missing
-        return lookup.fail(
-            "failed",
-            SearchCode.UNAVAILABLE,
-            f"the lookup is unavailable: {why}; nothing was looked up",
-        )
-    deadline.report("lookup: the provider's search turn")
+        raise _Ended(
+            lookup.fail(
+                "failed",
+                SearchCode.UNAVAILABLE,
+                f"the lookup is unavailable: {why}; nothing was looked up",
+            )
+        ) from why
+    waits.report("lookup: the provider's search turn")
     try:
-        turn = deadline.run(
+        turn = waits.run(
             "the provider's search turn",
             lambda left: provider.search(question, policy.max_results, left),
         )
@@ -271,12 +310,14 @@ def _look_up(
         cited = turn.candidates[: policy.max_results]
         lookup.candidates = [read_citation(c.trimmed()) for c in cited]
     except ProviderFailure as why:
-        return lookup.fail(
-            "failed",
-            SearchCode.UNAVAILABLE,
-            f"the lookup could not run: {why}; nothing was answered, so continue without "
-            f"this value or ask again later",
-        )
+        raise _Ended(
+            lookup.fail(
+                "failed",
+                SearchCode.UNAVAILABLE,
+                f"the lookup could not run: {why}; nothing was answered, so continue without "
+                f"this value or ask again later",
+            )
+        ) from why
     for source in lookup.candidates:
         if source.skipped is not None:
             lookup.notes.append(f"source skipped: {source.skipped}")
@@ -292,21 +333,29 @@ def _look_up(
             if found == 0
             else f"none of the {found} source(s) it cited is one the {policy.tier} policy allows"
         )
-        return lookup.fail(
-            "insufficient",
-            SearchCode.INSUFFICIENT,
-            f"no allowed source holds this fact: {reason}; say which relation cannot be "
-            f"evaluated without it and stop, rather than estimate it",
+        raise _Ended(
+            lookup.fail(
+                "insufficient",
+                SearchCode.INSUFFICIENT,
+                f"no allowed source holds this fact: {reason}; say which relation cannot be "
+                f"evaluated without it and stop, rather than estimate it",
+            )
         )
-    material = _material(lookup, deadline, fetcher)
+
+
+def _extract(lookup: _Lookup, means: Means, material: list[extraction.Material]) -> str:
+    """The extractive model's reply to the question over the material."""
+    policy, waits = lookup.policy, means.waits
     try:
-        synthesizer = provider_for(policy.synthesis_provider)
+        synthesizer = means.provider_for(policy.synthesis_provider)
     except (NotConfigured, ProviderFailure) as why:
-        return lookup.fail(
-            "failed",
-            SearchCode.UNAVAILABLE,
-            f"the extractive step is unavailable: {why}; nothing was answered",
-        )
+        raise _Ended(
+            lookup.fail(
+                "failed",
+                SearchCode.UNAVAILABLE,
+                f"the extractive step is unavailable: {why}; nothing was answered",
+            )
+        ) from why
     model = policy.synthesis_model or synthesizer.model
     lookup.synthesis = {
         "provider": synthesizer.name,
@@ -315,38 +364,47 @@ def _look_up(
         "answer": None,
         "used": [],
     }
-    deadline.report("lookup: the extraction")
+    waits.report("lookup: the extraction")
     try:
-        reply = deadline.run(
+        reply = waits.run(
             "the extraction",
             lambda left: synthesizer.complete(
                 extraction.SYSTEM_PROMPT,
-                extraction.user_message(question, material),
+                extraction.user_message(lookup.question, material),
                 model,
                 policy.synthesis_max_tokens,
                 left,
             ),
         )
     except ProviderFailure as why:
-        return lookup.fail(
-            "failed",
-            SearchCode.UNAVAILABLE,
-            f"the extractive step could not run: {why}; nothing was answered",
-        )
+        raise _Ended(
+            lookup.fail(
+                "failed",
+                SearchCode.UNAVAILABLE,
+                f"the extractive step could not run: {why}; nothing was answered",
+            )
+        ) from why
     lookup.count(reply.usage)
     # A cancel that came while the reply was on its way still wins: its client is gone.
-    deadline.check("the extraction")
+    waits.check("the extraction")
+    return reply.text
+
+
+def _judge(lookup: _Lookup, reply: str, material: list[extraction.Material]) -> Outcome:
+    """The answer if the reply is one, states a fact and holds only the sources' numbers."""
+    policy, synthesis = lookup.policy, lookup.synthesis
+    assert synthesis is not None  # set by _extract
     try:
-        read = extraction.read_reply(reply.text, len(material))
+        read = extraction.read_reply(reply, len(material))
     except extraction.UnreadableReply as why:
-        lookup.synthesis["raw"] = reply.text[:MAX_RAW_REPLY]
+        synthesis["raw"] = reply[:MAX_RAW_REPLY]
         return lookup.fail(
             "failed",
             SearchCode.UNAVAILABLE,
             f"the lookup failed: {why}, so it is not an answer; continue without this value "
             f"or ask again",
         )
-    lookup.synthesis["used"] = list(read.used)
+    synthesis["used"] = list(read.used)
     if read.insufficient:
         return lookup.fail(
             "insufficient",
@@ -359,8 +417,8 @@ def _look_up(
     if missing:
         # A number the material does not hold was computed, converted or recalled: the
         # model gets the insufficient sentence, the row keeps what was refused and why.
-        lookup.synthesis["refusedAnswer"] = answer
-        lookup.synthesis["unsupportedNumbers"] = missing
+        synthesis["refusedAnswer"] = answer
+        synthesis["unsupportedNumbers"] = missing
         lookup.notes.append(
             f"answer refused: its number(s) {', '.join(missing)} appear in none of the "
             f"{len(material)} allowed source(s) the extractive step was given"
@@ -372,7 +430,7 @@ def _look_up(
             f"it; say which relation cannot be evaluated without it and stop, rather than "
             f"estimate it",
         )
-    lookup.synthesis["answer"] = answer
+    synthesis["answer"] = answer
     relied_on = [lookup.used[i][1] for i in read.used]
     receipt = {"ok": True, "answer": answer, "origin": origin_of(policy, relied_on)}
     return Outcome(True, receipt, lookup.content("answered", None, None), lookup.notes)

@@ -130,15 +130,19 @@ class SearchTool:
         env = os.environ if self._env is None else self._env
         try:
             outcome = pipeline.run(
-                question,
-                policy,
-                earlier=earlier,
-                pending=pending,
-                provider_for=self._provider_for,
-                waits=Deadline(policy.deadline_s),
-                fetcher=lambda p: PageFetcher(p.allows, p.allow_private_addresses),
-                policy_notes=resolution.notes,
-                recall=lambda: self._cache.recall(question, policy),
+                pipeline.Request(
+                    question,
+                    policy,
+                    earlier,
+                    pending,
+                    resolution.notes,
+                    lambda: self._cache.recall(question, policy),
+                ),
+                pipeline.Means(
+                    self._provider_for,
+                    Deadline(policy.deadline_s),
+                    lambda p: PageFetcher(p.allows, p.allow_private_addresses),
+                ),
             )
         except Exception as error:  # an SDK or library fault the pipeline did not foresee
             self._log.error("lookup failed", error=scrub(f"{type(error).__name__}: {error}", env))
