@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .config import Endpoint
-from .failures import ProviderFailure, sdk_failure
+from .failures import Asked, ProviderFailure, sdk_failure
 
 Answer = TypeVar("Answer")
 
@@ -85,11 +85,8 @@ class SdkClient:
             failure=lambda error, timeout: sdk_failure(
                 self._sdk,
                 error,
-                kind=self.kind,
-                shown_url=self.endpoint.shown,
-                timeout=timeout,
-                key_variable=self.endpoint.key_variable,
-                model=model,
+                Asked(self.kind, self.endpoint.shown, self.endpoint.key_variable, model),
+                timeout,
             ),
         )
 

@@ -7,6 +7,7 @@ exception classes are matched by the module handed in, never imported here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -28,17 +29,28 @@ class ProviderFailure(Exception):
         return f"{text[:1].upper()}{text[1:]}."
 
 
-def _who(kind: str, shown_url: str) -> str:
-    return f"the {kind} provider at {shown_url}" if shown_url else f"the {kind} provider"
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """Who a failed request asked, for what: the provider kind, its URL as shown (empty for
+    the provider's own), the variable its key came from (None when typed), the model."""
+
+    kind: str
+    shown_url: str
+    key_variable: str | None
+    model: str
+
+    @property
+    def who(self) -> str:
+        if self.shown_url:
+            return f"the {self.kind} provider at {self.shown_url}"
+        return f"the {self.kind} provider"
 
 
-def status_failure(
-    kind: str, shown_url: str, status: int, key_variable: str | None, model: str
-) -> ProviderFailure:
+def status_failure(asked: Asked, status: int) -> ProviderFailure:
     """An HTTP error status in words; the provider's own body is never quoted."""
-    who = _who(kind, shown_url)
+    who, model = asked.who, asked.model
     if status in (401, 403):
-        key = key_variable or "the key typed for it"
+        key = asked.key_variable or "the key typed for it"
         return ProviderFailure(
             f"{who} refused the API key (HTTP {status})", fix=f"check {key} and try again"
         )
@@ -73,21 +85,12 @@ def unexpected_shape(kind: str, api: str, error: Exception | None = None) -> Pro
     )
 
 
-def sdk_failure(
-    sdk: Any,
-    error: Exception,
-    *,
-    kind: str,
-    shown_url: str,
-    timeout: float,
-    key_variable: str | None,
-    model: str,
-) -> ProviderFailure:
+def sdk_failure(sdk: Any, error: Exception, asked: Asked, timeout: float) -> ProviderFailure:
     """One SDK exception as our failure (``sdk`` is the ``anthropic`` or ``openai`` module:
     both name their error classes alike)."""
-    who = _who(kind, shown_url)
+    who = asked.who
     if isinstance(error, sdk.APIStatusError):
-        return status_failure(kind, shown_url, error.status_code, key_variable, model)
+        return status_failure(asked, error.status_code)
     if isinstance(error, sdk.APITimeoutError):
         return ProviderFailure(
             f"{who} did not answer in time (within {timeout:.3g} s)",
