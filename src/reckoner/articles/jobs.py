@@ -12,11 +12,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from reckoner.articles import compiler, files
 from reckoner.articles.audit import Finding, audit_job
-from reckoner.articles.fact_model import ArticleRefusal
+from reckoner.articles.fact_model import ArticleRefusal, Facts
 from reckoner.articles.facts import collect_facts
 from reckoner.articles.language import resolve_language
 from reckoner.articles.latex import BodyRefusal, check_body, shell
@@ -219,25 +220,15 @@ class JobRunner:
             on_progress(job)
 
     def _phases(self, job: Job, progress: Callable[[str, int], None]) -> None:
-        request = job.request
         progress("prepare", _PHASE_START["prepare"])
+        request = job.request
         format_name = canonical_format(request.format)
-        if not is_valid_record_id(request.record_id):
-            raise ArticleRefusal(
-                f"{request.record_id!r} is not a record identifier; an identifier is the "
-                "millisecond clock reading, optionally followed by -2, -3 and so on."
-            )
+        _check_record_id(request.record_id)
+        # The name and the folder are refused before anything is written or asked of a model.
         stem = files.file_stem(request.file_name, request.record_id, format_name)
         directory = files.output_directory(request.directory)
-        view = self.archive.read(request.record_id)
-        if view is None:
-            raise ArticleRefusal(
-                f"There is no readable record {request.record_id!r} in this home; check the id "
-                "with `reckoner records`."
-            )
-        facts = collect_facts(view.id, view.rows, is_open=view.is_open)
-        language = resolve_language(request.language, facts)
-        job.language = language
+        facts = self._facts(request.record_id)
+        language = job.language = resolve_language(request.language, facts)
         writer = self.writer_factory(request)
 
         progress("generate", _PHASE_START["generate"])
@@ -270,21 +261,52 @@ class JobRunner:
         # allow-list, so the file the user may compile by hand is one the check passed.
         check_body(draft.body)
         source = shell(draft.body, language)
-        staged = files.stage_latex(directory, stem, source, sidecar)
-        try:
-            if request.compile:
-                progress("compile", _PHASE_START["compile"])
-                outcome = compiler.compile_pdf(staged.tex, job.cancel_event.is_set)
-                if not outcome.ok:
-                    job.compile_error, job.compile_log = outcome.sentence, outcome.log_tail
-            progress("write", 95)
-            tex = files.place_latex(staged)
-        except BaseException:
-            files.discard(staged)
-            raise
-        job.path = str(tex)
-        # The panel shows the source when there is no PDF to draw (issue 23).
-        job.preview = source
-        pdf = tex.with_suffix(".pdf")
-        if request.compile and job.compile_error is None and pdf.is_file():
-            job.pdf = str(pdf)
+        _place_latex(job, source, sidecar, (directory, stem), progress)
+
+    def _facts(self, record_id: str) -> Facts:
+        """The facts of the record, refused in one sentence if the home holds none such."""
+        view = self.archive.read(record_id)
+        if view is None:
+            raise ArticleRefusal(
+                f"There is no readable record {record_id!r} in this home; check the id "
+                "with `reckoner records`."
+            )
+        return collect_facts(view.id, view.rows, is_open=view.is_open)
+
+
+def _check_record_id(record_id: str) -> None:
+    if not is_valid_record_id(record_id):
+        raise ArticleRefusal(
+            f"{record_id!r} is not a record identifier; an identifier is the "
+            "millisecond clock reading, optionally followed by -2, -3 and so on."
+        )
+
+
+def _place_latex(
+    job: Job,
+    source: str,
+    sidecar: bytes,
+    place: tuple[Path, str],
+    progress: Callable[[str, int], None],
+) -> None:
+    """Stage, compile when asked, and place a checked LaTeX article in (directory, stem)."""
+    request = job.request
+    directory, stem = place
+    staged = files.stage_latex(directory, stem, source, sidecar)
+    try:
+        if request.compile:
+            progress("compile", _PHASE_START["compile"])
+            outcome = compiler.compile_pdf(staged.tex, job.cancel_event.is_set)
+            if not outcome.ok:
+                job.compile_error, job.compile_log = outcome.sentence, outcome.log_tail
+        progress("write", 95)
+        tex = files.place_latex(staged)
+    except BaseException:
+        files.discard(staged)
+        raise
+    job.path = str(tex)
+    # The panel shows the source when there is no PDF to draw (issue 23).
+    job.preview = source
+    pdf = tex.with_suffix(".pdf")
+    if request.compile and job.compile_error is None and pdf.is_file():
+        job.pdf = str(pdf)

@@ -167,27 +167,39 @@ def _solution(
     relation and the sentence substituting what it read (and its ``figure`` when it is a
     sweep), each lookup with its sources, each computation with its receipt."""
     blocks: list[str] = []
-    add = blocks.append
-    paragraph, (opening, closing) = markup.paragraph, markup.display_marks
+    add, paragraph = blocks.append, markup.paragraph
+    write_step = _step_writer(markup, labels, blocks)
+    folded = facts.folded
+    for step in entries:
+        if type(step) is Step:
+            if step.seq not in folded:  # else overwritten before anything read it: shown there
+                write_step(step)
+                blocks.extend(figure(step))  # issue 23: a sweep's figure
+        elif type(step) is Message:
+            add(paragraph(step.text))
+        elif isinstance(step, LookupFact):
+            blocks.extend(_lookup(markup, labels, step))
+        elif isinstance(step, ComputeFact):
+            blocks.extend(_computation(markup, labels, step))
+    return blocks
+
+
+def _step_writer(
+    markup: Markup, labels: dict[str, str], blocks: list[str]
+) -> Callable[[Step], None]:
+    """What adds one step's blocks: its typeset relation, then the sentence substituting
+    what it read into it (or giving its result, when it read nothing)."""
+    add, paragraph = blocks.append, markup.paragraph
+    opening, closing = markup.display_marks
     # A step is most of an article: each value's tail is looked up in the markup's dict
     # (made on first sight), and the target's name is typeset once for the relation and
-    # its sentence.
+    # its sentence. The closure keeps all of it in fast local cells.
     tail_of, known_tail = markup.tail, markup.tails.get
     before, between, after = _around(labels["substituting"], "reads", "result")
     alone, alone_after = _around(labels["gives"], "result")
     comma, last = labels["comma"], labels["and"]
-    folded = facts.folded
-    for step in entries:
-        if type(step) is Step and step.seq in folded:
-            continue  # overwritten by a later step before anything read it: shown there
-        if type(step) is not Step:
-            if type(step) is Message:
-                add(paragraph(step.text))
-            elif isinstance(step, LookupFact):
-                blocks.extend(_lookup(markup, labels, step))
-            elif isinstance(step, ComputeFact):
-                blocks.extend(_computation(markup, labels, step))
-            continue
+
+    def write(step: Step) -> None:
         target = identifier(step.target)
         tex = formula_latex(step.formula)
         if tex is not None:
@@ -205,20 +217,12 @@ def _solution(
         reads = step.reads
         if not reads:
             add(f"{alone}{result}{alone_after}")
-            blocks.extend(figure(step))  # issue 23: a sweep's figure
-            continue
-        if len(reads) == 1:
-            name, value = reads[0]
-            joined = f"${identifier(name)}{known_tail(id(value)) or tail_of(value)}"
-        else:
-            shown = [
-                f"${identifier(name)}{known_tail(id(value)) or tail_of(value)}"
-                for name, value in reads
-            ]
-            joined = f"{comma.join(shown[:-1])}{last}{shown[-1]}"
+            return
+        shown = [f"${identifier(name)}{known_tail(id(v)) or tail_of(v)}" for name, v in reads]
+        joined = shown[0] if len(shown) == 1 else f"{comma.join(shown[:-1])}{last}{shown[-1]}"
         add(f"{before}{joined}{between}{result}{after}")
-        blocks.extend(figure(step))  # issue 23: a sweep's figure
-    return blocks
+
+    return write
 
 
 def _lookup(markup: Markup, labels: dict[str, str], lookup: LookupFact) -> list[str]:
