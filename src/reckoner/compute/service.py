@@ -666,15 +666,17 @@ class ComputeService:
         ):
             done = runner.run(
                 argv,
-                cwd=str(self.project),
-                timeout_ms=timeout_ms,
-                stdin=cli.get("stdin"),
-                isolate_network=self._isolate or self.settings.network != "on",
-                names=self.settings.pass_environment,
-                stdout=out,
-                stderr=err,
-                max_stream_bytes=self.settings.max_output_bytes,
-                cancel=call.cancelled,
+                runner.RunSpec(
+                    cwd=str(self.project),
+                    timeout_ms=timeout_ms,
+                    stdin=cli.get("stdin"),
+                    isolate_network=self._isolate or self.settings.network != "on",
+                    names=self.settings.pass_environment,
+                    stdout=out,
+                    stderr=err,
+                    max_stream_bytes=self.settings.max_output_bytes,
+                    cancel=call.cancelled,
+                ),
             )
         call.report(f"{engine_key} run {run_id} {_how_it_ended(done)}")
         stopped = stop_sentence(done, self.settings.max_output_bytes, call.why)
@@ -1061,10 +1063,12 @@ class ComputeService:
             with heartbeat(f"install ({command[0]})"):
                 done = runner.run(
                     command,
-                    cwd=str(self.project),
-                    timeout_ms=max(self.settings.timeout_ms, 600_000),
-                    names=(*runner.INSTALL_ENVIRONMENT, *self.settings.pass_environment),
-                    cancel=call.cancelled,  # a cancelled install's package manager dies too
+                    runner.RunSpec(
+                        cwd=str(self.project),
+                        timeout_ms=max(self.settings.timeout_ms, 600_000),
+                        names=(*runner.INSTALL_ENVIRONMENT, *self.settings.pass_environment),
+                        cancel=call.cancelled,  # a cancelled install's package manager dies too
+                    ),
                 )
             done_commands.append(
                 {
