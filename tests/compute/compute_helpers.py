@@ -14,7 +14,8 @@ from typing import Any
 
 from reckoner.compute.service import ComputeService
 from reckoner.compute.settings import normalise
-from reckoner.compute.vocabulary import MathCode, NextKind, NextReason
+from reckoner.compute.vocabulary import NextKind, NextReason
+from reckoner.contract.codes import MathCode
 
 # Python first from this interpreter's directory (no version-manager shim in between), then
 # the machine's PATH for Rscript and octave-cli.

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reckoner.contract.codes import MathCode
 from reckoner.contract.compute import COMPUTE_ENGINES, COMPUTE_OPS
 from reckoner.contract.presets import COMPUTE_PRESET
 from reckoner.host.calls import current_call, heartbeat
@@ -29,7 +30,7 @@ from .containment import network_refusal, stop_sentence
 from .engines import CLI_EXT, DESCRIPTORS, PROGRAM_SLOTS, Descriptor, expand, family_of
 from .render import PARTIAL_CHARS, STREAM_CAP_BYTES, last_lines, receipt_markdown, trimmed
 from .settings import ComputeSettings
-from .vocabulary import MathCode, NextKind, NextReason, WarningCode
+from .vocabulary import NextKind, NextReason, WarningCode
 
 Response = dict[str, Any]
 RowSink = Callable[[bool, dict[str, Any]], None]
