@@ -992,8 +992,7 @@ class ComputeService:
             specs,
             scope,
             lambda n: runner.which(n, self._search_path),
-            interpreter=interpreter,
-            native_uv=native_uv,
+            install.PythonTarget(interpreter, native_uv),
         )
 
     def _install(self, args: dict[str, Any]) -> Response:
