@@ -23,6 +23,7 @@ from pathlib import Path
 
 from reckoner import Engine
 from reckoner.compute import runner
+from reckoner.compute.context import ComputeOptions
 from reckoner.compute.service import ComputeService
 from reckoner.compute.settings import normalise
 
@@ -42,8 +43,10 @@ def main() -> None:
             service = ComputeService(
                 project,
                 normalise({}),
-                row_sink=lambda ok, c: engine.append_preset_row("compute", ok, c),
-                search_path=search,
+                ComputeOptions(
+                    row_sink=lambda ok, c: engine.append_preset_row("compute", ok, c),
+                    search_path=search,
+                ),
             )
             started = time.perf_counter()
             first = service.call({"op": "probe"})
