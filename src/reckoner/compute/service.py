@@ -42,7 +42,6 @@ class ComputeService:
     ) -> None:
         options = options or ComputeOptions()
         root = project.resolve()
-        self.project = root
         self.settings = settings
         self.options = options
         self.context = Context(
