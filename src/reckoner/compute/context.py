@@ -18,6 +18,8 @@ from .archive import Archive
 from .probe import Engines
 from .settings import ComputeSettings
 
+Response = dict[str, Any]
+"""One op's answer: a JSON object (``ok`` first)."""
 RowSink = Callable[[bool, dict[str, Any]], None]
 """Appends one compute row to the open record, if any: (ok, content)."""
 

@@ -20,7 +20,7 @@ from . import archive as arch
 from . import install, provenance, refusals, runner
 from .archive import Attempt
 from .containment import stop_sentence
-from .context import Context
+from .context import Context, Response
 from .engines import CLI_EXT, PROGRAM_SLOTS, expand
 from .receipt import MD_STDOUT_CHARS
 from .render import PARTIAL_CHARS, STREAM_CAP_BYTES, last_lines, receipt_markdown, trimmed
@@ -29,7 +29,6 @@ from .vocabulary import WarningCode
 if TYPE_CHECKING:
     from .run import RunRequest
 
-Response = dict[str, Any]
 
 ROW_SCRIPT_CHARS = 8000
 """How much of a script a record row carries (the archive holds all of it)."""
@@ -106,7 +105,7 @@ def execute(ctx: Context, request: RunRequest) -> Response:
     evidence = _evidence(ctx, request, claimed, ended, receipt)
     response = refusals.verdict(ended, request.program, evidence, request.timeout_ms)
     failure = {} if response["ok"] else {"code": response["code"], "error": response["error"]}
-    ctx.record(response["ok"] is True, {**_row(request, claimed, ended, evidence), **failure})
+    ctx.record(response["ok"] is True, {**_row(claimed, ended, evidence), **failure})
     return response
 
 
@@ -425,7 +424,7 @@ def _evidence(
     }
 
 
-def _row(request: RunRequest, claimed: Claimed, ended: Ended, evidence: Response) -> dict[str, Any]:
+def _row(claimed: Claimed, ended: Ended, evidence: Response) -> dict[str, Any]:
     """The record's row of the run: what ran and how it ended, without the project at hand."""
     done, attempt = ended.done, claimed.attempt
     row = {

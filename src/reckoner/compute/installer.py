@@ -15,12 +15,10 @@ from typing import Any
 from reckoner.host.calls import current_call, heartbeat
 
 from . import discovery, identity, install, refusals, runner
-from .context import Context
+from .context import Context, Response
 from .engines import DESCRIPTORS
 from .probe import EngineState, require_allowed, require_subprocesses, require_valid_specs
 from .vocabulary import NextKind
-
-Response = dict[str, Any]
 
 INSTALL_TIMEOUT_FLOOR_MS = 600_000
 """An install command gets at least this long, whatever the run timeout is."""

@@ -19,9 +19,8 @@ from .engines import DESCRIPTORS, Descriptor, family_of
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .context import Context
+    from .context import Context, Response
 
-Response = dict[str, Any]
 
 _SHELL_META = re.compile(r"[\s;|&$`<>(){}\[\]*?!~'\"\\#]")
 

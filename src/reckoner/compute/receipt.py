@@ -12,10 +12,8 @@ from typing import Any
 from . import archive as arch
 from . import provenance, refusals
 from .archive import Attempt, OutsideProject
-from .context import Context
+from .context import Context, Response
 from .render import STREAM_CAP_BYTES, receipt_markdown
-
-Response = dict[str, Any]
 
 MD_STDOUT_CHARS = 4000
 """How much of the output's end receipt.md shows."""

@@ -22,10 +22,10 @@ from .runner import Completed
 from .vocabulary import NextKind, NextReason
 
 if TYPE_CHECKING:
+    from .context import Response
     from .execute import Ended
     from .probe import EngineState, Program
 
-Response = dict[str, Any]
 
 # -- next -------------------------------------------------------------------------------
 

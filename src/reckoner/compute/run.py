@@ -17,12 +17,10 @@ from . import archive as arch
 from . import execute, refusals, runner
 from .archive import OutsideProject
 from .containment import network_refusal
-from .context import Context
+from .context import Context, Response
 from .execute import warning
 from .probe import Program, require_allowed, require_subprocesses, require_valid_specs
 from .vocabulary import WarningCode
-
-Response = dict[str, Any]
 
 _SOURCES = ("code", "file", "expr")
 

@@ -20,11 +20,9 @@ from reckoner.contract.refusal import Refusal
 from . import installer, probe, receipt, refusals, run, runner
 from .archive import Archive
 from .arguments import argument_error
-from .context import ComputeOptions, Context
+from .context import ComputeOptions, Context, Response
 from .probe import Engines
 from .settings import ComputeSettings
-
-Response = dict[str, Any]
 
 _OPS: dict[str, Callable[[Context, dict[str, Any]], Response]] = {
     "probe": probe.answer,
