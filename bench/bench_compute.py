@@ -23,6 +23,7 @@ from pathlib import Path
 
 from reckoner import Engine
 from reckoner.compute import runner
+from reckoner.compute.context import ComputeOptions
 from reckoner.compute.service import ComputeService
 from reckoner.compute.settings import normalise
 
@@ -42,8 +43,10 @@ def main() -> None:
             service = ComputeService(
                 project,
                 normalise({}),
-                row_sink=lambda ok, c: engine.append_preset_row("compute", ok, c),
-                search_path=search,
+                ComputeOptions(
+                    row_sink=lambda ok, c: engine.append_preset_row("compute", ok, c),
+                    search_path=search,
+                ),
             )
             started = time.perf_counter()
             first = service.call({"op": "probe"})
@@ -55,13 +58,14 @@ def main() -> None:
             python = next(e["path"] for e in first["engines"] if e["engine"] == "python")
 
             overheads, tool_walls, bare_walls, engine_ms = [], [], [], []
+            bare_spec = runner.RunSpec(cwd=str(project), timeout_ms=60_000)
             for i in range(options.runs + 5):
                 code = f"print({i})\n"
                 bare_script.write_text(code)
 
                 def bare_run() -> float:
                     started = time.perf_counter()
-                    runner.run([python, str(bare_script)], cwd=str(project), timeout_ms=60_000)
+                    runner.run([python, str(bare_script)], bare_spec)
                     return (time.perf_counter() - started) * 1000
 
                 # The two sides alternate which goes first, so neither always follows the other.

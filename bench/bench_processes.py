@@ -32,9 +32,10 @@ def main() -> None:
     true = shutil.which("true") or "/bin/true"
     bare: list[float] = []
     owned: list[float] = []
+    spec = processes.RunSpec(cwd="/", timeout_ms=10_000)
     for _ in range(options.runs):
         bare.append(_ms(lambda: subprocess.run([true], check=False)))
-        owned.append(_ms(lambda: processes.run([true], cwd="/", timeout_ms=10_000)))
+        owned.append(_ms(lambda: processes.run([true], spec)))
     bare_ms, owned_ms = statistics.median(bare), statistics.median(owned)
     print(f"bare subprocess.run(['true'])    median {bare_ms:6.2f} ms")
     print(f"processes.run(['true']) (warden) median {owned_ms:6.2f} ms")

@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from chromium import launch
 from reckoner import Engine  # type: ignore[attr-defined]
+from reckoner.compute.context import ComputeOptions
 from reckoner.compute.service import ComputeService
 from reckoner.compute.settings import normalise
 from reckoner.panel.background import BackgroundPanel
@@ -37,7 +38,7 @@ def main() -> None:
             service = ComputeService(
                 project,
                 normalise({}),
-                row_sink=lambda ok, c: engine.append_preset_row("compute", ok, c),
+                ComputeOptions(row_sink=lambda ok, c: engine.append_preset_row("compute", ok, c)),
             )
             run = service.call({"op": "run", "engine": "r", "code": SCRIPT})
             if run.get("ok") is not True:

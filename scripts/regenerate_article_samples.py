@@ -122,8 +122,7 @@ def pdf_page(facts: Facts, folder: Path) -> Path:
             "article.pdf",
             "page",
         ],
-        cwd=str(folder),
-        timeout_ms=60_000,
+        processes.RunSpec(cwd=str(folder), timeout_ms=60_000),
     )
     if done.exit != 0:
         raise SystemExit(f"pdftoppm failed: {done.stderr.decode(errors='replace')}")

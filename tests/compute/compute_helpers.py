@@ -12,9 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from reckoner.compute.context import ComputeOptions
 from reckoner.compute.service import ComputeService
 from reckoner.compute.settings import normalise
-from reckoner.compute.vocabulary import MathCode, NextKind, NextReason
+from reckoner.compute.vocabulary import NextKind, NextReason
+from reckoner.contract.codes import MathCode
 
 # Python first from this interpreter's directory (no version-manager shim in between), then
 # the machine's PATH for Rscript and octave-cli.
@@ -58,8 +60,10 @@ class Compute:
         self.service = ComputeService(
             project,
             normalise(settings),
-            row_sink=lambda ok, content: self.rows.append((ok, content)),
-            search_path=search_path,
+            ComputeOptions(
+                row_sink=lambda ok, content: self.rows.append((ok, content)),
+                search_path=search_path,
+            ),
         )
 
     def __call__(self, **args: Any) -> dict[str, Any]:

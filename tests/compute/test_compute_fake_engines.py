@@ -170,7 +170,7 @@ def test_known_install_location_is_found_when_path_has_nothing(
     pattern = str(tmp_path / "opt" / "julia-*" / "bin" / "julia")
     julia = dataclasses.replace(engines.DESCRIPTORS["julia"], known_locations=(pattern,))
     monkeypatch.setitem(engines.DESCRIPTORS, "julia", julia)
-    monkeypatch.setattr("reckoner.compute.service.DESCRIPTORS", engines.DESCRIPTORS)
+    monkeypatch.setattr("reckoner.compute.probe.DESCRIPTORS", engines.DESCRIPTORS)
     compute = Compute(project, str(tmp_path / "empty"))
     response = compute(op="probe", engine="julia")
     assert response["engineInfo"]["foundVia"] == "known-install"
@@ -205,7 +205,7 @@ def test_a_cold_start_is_retried(
     compute = Compute(project, str(bin_dir))
     response = compute(op="probe", engine="julia")
     assert response["engineInfo"]["version"] == "1.9.0"
-    state = compute.service._states["julia"]
+    state = compute.service.context.engines.states["julia"]
     assert state.probe["attempts"] == 2 and state.probe["retried"] is True
     assert state.probe["retryDiag"][0]["timedOut"] is True
 

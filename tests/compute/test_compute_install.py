@@ -107,7 +107,9 @@ def test_python_manager_detection(tmp_path: Path) -> None:
     assert body["managerAssumed"] is True
     system, _ = install.plan("python", "/usr/bin/python3", ["sympy"], "system", which)
     assert system is not None and "--user" not in system["commands"][0]
-    bare_venv, _ = install.plan("python", "/v/bin/python", ["six"], "user", which, interpreter=venv)
+    bare_venv, _ = install.plan(
+        "python", "/v/bin/python", ["six"], "user", which, install.PythonTarget(venv)
+    )
     assert bare_venv is not None and bare_venv["commands"] == [
         ["/v/bin/python", "-m", "ensurepip"],
         ["/v/bin/python", "-m", "pip", "install", "six"],

@@ -52,6 +52,7 @@ def test_any_json_gets_one_sentence_and_runs_nothing(args: object) -> None:
     import tempfile
 
     from reckoner.compute.arguments import argument_error
+    from reckoner.compute.context import ComputeOptions
     from reckoner.compute.service import ComputeService
     from reckoner.compute.settings import normalise
 
@@ -60,7 +61,9 @@ def test_any_json_gets_one_sentence_and_runs_nothing(args: object) -> None:
         return  # well-formed calls are the other tests' business
     assert isinstance(error, str) and "\n" not in error
     with tempfile.TemporaryDirectory() as temp:
-        service = ComputeService(Path(temp), normalise({}), search_path="/nonexistent")
+        service = ComputeService(
+            Path(temp), normalise({}), ComputeOptions(search_path="/nonexistent")
+        )
         response = service.call(args)
         assert response["code"] == "MATH_INVALID_ARGUMENT"
         json.dumps(response, allow_nan=False)

@@ -11,6 +11,7 @@ import pytest
 from compute_helpers import REAL_PATH
 
 from reckoner import Engine
+from reckoner.compute.context import ComputeOptions
 from reckoner.compute.service import ComputeService
 from reckoner.compute.settings import normalise
 from reckoner.storage.home import HomeLayout
@@ -21,8 +22,10 @@ def _service(engine: Engine, project: Path) -> ComputeService:
     return ComputeService(
         project,
         normalise({}),
-        row_sink=lambda ok, content: engine.append_preset_row("compute", ok, content),
-        search_path=REAL_PATH,
+        ComputeOptions(
+            row_sink=lambda ok, content: engine.append_preset_row("compute", ok, content),
+            search_path=REAL_PATH,
+        ),
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 from compute_helpers import REAL_PATH, Compute
 
 from reckoner.compute import runner
+from reckoner.compute.context import ComputeOptions
 from reckoner.compute.service import ComputeService
 from reckoner.compute.settings import normalise
 
@@ -76,13 +77,15 @@ def test_network_off_is_enforced_and_says_so(project: Path) -> None:
     )
     try:
         isolated = ComputeService(
-            project, normalise({"network": "off"}), search_path=REAL_PATH, isolate_network=True
+            project,
+            normalise({"network": "off"}),
+            ComputeOptions(search_path=REAL_PATH, isolate_network=True),
         )
         off = isolated.call({"op": "run", "engine": "python", "code": code})
         assert off["stdout"].strip() == "no network"
         assert off["network"] == "enforced"
         assert off["argv"][:2] == [*runner.network_isolation()[:2]]
-        open_ = ComputeService(project, normalise({}), search_path=REAL_PATH)
+        open_ = ComputeService(project, normalise({}), ComputeOptions(search_path=REAL_PATH))
         on = open_.call({"op": "run", "engine": "python", "code": code + "#\n"})
         assert on["stdout"].strip() == "connected"
         assert on["network"] == "not-enforced"
@@ -92,7 +95,7 @@ def test_network_off_is_enforced_and_says_so(project: Path) -> None:
 
 def test_a_host_without_subprocesses_says_so(project: Path) -> None:
     """Spec 3: a host declaring no subprocess answers MATH_NO_SUBPROCESS with a note."""
-    service = ComputeService(project, normalise({}), has_subprocess=False)
+    service = ComputeService(project, normalise({}), ComputeOptions(has_subprocess=False))
     for args in ({"op": "probe"}, {"op": "run", "engine": "python", "code": "1"}):
         response = service.call(args)
         assert response["code"] == "MATH_NO_SUBPROCESS"

@@ -82,7 +82,7 @@ def test_off_is_a_true_no_op(project: Path) -> None:
         response = compute(**args)
         assert response["code"] == "MATH_NOT_AVAILABLE"
         assert response["next"]["kind"] == "enable"
-    assert compute.service._states == {}
+    assert compute.service.context.engines.states == {}
     assert list(project.iterdir()) == []
     assert compute.rows == []
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from compute_helpers import Compute, checked, fake_engine, write_program
 
-from reckoner.compute.vocabulary import MathCode, NextKind, NextReason
+from reckoner.compute.vocabulary import NextKind, NextReason
+from reckoner.contract.codes import MathCode
 from reckoner.contract.compute import COMPUTE_TOOL
 from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS
 

@@ -26,9 +26,7 @@ STARTERS = ("system", "popen", "fork", "forkpty", "exec", "spawn", "posix_spawn"
 def _python(code: str, **options: object) -> processes.Completed:
     return processes.run(
         [sys.executable, "-c", code],
-        cwd="/",
-        timeout_ms=60_000,
-        **options,  # type: ignore[arg-type]
+        processes.RunSpec(cwd="/", timeout_ms=60_000, **options),  # type: ignore[arg-type]
     )
 
 
@@ -71,7 +69,7 @@ def test_kill_running_stops_every_run_under_way_as_the_server_stops() -> None:
 
 def test_a_program_that_does_not_exist_is_not_spawned_with_one_reason() -> None:
     """Issue 21: a child that cannot start is spawned=False with the OS's reason."""
-    done = processes.run(["/nonexistent/engine"], cwd="/", timeout_ms=5000)
+    done = processes.run(["/nonexistent/engine"], processes.RunSpec(cwd="/", timeout_ms=5000))
     assert done.spawned is False
     assert done.spawn_error == "FileNotFoundError: No such file or directory"
 

@@ -15,6 +15,7 @@ import httpx
 from test_browser import WAIT_MS
 
 from chromium import open_panel
+from reckoner.compute.context import ComputeOptions
 from reckoner.compute.service import ComputeService
 from reckoner.compute.settings import normalise
 from reckoner.panel.background import BackgroundPanel
@@ -54,8 +55,10 @@ def test_compute_card_shows_the_run_and_links_its_receipt(
         service = ComputeService(
             project,
             normalise({}),
-            row_sink=lambda ok, content: engine.append_preset_row("compute", ok, content),
-            search_path=SEARCH_PATH,
+            ComputeOptions(
+                row_sink=lambda ok, content: engine.append_preset_row("compute", ok, content),
+                search_path=SEARCH_PATH,
+            ),
         )
         run = service.call({"op": "run", "engine": "python", "code": SCRIPT})
         assert run["ok"] is True

@@ -64,10 +64,9 @@ def _kpsewhich(name: str) -> bool:
         return False
     done = processes.run(
         [program, name],
-        cwd="/",
-        timeout_ms=_KPSEWHICH_TIMEOUT_MS,
-        names=TEX_ENVIRONMENT,
-        values=TEX_SETTINGS,
+        processes.RunSpec(
+            cwd="/", timeout_ms=_KPSEWHICH_TIMEOUT_MS, names=TEX_ENVIRONMENT, values=TEX_SETTINGS
+        ),
     )
     return done.exit == 0 and bool(done.stdout.strip())
 
@@ -138,13 +137,15 @@ def _run(
     with open(folder / ".compile-output.txt", "wb") as output:
         done = processes.run(
             command,
-            cwd=str(folder),
-            timeout_ms=left_ms,
-            names=TEX_ENVIRONMENT,
-            values=TEX_SETTINGS,
-            stdout=output,
-            stderr=output,
-            cancel=cancelled,
+            processes.RunSpec(
+                cwd=str(folder),
+                timeout_ms=left_ms,
+                names=TEX_ENVIRONMENT,
+                values=TEX_SETTINGS,
+                stdout=output,
+                stderr=output,
+                cancel=cancelled,
+            ),
         )
     if done.cancelled:
         raise CompileCancelled

@@ -62,9 +62,7 @@ def _draw(folder: str, name: str, timeout_ms: int) -> bytes:
     # "./" keeps a name that starts with "-" from being read as an option.
     done = processes.run(
         [program, *_PDFTOPPM_ARGUMENTS, f"./{name}"],
-        cwd=folder,
-        timeout_ms=timeout_ms,
-        max_stream_bytes=MAX_PREVIEW_BYTES,
+        processes.RunSpec(cwd=folder, timeout_ms=timeout_ms, max_stream_bytes=MAX_PREVIEW_BYTES),
     )
     if done.timed_out:
         raise ArticleRefusal(

@@ -104,7 +104,7 @@ def probe_version(descriptor: Descriptor, program: str, cwd: str | None = None) 
     tries: list[dict[str, Any]] = []
     done: runner.Completed | None = None
     for timeout in PROBE_TIMEOUTS_MS:
-        done = runner.run(argv, cwd=cwd or probe_cwd(), timeout_ms=timeout)
+        done = runner.run(argv, runner.RunSpec(cwd=cwd or probe_cwd(), timeout_ms=timeout))
         tries.append(
             {
                 "exit": done.exit,
@@ -139,7 +139,7 @@ def check_license(descriptor: Descriptor, program: str) -> tuple[bool, dict[str,
     if descriptor.license_argv is None:
         return True, {}
     argv = [program, *descriptor.license_argv]
-    done = runner.run(argv, cwd=probe_cwd(), timeout_ms=PROBE_TIMEOUTS_MS[0])
+    done = runner.run(argv, runner.RunSpec(cwd=probe_cwd(), timeout_ms=PROBE_TIMEOUTS_MS[0]))
     diagnostics = {"argv": argv, "exit": done.exit, "stderrTail": _tail(done.stderr)}
     return done.exit == 0, diagnostics
 
@@ -167,7 +167,7 @@ def check_packages(
     done: runner.Completed | None = None
     for timeout in PROBE_TIMEOUTS_MS:
         tries += 1
-        done = runner.run(argv, cwd=cwd or probe_cwd(), timeout_ms=timeout)
+        done = runner.run(argv, runner.RunSpec(cwd=cwd or probe_cwd(), timeout_ms=timeout))
         if done.exit is not None:
             break
     assert done is not None

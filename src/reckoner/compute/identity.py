@@ -72,7 +72,7 @@ def python_interpreter(
 ) -> tuple[Interpreter | None, dict[str, Any]]:
     """The interpreter ``program`` starts in ``cwd`` (None, diagnostics when it cannot say)."""
     argv = [program, "-c", PYTHON_IDENTITY]
-    done = runner.run(argv, cwd=cwd, timeout_ms=timeout_ms, env=env)
+    done = runner.run(argv, runner.RunSpec(cwd=cwd, timeout_ms=timeout_ms, env=env))
     diagnostics: dict[str, Any] = {"argv": argv[:2], "exit": done.exit, "cwd": cwd}
     fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
     start = fields.index(_MARK) if _MARK in fields else -1
@@ -112,7 +112,7 @@ def identify(
     if family is None:
         return Identity(program, resolved, None, cwd)
     argv = [program, *family.version_argv]
-    done = runner.run(argv, cwd=cwd, timeout_ms=timeout_ms, env=env)
+    done = runner.run(argv, runner.RunSpec(cwd=cwd, timeout_ms=timeout_ms, env=env))
     text = done.stdout.decode("utf-8", "replace") + "\n" + done.stderr.decode("utf-8", "replace")
     version = family.version_of(text) if done.exit == 0 else None
     failure = None

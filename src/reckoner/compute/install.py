@@ -159,62 +159,43 @@ def _quote_r(names: list[str]) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
+@dataclass(frozen=True, slots=True)
+class PythonTarget:
+    """What a python install goes into: the interpreter the program really starts in the
+    project (a shim's program, not the shim; None: the program is taken as a base
+    interpreter), and a uv program found beside it or on PATH (never a shim)."""
+
+    interpreter: Interpreter | None = None
+    native_uv: str | None = None
+
+
+_Commands = tuple[Manager, list[list[str]], list[list[str]]]
+"""A plan's manager, its install commands and the commands that undo them."""
+
+
 def plan(
     engine: str,
     program: str,
     specs: list[str],
     scope: str,
     which: Callable[[str], str | None],
-    *,
-    interpreter: Interpreter | None = None,
-    native_uv: str | None = None,
+    python: PythonTarget = PythonTarget(),
 ) -> tuple[dict[str, Any] | None, str | None]:
     """(the plan, None), or (None, why system scope is refused) for one engine's packages.
 
-    For python, ``interpreter`` is what ``program`` really starts in the project (a shim's
-    program, not the shim); without it ``program`` is taken as a base interpreter.
+    ``which`` finds conda or mamba for a python install; ``python`` is what it installs into.
     """
-    names = [base_name(s) for s in specs]
     if engine == "python":
-        real = interpreter or Interpreter(program, "", "", "", None)
-        manager = python_manager(real, which, native_uv)
+        real = python.interpreter or Interpreter(program, "", "", "", None)
+        manager = python_manager(real, which, python.native_uv)
         if scope == "system" and manager.name in SYSTEM_UNSUPPORTED:
             return None, SYSTEM_UNSUPPORTED[manager.name]
         commands, uninstall = _command(real, manager, specs, scope)
         program = real.executable
     elif scope == "system":
         return None, SYSTEM_UNSUPPORTED[engine]
-    elif engine == "r":
-        manager = Manager("R install.packages", False, "R's own installer, into R_LIBS_USER")
-        code = (
-            "lib <- Sys.getenv('R_LIBS_USER'); dir.create(lib, recursive = TRUE, "
-            f"showWarnings = FALSE); install.packages(c({_quote_r(names)}), lib = lib, "
-            "repos = 'https://cloud.r-project.org')"
-        )
-        commands = [[program, "-e", code]]
-        uninstall = [
-            [
-                program,
-                "-e",
-                f"remove.packages(c({_quote_r(names)}), lib = Sys.getenv('R_LIBS_USER'))",
-            ]
-        ]
-    elif engine == "octave":
-        manager = Manager("Octave pkg", False, "Octave's pkg, into the user's package directory")
-        commands = [
-            [program, "--quiet", "--no-init-file", "--eval", f"pkg install -forge {n}"]
-            for n in names
-        ]
-        uninstall = [
-            [program, "--quiet", "--no-init-file", "--eval", f"pkg uninstall {n}"] for n in names
-        ]
-    else:  # julia
-        manager = Manager(
-            "Julia Pkg", False, "Julia's Pkg, into the active environment and user depot"
-        )
-        listed = ", ".join(f'"{n}"' for n in names)
-        commands = [[program, "--startup-file=no", "-e", f"using Pkg; Pkg.add([{listed}])"]]
-        uninstall = [[program, "--startup-file=no", "-e", f"using Pkg; Pkg.rm([{listed}])"]]
+    else:
+        manager, commands, uninstall = _USER_SCOPE[engine](program, [base_name(s) for s in specs])
     body = {
         "engine": engine,
         "program": program,
@@ -229,6 +210,46 @@ def plan(
         "constraintsNotEnforced": constraints(specs),
     }
     return body, None
+
+
+def _r_commands(program: str, names: list[str]) -> _Commands:
+    manager = Manager("R install.packages", False, "R's own installer, into R_LIBS_USER")
+    code = (
+        "lib <- Sys.getenv('R_LIBS_USER'); dir.create(lib, recursive = TRUE, "
+        f"showWarnings = FALSE); install.packages(c({_quote_r(names)}), lib = lib, "
+        "repos = 'https://cloud.r-project.org')"
+    )
+    remove = f"remove.packages(c({_quote_r(names)}), lib = Sys.getenv('R_LIBS_USER'))"
+    return manager, [[program, "-e", code]], [[program, "-e", remove]]
+
+
+def _octave_commands(program: str, names: list[str]) -> _Commands:
+    manager = Manager("Octave pkg", False, "Octave's pkg, into the user's package directory")
+    octave = [program, "--quiet", "--no-init-file", "--eval"]
+    return (
+        manager,
+        [[*octave, f"pkg install -forge {n}"] for n in names],
+        [[*octave, f"pkg uninstall {n}"] for n in names],
+    )
+
+
+def _julia_commands(program: str, names: list[str]) -> _Commands:
+    manager = Manager("Julia Pkg", False, "Julia's Pkg, into the active environment and user depot")
+    listed = ", ".join(f'"{n}"' for n in names)
+    julia = [program, "--startup-file=no", "-e"]
+    return (
+        manager,
+        [[*julia, f"using Pkg; Pkg.add([{listed}])"]],
+        [[*julia, f"using Pkg; Pkg.rm([{listed}])"]],
+    )
+
+
+_USER_SCOPE: dict[str, Callable[[str, list[str]], _Commands]] = {
+    "r": _r_commands,
+    "octave": _octave_commands,
+    "julia": _julia_commands,
+}
+"""The engines besides python, each with its own package manager in user scope."""
 
 
 def plan_token(body: dict[str, Any]) -> str:

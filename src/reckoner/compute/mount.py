@@ -10,7 +10,8 @@ from reckoner.contract.presets import COMPUTE_PRESET
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.state_file import StateFile
 
-from .service import ComputeService, RowSink, default_project
+from .context import ComputeOptions, RowSink
+from .service import ComputeService, default_project
 from .settings import merged
 
 STATE_KEY = "compute"
@@ -33,8 +34,10 @@ def mount(
     return ComputeService(
         root,
         settings,
-        preset=preset,
-        row_sink=row_sink,
-        isolate_network=settings.network == "off",
-        log=log,
+        ComputeOptions(
+            preset=preset,
+            row_sink=row_sink,
+            isolate_network=settings.network == "off",
+            log=log,
+        ),
     )

@@ -44,6 +44,21 @@ def _fence(text: str, language: str = "") -> str:
 
 def receipt_markdown(receipt: dict[str, Any], script: str | None, stdout: str | None) -> str:
     """receipt.md: the same facts as receipt.json, for a reader; the same input, the same text."""
+    lines = [*_fact_lines(receipt), *_rerun_lines(receipt)]
+    warnings = receipt.get("warnings") or []
+    if warnings:
+        lines += ["", "## Warnings", ""]
+        lines += [f"- {w.get('code')}: {w.get('message')}" for w in warnings]
+    lines += _captured_lines(receipt.get("captured") or [])
+    if script is not None:
+        lines += ["", "## Script", "", _fence(script)]
+    if stdout is not None:
+        lines += ["", "## Output (stdout, its end)", "", _fence(stdout)]
+    return "\n".join(lines) + "\n"
+
+
+def _fact_lines(receipt: dict[str, Any]) -> list[str]:
+    """The title and the list of what ran, on what, and how it ended."""
     engine = receipt.get("engineInfo") or {}
     lines = [
         f"# Compute receipt {receipt.get('runId')} (attempt {receipt.get('attempt')})",
@@ -71,37 +86,32 @@ def receipt_markdown(receipt: dict[str, Any], script: str | None, stdout: str | 
         lines.append(f"- cli argv: {cli['argvPath']} (sha256 {cli.get('argvHash')})")
     if cli.get("stdinPath"):
         lines.append(f"- cli stdin: {cli['stdinPath']} (sha256 {cli.get('stdinHash')})")
+    return lines
+
+
+def _rerun_lines(receipt: dict[str, Any]) -> list[str]:
+    """The command line that runs it again, in its cwd (and its stdin, for cli)."""
+    cli = receipt.get("cli") or {}
     rerun = " ".join(_quoted(a) for a in receipt.get("argv") or [])
     if cli.get("stdinPath"):
         rerun += f" < {_quoted(cli['stdinPath'])}"
-    lines += [
-        "",
-        "## Rerun",
-        "",
-        f"cwd: `{receipt.get('cwd')}`",
-        "",
-        _fence(rerun, "sh"),
-    ]
-    warnings = receipt.get("warnings") or []
-    if warnings:
-        lines += ["", "## Warnings", ""]
-        lines += [f"- {w.get('code')}: {w.get('message')}" for w in warnings]
-    captured = receipt.get("captured") or []
-    if captured:
-        lines += ["", "## Captured files", ""]
-        for item in captured:
-            if item.get("sha256"):
-                state = f"sha256 {item.get('sha256')}"
-            elif item.get("refused"):
-                state = f"refused: {item.get('refused')}"
-            else:
-                state = "missing after the run"
-            lines.append(f"- {item.get('path')}: {state}")
-    if script is not None:
-        lines += ["", "## Script", "", _fence(script)]
-    if stdout is not None:
-        lines += ["", "## Output (stdout, its end)", "", _fence(stdout)]
-    return "\n".join(lines) + "\n"
+    return ["", "## Rerun", "", f"cwd: `{receipt.get('cwd')}`", "", _fence(rerun, "sh")]
+
+
+def _captured_lines(captured: list[dict[str, Any]]) -> list[str]:
+    """Each captured file with its hash, or why it was not captured."""
+    if not captured:
+        return []
+    lines = ["", "## Captured files", ""]
+    for item in captured:
+        if item.get("sha256"):
+            state = f"sha256 {item.get('sha256')}"
+        elif item.get("refused"):
+            state = f"refused: {item.get('refused')}"
+        else:
+            state = "missing after the run"
+        lines.append(f"- {item.get('path')}: {state}")
+    return lines
 
 
 def _quoted(arg: str) -> str:

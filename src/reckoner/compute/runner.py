@@ -8,13 +8,13 @@ whole-tree kill, the output cap, the network namespace) is the owner's.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import BinaryIO
+from dataclasses import replace
 
 from reckoner.host import processes
 from reckoner.host.processes import (
     MAX_STREAM_BYTES,
-    Cancel,
     Completed,
+    RunSpec,
     kill_running,
     network_isolation,
     which,
@@ -25,6 +25,7 @@ __all__ = [
     "INSTALL_ENVIRONMENT",
     "MAX_STREAM_BYTES",
     "Completed",
+    "RunSpec",
     "child_environment",
     "kill_running",
     "network_isolation",
@@ -60,31 +61,6 @@ def child_environment(
     return processes.child_environment(source, (*ENGINE_ENVIRONMENT, *names))
 
 
-def run(
-    argv: Sequence[str],
-    *,
-    cwd: str,
-    timeout_ms: int,
-    stdin: str | None = None,
-    isolate_network: bool = False,
-    env: Mapping[str, str] | None = None,
-    names: Iterable[str] = (),
-    stdout: BinaryIO | None = None,
-    stderr: BinaryIO | None = None,
-    max_stream_bytes: int = MAX_STREAM_BYTES,
-    cancel: Cancel = None,
-) -> Completed:
+def run(argv: Sequence[str], spec: RunSpec) -> Completed:
     """An engine's process through the owner, with the engine's variables allowed."""
-    return processes.run(
-        argv,
-        cwd=cwd,
-        timeout_ms=timeout_ms,
-        stdin=stdin,
-        isolate_network=isolate_network,
-        env=env,
-        names=(*ENGINE_ENVIRONMENT, *names),
-        stdout=stdout,
-        stderr=stderr,
-        max_stream_bytes=max_stream_bytes,
-        cancel=cancel,
-    )
+    return processes.run(argv, replace(spec, names=(*ENGINE_ENVIRONMENT, *spec.names)))

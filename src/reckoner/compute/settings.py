@@ -68,58 +68,66 @@ def normalise(raw: Any) -> ComputeSettings:
     unknown = sorted(str(k) for k in tree if k not in SETTING_KEYS)
     if unknown:
         notes.append(f"compute settings ignore unknown keys: {', '.join(unknown)}")
-
-    def pick(key: str, allowed: tuple[str, ...], default: str) -> str:
-        value = tree.get(key, default)
-        if value in allowed:
-            return str(value)
-        notes.append(f"compute {key} {value!r} is not one of {', '.join(allowed)}; using {default}")
-        return default
-
-    mode = pick("mode", MODES, "auto")
-    scope = pick("installScope", SCOPES, "user")
+    mode = _pick(tree, notes, "mode", MODES, "auto")
+    scope = _pick(tree, notes, "installScope", SCOPES, "user")
     network = _network(tree, notes)
-
-    engines: tuple[str, ...] = COMPUTE_ENGINES
-    raw_engines = tree.get("engines")
-    if raw_engines is not None:
-        listed = raw_engines if isinstance(raw_engines, list) else []
-        kept = tuple(dict.fromkeys(e for e in listed if e in COMPUTE_ENGINES))
-        dropped = [e for e in listed if e not in COMPUTE_ENGINES]
-        if dropped:
-            notes.append(f"compute engines drops unknown names: {', '.join(map(str, dropped))}")
-        if kept:
-            engines = kept
-        else:
-            notes.append("compute engines names no known engine; using the default list")
-
-    timeout = tree.get("timeoutMs", DEFAULT_TIMEOUT_MS)
-    if type(timeout) is not int or timeout <= 0:
-        notes.append(f"compute timeoutMs {timeout!r} is not a positive integer; using 60000")
-        timeout = DEFAULT_TIMEOUT_MS
-    elif timeout < MIN_COMPUTE_TIMEOUT_MS:
-        notes.append(f"compute timeoutMs {timeout} is below {MIN_COMPUTE_TIMEOUT_MS}; raised")
-        timeout = MIN_COMPUTE_TIMEOUT_MS
-
-    packages: tuple[str, ...] = ()
-    raw_packages = tree.get("packages")
-    if raw_packages is not None:
-        if isinstance(raw_packages, list) and all(type(p) is str and p for p in raw_packages):
-            packages = tuple(raw_packages)
-        else:
-            notes.append("compute packages is not a list of names; using none")
-
     return ComputeSettings(
         mode,
-        engines,
-        timeout,
-        packages,
+        _engines(tree, notes),
+        _timeout(tree, notes),
+        _packages(tree, notes),
         scope,
         network,
         _max_output(tree, notes),
         _passed_names(tree, notes),
         tuple(notes),
     )
+
+
+def _pick(
+    tree: dict[str, Any], notes: list[str], key: str, allowed: tuple[str, ...], default: str
+) -> str:
+    value = tree.get(key, default)
+    if value in allowed:
+        return str(value)
+    notes.append(f"compute {key} {value!r} is not one of {', '.join(allowed)}; using {default}")
+    return default
+
+
+def _engines(tree: dict[str, Any], notes: list[str]) -> tuple[str, ...]:
+    raw = tree.get("engines")
+    if raw is None:
+        return COMPUTE_ENGINES
+    listed = raw if isinstance(raw, list) else []
+    kept = tuple(dict.fromkeys(e for e in listed if e in COMPUTE_ENGINES))
+    dropped = [e for e in listed if e not in COMPUTE_ENGINES]
+    if dropped:
+        notes.append(f"compute engines drops unknown names: {', '.join(map(str, dropped))}")
+    if kept:
+        return kept
+    notes.append("compute engines names no known engine; using the default list")
+    return COMPUTE_ENGINES
+
+
+def _timeout(tree: dict[str, Any], notes: list[str]) -> int:
+    value = tree.get("timeoutMs", DEFAULT_TIMEOUT_MS)
+    if type(value) is not int or value <= 0:
+        notes.append(f"compute timeoutMs {value!r} is not a positive integer; using 60000")
+        return DEFAULT_TIMEOUT_MS
+    if value < MIN_COMPUTE_TIMEOUT_MS:
+        notes.append(f"compute timeoutMs {value} is below {MIN_COMPUTE_TIMEOUT_MS}; raised")
+        return MIN_COMPUTE_TIMEOUT_MS
+    return value
+
+
+def _packages(tree: dict[str, Any], notes: list[str]) -> tuple[str, ...]:
+    raw = tree.get("packages")
+    if raw is None:
+        return ()
+    if isinstance(raw, list) and all(type(p) is str and p for p in raw):
+        return tuple(raw)
+    notes.append("compute packages is not a list of names; using none")
+    return ()
 
 
 def _network(tree: dict[str, Any], notes: list[str]) -> str:

@@ -1,4 +1,5 @@
-"""The compute tool's machine-readable vocabulary: failure codes, next kinds, next reasons.
+"""The compute tool's machine-readable vocabulary besides its codes: next kinds, next
+reasons and warning codes (the codes, ``MathCode``, are in :mod:`reckoner.contract.codes`).
 
 Defined once here; the input schema, the docs and the tests are checked against these.
 A caller branches on ``code`` and ``next.kind`` (and ``next.reason``), never on the text.
@@ -7,22 +8,6 @@ A caller branches on ``code`` and ``next.kind`` (and ``next.reason``), never on 
 from __future__ import annotations
 
 from enum import StrEnum
-
-
-class MathCode(StrEnum):
-    """The eleven failure codes."""
-
-    NOT_AVAILABLE = "MATH_NOT_AVAILABLE"
-    ENGINE_NOT_FOUND = "MATH_ENGINE_NOT_FOUND"
-    ENGINE_LICENSE_REQUIRED = "MATH_ENGINE_LICENSE_REQUIRED"
-    ENGINE_UNUSABLE = "MATH_ENGINE_UNUSABLE"
-    MISSING_PACKAGES = "MATH_MISSING_PACKAGES"
-    TIMEOUT = "MATH_TIMEOUT"
-    NONZERO_EXIT = "MATH_NONZERO_EXIT"
-    ENGINE_BAD_ARGV = "MATH_ENGINE_BAD_ARGV"
-    REFUSED = "MATH_REFUSED"
-    INVALID_ARGUMENT = "MATH_INVALID_ARGUMENT"
-    NO_SUBPROCESS = "MATH_NO_SUBPROCESS"
 
 
 class NextKind(StrEnum):

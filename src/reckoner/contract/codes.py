@@ -116,3 +116,57 @@ SEARCH_RAISED_WHEN: dict[str, str] = {
 
 PRESET_CODES: dict[str, tuple[str, ...]] = {"search": tuple(SEARCH_RAISED_WHEN)}
 """Each preset tool's failure codes (ENGINE_INVALID_ARGS aside, which every tool answers)."""
+
+
+# -- compute: the compute tool's MATH_ codes ------------------------------------------------
+# Answered only by a server that mounts a compute preset. Its next kinds, next reasons and
+# warning codes are compute's own vocabulary (reckoner.compute.vocabulary).
+
+
+class MathCode(StrEnum):
+    """The eleven failure codes of the compute tool."""
+
+    NOT_AVAILABLE = "MATH_NOT_AVAILABLE"
+    ENGINE_NOT_FOUND = "MATH_ENGINE_NOT_FOUND"
+    ENGINE_LICENSE_REQUIRED = "MATH_ENGINE_LICENSE_REQUIRED"
+    ENGINE_UNUSABLE = "MATH_ENGINE_UNUSABLE"
+    MISSING_PACKAGES = "MATH_MISSING_PACKAGES"
+    TIMEOUT = "MATH_TIMEOUT"
+    NONZERO_EXIT = "MATH_NONZERO_EXIT"
+    ENGINE_BAD_ARGV = "MATH_ENGINE_BAD_ARGV"
+    REFUSED = "MATH_REFUSED"
+    INVALID_ARGUMENT = "MATH_INVALID_ARGUMENT"
+    NO_SUBPROCESS = "MATH_NO_SUBPROCESS"
+
+
+MATH_RAISED_WHEN: dict[MathCode, str] = {
+    MathCode.NOT_AVAILABLE: "compute.mode is off on this server; nothing is probed, run or written",
+    MathCode.ENGINE_NOT_FOUND: (
+        "the engine, or a cli command, is neither on PATH nor in its known install locations, "
+        "or a probe finds no configured engine at all"
+    ),
+    MathCode.ENGINE_LICENSE_REQUIRED: "a commercial engine is found but its license check fails",
+    MathCode.ENGINE_UNUSABLE: "the engine is found but its version probe fails",
+    MathCode.MISSING_PACKAGES: "the engine's package probe says a run's packages are missing",
+    MathCode.TIMEOUT: (
+        "a run or an install command passes its time limit; its whole process tree is killed"
+    ),
+    MathCode.NONZERO_EXIT: "a run or an install command exits with a code other than 0",
+    MathCode.ENGINE_BAD_ARGV: (
+        "the engine fails with no output and its stderr says it rejected its command line"
+    ),
+    MathCode.REFUSED: (
+        "a policy refuses the call (engine not allowed, network setting, path outside the "
+        "project, cli.command with a shell character, no such archive, a plan token that "
+        "does not match), a run is stopped (cancelled, over its output cap), the archive "
+        "cannot be written, or compute fails internally"
+    ),
+    MathCode.INVALID_ARGUMENT: (
+        "an argument has the wrong shape, a package spec is not supported, or an archived "
+        "receipt.json cannot be parsed"
+    ),
+    MathCode.NO_SUBPROCESS: (
+        "the host runs no subprocesses, or the engine's program is found but cannot be started"
+    ),
+}
+"""When the compute tool answers each of its codes, in one line."""

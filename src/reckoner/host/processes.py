@@ -34,6 +34,7 @@ __all__ = [
     "MAX_STREAM_BYTES",
     "Cancel",
     "Completed",
+    "RunSpec",
     "child_environment",
     "kill_running",
     "network_isolation",
@@ -82,6 +83,39 @@ class Completed:
     survivors: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class RunSpec:
+    """How one child runs: where, under which deadline and output cap, with which
+    environment, fed from ``stdin`` and written into which sinks, cancelled by what.
+
+    The environment is :func:`child_environment` of ``env``, ``names`` and ``values``. With
+    ``stdout``/``stderr`` files the output is streamed into them (the same file may be given
+    for both); otherwise it comes back in ``Completed``. ``isolate_network`` runs without
+    network or not at all: where no isolation is available the child is not started.
+    """
+
+    cwd: str
+    timeout_ms: int
+    stdin: str | None = None
+    isolate_network: bool = False
+    env: Mapping[str, str] | None = None
+    names: Iterable[str] = ()
+    values: Mapping[str, str] | None = None
+    stdout: BinaryIO | None = None
+    stderr: BinaryIO | None = None
+    max_stream_bytes: int = MAX_STREAM_BYTES
+    cancel: Cancel = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Streams:
+    """The warden's (and so the child's) stdout and stderr sinks and its stdin."""
+
+    out: IO[bytes]
+    err: IO[bytes]
+    feed: IO[bytes] | int
+
+
 def child_environment(
     source: Mapping[str, str] | None = None,
     names: Iterable[str] = (),
@@ -115,7 +149,7 @@ def network_isolation() -> tuple[str, ...] | None:
         return None
     true = which("true") or "/bin/true"
     for prefix in ((unshare, "-n", "--"), (unshare, "-rn", "--")):
-        if run([*prefix, true], cwd="/", timeout_ms=5000).exit == 0:
+        if run([*prefix, true], RunSpec(cwd="/", timeout_ms=5000)).exit == 0:
             return prefix
     return None
 
@@ -159,59 +193,39 @@ def _not_started(argv: list[str], cwd: str, started: float, why: str) -> Complet
     )
 
 
-def run(
-    argv: Sequence[str],
-    *,
-    cwd: str,
-    timeout_ms: int,
-    stdin: str | None = None,
-    isolate_network: bool = False,
-    env: Mapping[str, str] | None = None,
-    names: Iterable[str] = (),
-    values: Mapping[str, str] | None = None,
-    stdout: BinaryIO | None = None,
-    stderr: BinaryIO | None = None,
-    max_stream_bytes: int = MAX_STREAM_BYTES,
-    cancel: Cancel = None,
-) -> Completed:
-    """Run argv to its end, its deadline, its output cap or its cancellation; never raises
-    for the child's faults, and leaves no process of its tree behind.
-
-    The environment is :func:`child_environment` of ``env``, ``names`` and ``values``. With
-    ``stdout``/``stderr`` files the output is streamed into them (the same file may be given
-    for both); otherwise it comes back in ``Completed``. ``isolate_network`` runs without
-    network or not at all: where no isolation is available the child is not started.
-    """
+def run(argv: Sequence[str], spec: RunSpec) -> Completed:
+    """Run argv as ``spec`` says, to its end, its deadline, its output cap or its
+    cancellation; never raises for the child's faults, and leaves no process of its tree
+    behind."""
     argv = list(argv)
     started = time.perf_counter()
-    prefix = network_isolation() if isolate_network else None
-    if isolate_network and prefix is None:
+    prefix = network_isolation() if spec.isolate_network else None
+    if spec.isolate_network and prefix is None:
         return _not_started(
-            argv, cwd, started, "network isolation (unshare -n or -rn) is unavailable here"
+            argv, spec.cwd, started, "network isolation (unshare -n or -rn) is unavailable here"
         )
     spawned_argv = [*prefix, *argv] if prefix else argv
+    cap = spec.max_stream_bytes
     with contextlib.ExitStack() as stack:
-        out = stdout if stdout is not None else stack.enter_context(tempfile.TemporaryFile())
-        err = stderr if stderr is not None else stack.enter_context(tempfile.TemporaryFile())
-        feed = _stdin_file(stack, stdin)
+        out = _sink(stack, spec.stdout)
+        err = _sink(stack, spec.stderr)
+        streams = _Streams(out, err, _stdin_file(stack, spec.stdin))
         for sink in (out, err):
             sink.flush()
-        report = _Warden.start(
-            spawned_argv, cwd, timeout_ms, max_stream_bytes, out, err, feed,
-            child_environment(env, names, values),
-        )  # fmt: skip
+        environment = child_environment(spec.env, spec.names, spec.values)
+        report = _Warden.start(spawned_argv, spec, streams, environment)
         if isinstance(report, str):
-            return _not_started(spawned_argv, cwd, started, report)
-        facts = report.wait(timeout_ms / 1000 + _WARDEN_GRACE_S, _cancel_check(cancel))
-        captured_out = _read_back(out, max_stream_bytes) if stdout is None else b""
-        captured_err = _read_back(err, max_stream_bytes) if stderr is None else b""
+            return _not_started(spawned_argv, spec.cwd, started, report)
+        facts = report.wait(spec.timeout_ms / 1000 + _WARDEN_GRACE_S, _cancel_check(spec.cancel))
+        captured_out = _read_back(out, cap) if spec.stdout is None else b""
+        captured_err = _read_back(err, cap) if spec.stderr is None else b""
     if "error" in facts:
-        return _not_started(spawned_argv, cwd, started, facts["error"])
+        return _not_started(spawned_argv, spec.cwd, started, facts["error"])
     ended = facts.get("ended", "lost")
     exit_text = facts.get("exit")
     return Completed(
         spawned_argv,
-        cwd,
+        spec.cwd,
         spawned=True,
         exit=int(exit_text) if exit_text is not None else None,
         timed_out=ended == "timeout",
@@ -223,6 +237,11 @@ def run(
         overflowed=facts.get("overflowed"),
         survivors="survivors" in facts,
     )
+
+
+def _sink(stack: contextlib.ExitStack, given: BinaryIO | None) -> IO[bytes]:
+    """The caller's sink, else a temporary file the stack closes (read back at the end)."""
+    return given if given is not None else stack.enter_context(tempfile.TemporaryFile())
 
 
 def _stdin_file(stack: contextlib.ExitStack, stdin: str | None) -> IO[bytes] | int:
@@ -250,22 +269,15 @@ class _Warden:
 
     @classmethod
     def start(
-        cls,
-        argv: list[str],
-        cwd: str,
-        timeout_ms: int,
-        cap: int,
-        out: IO[bytes],
-        err: IO[bytes],
-        feed: IO[bytes] | int,
-        env: dict[str, str],
+        cls, argv: list[str], spec: RunSpec, streams: _Streams, env: dict[str, str]
     ) -> _Warden | str:
         """A running warden over argv, or the sentence why it could not start."""
         control_read, control_write = os.pipe()
         report_read, report_write = os.pipe()
         command = [
             sys.executable, "-I", "-S", _WARDEN, str(control_read), str(report_write),
-            str(max(int(timeout_ms), 1)), str(max(int(cap), 0)), cwd, "--", *argv,
+            str(max(int(spec.timeout_ms), 1)), str(max(int(spec.max_stream_bytes), 0)),
+            spec.cwd, "--", *argv,
         ]  # fmt: skip
         try:
             # Registered before the fork so a shutdown in between still reaches it.
@@ -273,9 +285,9 @@ class _Warden:
                 _RUNNING[control_write] = 0
             process = subprocess.Popen(
                 command,
-                stdin=feed,
-                stdout=out,
-                stderr=err,
+                stdin=streams.feed,
+                stdout=streams.out,
+                stderr=streams.err,
                 env=env,
                 pass_fds=(control_read, report_write),
                 start_new_session=True,  # a terminal's ^C reaches the server, not the tree
