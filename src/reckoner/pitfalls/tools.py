@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from reckoner.contract.checks import describe_json, envelope_problem
-from reckoner.contract.pitfalls import OPTION_TOOL_BY_NAME, PITFALL_STATUSES, PITFALL_TOOLS
-from reckoner.contract.tools import Argument, Null
+from reckoner.contract.checks import CheckOptions, argument_problem
+from reckoner.contract.pitfalls import OPTION_TOOL_BY_NAME, PITFALL_TOOLS
 
 from . import render
 from .library import LibraryError, now_stamp
@@ -58,64 +57,22 @@ class Answer:
         return self.data.get("ok") is True
 
 
-_JSON_TYPES = {
-    "string": (str,),
-    "array": (list,),
-    "integer": (int,),
-    "boolean": (bool,),
+_OPTIONS: dict[str, CheckOptions] = {
+    # A lesson's status is normalised, never refused: anything but the three is stored as
+    # solved and the answer says so. A filter is checked (pitfall_list: it stores nothing).
+    name: CheckOptions(normalised=frozenset({"status"}))
+    for name in ("pitfall_record", "pitfall_update")
 }
-
-
-def _check_one(tool: str, argument: Argument, value: Any) -> None:
-    shape = argument.shape
-    wanted = str(shape.get("type"))
-    ok = isinstance(value, _JSON_TYPES[wanted]) and not (
-        wanted == "integer" and isinstance(value, bool)
-    )
-    if ok and wanted == "array":
-        ok = all(isinstance(item, str) for item in value)
-    if ok and wanted == "integer":
-        low, high = shape.get("minimum"), shape.get("maximum")
-        ok = (low is None or value >= low) and (high is None or value <= high)
-        if not ok:
-            raise Refused(
-                PitfallCode.INVALID_ARGS,
-                f"{tool}'s {argument.key} must be a whole number from {low} to {high}, "
-                f"but it is {value}",
-            )
-    if not ok:
-        described = {"string": "a string", "array": "an array of strings", "integer": "an integer"}
-        raise Refused(
-            PitfallCode.INVALID_ARGS,
-            f"{tool}'s {argument.key} must be {described.get(wanted, wanted)}, but it is "
-            f"{describe_json(value)}; {argument.description}",
-        )
 
 
 def check_arguments(tool: str, args: Any) -> dict[str, Any]:
     """The arguments with null-as-absent keys dropped, or a refusal, as the contract says."""
     spec = OPTION_TOOL_BY_NAME[tool]
-    problem = envelope_problem(spec, args)
+    problem = argument_problem(spec, args, _OPTIONS.get(tool))
     if problem is not None:
         raise Refused(PitfallCode.INVALID_ARGS, problem)
-    assert isinstance(args, dict)
-    checked: dict[str, Any] = {}
-    for argument in spec.arguments:
-        value = args.get(argument.key)
-        if value is None:
-            if argument.required:
-                raise Refused(
-                    PitfallCode.INVALID_ARGS,
-                    f"{tool} needs {argument.key}"
-                    + (" (null is refused)" if argument.key in args else "")
-                    + f": {argument.description}",
-                )
-            if argument.null is not Null.ABSENT and argument.key in args:
-                raise Refused(PitfallCode.INVALID_ARGS, f"{tool}'s {argument.key} cannot be null")
-            continue
-        _check_one(tool, argument, value)
-        checked[argument.key] = value
-    return checked
+    assert isinstance(args, dict)  # argument_problem refuses anything else
+    return {a.key: args[a.key] for a in spec.arguments if args.get(a.key) is not None}
 
 
 class PitfallTools:
@@ -224,15 +181,8 @@ class PitfallTools:
 
     def _pitfall_list(self, args: dict[str, Any]) -> Answer:
         warnings: list[str] = []
+        # The status filter was checked against its values: "Solved" would match nothing.
         status, tag = args.get("status"), args.get("tag")
-        if status is not None and status not in PITFALL_STATUSES:
-            # A filter is not a lesson's field: "Solved" would silently match nothing.
-            raise Refused(
-                PitfallCode.INVALID_ARGS,
-                f"pitfall_list's status {status[:40]!r} is not one of "
-                f"{', '.join(PITFALL_STATUSES)}; give one of them as written, or leave status "
-                "out to list every lesson",
-            )
         hits = self.pitfalls.search(
             "",
             tag=tag,
