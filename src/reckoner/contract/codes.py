@@ -116,3 +116,16 @@ SEARCH_RAISED_WHEN: dict[str, str] = {
 
 PRESET_CODES: dict[str, tuple[str, ...]] = {"search": tuple(SEARCH_RAISED_WHEN)}
 """Each preset tool's failure codes (ENGINE_INVALID_ARGS aside, which every tool answers)."""
+
+
+# -- The pitfalls memory's codes (issues 13 and 26) -------------------------------------------
+
+
+class PitfallCode(StrEnum):
+    """The machine-readable half of a pitfall tool's refusal; only a server with the
+    pitfalls option on (or ``reckoner pitfalls``) answers them."""
+
+    INVALID_ARGS = "PITFALL_INVALID_ARGS"
+    NOT_FOUND = "PITFALL_NOT_FOUND"
+    WRITE_FAILED = "PITFALL_WRITE_FAILED"
+    DUPLICATE = "PITFALL_DUPLICATE"
