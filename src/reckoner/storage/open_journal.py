@@ -1,6 +1,6 @@
 """The open journal: one engine's write side on its lane's open record file.
 
-The open tier (manual 7.3) is ``open-record.jsonl`` for the first lane and
+The open tier (docs/guide/records.md) is ``open-record.jsonl`` for the first lane and
 ``open/lane-<n>.jsonl`` for the others. ``OpenRecordJournal`` is the only writer of those
 files and the only code that moves a record into ``records/``: it recovers the file at
 start, starts a record with an atomic replace, appends each row with one ``write`` (fsynced

@@ -3,7 +3,7 @@
 ``RecordArchive`` lists the records (closed newest first, the open ones in lane order, the
 unreadable ids), reads one, answers validators for a poll (an ETag from ``stat`` alone) and
 deletes a closed record. The panel, the CLI and the articles share it; it never takes a
-lane's lock, so it reads while engines write (manual 7.5).
+lane's lock, so it reads while engines write (docs/guide/records.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A closed record is summarized from its header, its start row and its end row (a large file
 only at its head and its tail), an open one from its header and start row; anything unusual
 falls back to parsing every line, so the quick path never answers what the full one would
-not (manual 7.5).
+not (docs/guide/records.md).
 """
 
 from __future__ import annotations
