@@ -7,6 +7,7 @@ every null rule) and through the two surfaces that use it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reckoner.compute.arguments import argument_error
-from reckoner.contract.checks import CheckOptions, argument_problem
+from reckoner.contract.checks import PATTERN_RULES, CheckOptions, argument_problem
 from reckoner.contract.compute import COMPUTE_TOOL
 from reckoner.contract.limits import MAX_PITFALL_RESULTS
-from reckoner.contract.pitfalls import PITFALL_TOOLS
+from reckoner.contract.pitfalls import OPTION_TOOLS, PITFALL_TOOLS
+from reckoner.contract.registry import ANY_TOOL_BY_NAME
 from reckoner.contract.tools import NAME_RULE, NAME_SCHEMA_PATTERN, Argument, Null, Tool
 from reckoner.pitfalls.tiers import Pitfalls
 from reckoner.pitfalls.tools import PitfallTools
@@ -30,8 +32,6 @@ PROBE = Tool(
         Argument("id", True, Null.REFUSED, {"type": "string"}, "The thing's id."),
         Argument("name", False, Null.ABSENT, {"type": "string", "pattern": NAME_SCHEMA_PATTERN},
                  "A slot name."),
-        Argument("code", False, Null.ABSENT, {"type": "string", "pattern": "^[A-Z]{3}$"},
-                 "Three capitals."),
         Argument("share", False, Null.ABSENT, {"type": "number", "minimum": 0, "maximum": 1},
                  "A fraction."),
         Argument("depth", False, Null.ABSENT, {"type": "integer", "maximum": 9}, "How deep."),
@@ -60,10 +60,6 @@ PROBE = Tool(
             "probe_tool's depth must be an integer, but it is the boolean true; How deep.",
         ),
         ({"id": "a", "name": "2x"}, f"probe_tool's name '2x' is not a name: {NAME_RULE}"),
-        (
-            {"id": "a", "code": "abc"},
-            "probe_tool's code 'abc' does not match the pattern ^[A-Z]{3}$",
-        ),
         ({"id": "a", "word": "ab"}, "probe_tool's word is 2 characters, below the minimum of 3"),
         (
             {"id": "a", "flags": [True, "yes"]},
@@ -80,7 +76,7 @@ def test_each_schema_word_and_null_rule_is_one_sentence_with_the_limit(
 
 def test_null_that_means_absent_or_carries_a_value_is_accepted() -> None:
     assert argument_problem(PROBE, {"id": "a", "name": None, "slot": None}) is None
-    assert argument_problem(PROBE, {"id": "a", "share": 0, "depth": 9, "code": "ABC"}) is None
+    assert argument_problem(PROBE, {"id": "a", "share": 0, "depth": 9, "name": "_R2"}) is None
 
 
 def test_a_range_from_the_pitfalls_contract_is_said_for_every_tool() -> None:
@@ -148,3 +144,27 @@ def test_any_json_gets_none_or_one_line_and_never_raises(tool: Tool, data: st.Da
     args = data.draw(st.dictionaries(keys, _JSON, max_size=5) | _JSON)
     problem = argument_problem(tool, args)
     assert problem is None or (isinstance(problem, str) and "\n" not in problem and problem)
+
+
+def _patterns(shape: Any) -> set[str]:
+    if isinstance(shape, dict):
+        found = {shape["pattern"]} if isinstance(shape.get("pattern"), str) else set()
+        return found.union(*(_patterns(value) for value in shape.values()))
+    if isinstance(shape, list):
+        return set().union(*(_patterns(item) for item in shape))
+    return set()
+
+
+def test_every_pattern_a_contract_uses_is_one_the_checker_can_test() -> None:
+    """The contract imports no ``re``, so each pattern has its own test in the checker."""
+    tools = (*ANY_TOOL_BY_NAME.values(), *OPTION_TOOLS)
+    used = set().union(*(_patterns(a.shape) for tool in tools for a in tool.arguments))
+    assert used and used <= set(PATTERN_RULES)
+
+
+@given(st.text(alphabet="aZ_09-é \n", max_size=6) | st.text(max_size=6))
+def test_each_patterns_test_agrees_with_the_pattern_itself(text: str) -> None:
+    for pattern, (matches, _) in PATTERN_RULES.items():
+        # JSON Schema's $ is ECMAScript's: the very end, not before a last newline as Python's.
+        ecma = pattern.replace("$", r"\Z")
+        assert matches(text) == (re.search(ecma, text) is not None), (pattern, text)

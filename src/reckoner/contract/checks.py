@@ -14,8 +14,7 @@ PITFALL_INVALID_ARGS, compute's MATH_ code.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +32,20 @@ _TYPES: dict[str, tuple[type, ...]] = {
 
 # A value a sentence quotes is cut here, so a hostile megabyte never reaches a receipt.
 _QUOTED = 40
+
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_NAME_REST = _NAME_START | frozenset("0123456789")
+
+
+def _is_name(text: str) -> bool:
+    """``NAME_SCHEMA_PATTERN``, without ``re``: the contract imports pure data modules only."""
+    return bool(text) and text[0] in _NAME_START and all(c in _NAME_REST for c in text)
+
+
+PATTERN_RULES: dict[str, tuple[Callable[[str], bool], str]] = {
+    NAME_SCHEMA_PATTERN: (_is_name, f"is not a name: {NAME_RULE}"),
+}
+"""Each ``pattern`` a contract uses: its test, and what a refusal says of a string failing it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,10 +193,10 @@ def _value_problem(value: Any, shape: JSONSchema, place: _Place) -> str | None:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return _range_problem(value, shape, where)
     pattern = shape.get("pattern")
-    if isinstance(value, str) and pattern is not None and re.search(pattern, value) is None:
-        if pattern == NAME_SCHEMA_PATTERN:
-            return f"{where} {_quoted(value)} is not a name: {NAME_RULE}"
-        return f"{where} {_quoted(value)} does not match the pattern {pattern}"
+    if isinstance(value, str) and pattern is not None:
+        matches, refusal = PATTERN_RULES[pattern]  # a pattern unknown here is a contract bug
+        if not matches(value):
+            return f"{where} {_quoted(value)} {refusal}"
     return None
 
 
