@@ -76,6 +76,16 @@ def test_each_schema_word_and_null_rule_is_one_sentence_with_the_limit(
 
 def test_null_that_means_absent_or_carries_a_value_is_accepted() -> None:
     assert argument_problem(PROBE, {"id": "a", "name": None, "slot": None}) is None
+
+
+def test_a_required_argument_whose_null_is_a_value_takes_null_but_not_absence() -> None:
+    """Like the engine's set: null as the value empties the slot; a missing value is not it."""
+    value = Argument("value", True, Null.VALUE, {"type": "number"}, "The value, or null.")
+    setter = Tool("setter", False, (value,))
+    assert argument_problem(setter, {"value": None}) is None
+    assert argument_problem(setter, {}) == "setter needs value: The value, or null."
+    absent = Tool("absent", False, (Argument("v", True, Null.ABSENT, {"type": "number"}, "V."),))
+    assert argument_problem(absent, {"v": None}) == "absent needs v: V."
     assert argument_problem(PROBE, {"id": "a", "share": 0, "depth": 9, "name": "_R2"}) is None
 
 

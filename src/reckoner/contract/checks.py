@@ -141,13 +141,15 @@ def argument_problem(tool: Tool, args: object, options: CheckOptions | None = No
 
 
 def _null_problem(tool: str, argument: Argument, *, given: bool) -> str | None:
-    """A required argument left out or null, or a null where the argument refuses one."""
+    """A required argument left out (a null that means absent leaves it out too), or a null
+    where the argument refuses one; a null with a meaning of its own is a value."""
+    if given and argument.null is Null.VALUE:
+        return None
+    refused = given and argument.null is Null.REFUSED
     if argument.required:
-        refused = " (null is refused)" if given else ""
-        return f"{tool} needs {argument.key}{refused}: {argument.description}"
-    if given and argument.null is Null.REFUSED:
-        return f"{tool}'s {argument.key} cannot be null"
-    return None  # left out, or a null that means leaving it out or carries a meaning
+        said = " (null is refused)" if refused else ""
+        return f"{tool} needs {argument.key}{said}: {argument.description}"
+    return f"{tool}'s {argument.key} cannot be null" if refused else None
 
 
 def _shape_problem(value: Any, shape: JSONSchema, place: _Place) -> str | None:
