@@ -24,7 +24,7 @@ from typing import Any
 
 from reckoner.service import Engine
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 # A topic: its slots (name, dim or unit, a draw of a plausible magnitude) and its steps
 # (target, formula over the topic's slot names, in order; later steps read earlier targets).

@@ -61,8 +61,8 @@ from reckoner.core.lexer import tokenize
 from reckoner.core.notation import BY_NAME
 from reckoner.core.parser import parse
 from reckoner.storage.home import HomeLayout
+from reckoner.storage.record_archive import RecordArchive
 from reckoner.storage.record_format import parse_lines
-from reckoner.storage.record_store import RecordArchive
 
 
 def best_cpu(actions: list[Callable[[], Any]], rounds: int) -> list[float]:

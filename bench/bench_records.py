@@ -24,7 +24,8 @@ from pathlib import Path
 import orjson
 
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import OpenRecordJournal, RecordArchive
+from reckoner.storage.open_journal import OpenRecordJournal
+from reckoner.storage.record_archive import RecordArchive
 
 HEADER = b'{"seq":0,"version":1}\n'
 AT0 = 1_700_000_000_000

@@ -32,7 +32,7 @@ from reckoner.articles.writers.template import render
 from reckoner.demo import run_demo
 from reckoner.host import processes
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 
 def record_rows(home: Path) -> list[dict[str, Any]]:

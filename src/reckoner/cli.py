@@ -640,7 +640,7 @@ def cmd_call(options: argparse.Namespace) -> int:
 
 def _archive(home: str | None) -> Any:
     from reckoner.storage.home import HomeLayout, resolve_home
-    from reckoner.storage.record_store import RecordArchive
+    from reckoner.storage.record_archive import RecordArchive
 
     root = resolve_home(home)
     if not root.is_dir():

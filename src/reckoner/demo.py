@@ -23,7 +23,7 @@ from rich.table import Table
 from reckoner.articles.files import ensure_directory
 from reckoner.articles.run import run_article_job
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 from reckoner.wire import dumps_text
 
 TITLE = "Worked example: a loaded voltage divider, then a series RLC impedance at 1 kHz"

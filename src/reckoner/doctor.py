@@ -91,7 +91,7 @@ def _home(explicit: str | None) -> dict[str, Any]:
     from reckoner.storage.home import HomeLayout
     from reckoner.storage.home_lock import held_lanes
     from reckoner.storage.home_path import resolve_home
-    from reckoner.storage.record_store import RecordArchive
+    from reckoner.storage.record_archive import RecordArchive
     from reckoner.storage.state_file import StateFile
 
     root = resolve_home(explicit)

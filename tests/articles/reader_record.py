@@ -25,7 +25,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 TITLE = "Heating a rod with a resistor"
 HIDDEN_NOTE = "作者备注：单位已核对"

@@ -26,7 +26,7 @@ from reckoner.articles.writers.choose import writer_for
 from reckoner.articles.writers.template import _LABELS, render
 from reckoner.service import Engine
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 KEY = "sk-test-audit-23"
 

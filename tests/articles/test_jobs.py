@@ -13,7 +13,7 @@ from reckoner.articles.jobs import JobRequest, JobRunner
 from reckoner.articles.writers.choose import writer_for
 from reckoner.host import files as host_files
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 
 def runner(home: Path) -> JobRunner:

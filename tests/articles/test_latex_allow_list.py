@@ -30,7 +30,7 @@ from reckoner.articles.writers.choose import writer_for
 from reckoner.articles.writers.template import render
 from reckoner.core.notation import NOTATIONS
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 KEY = "sk-test-allow-list-0909"
 

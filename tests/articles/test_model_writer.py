@@ -21,7 +21,7 @@ from reckoner.articles.writers.choose import writer_for
 from reckoner.articles.writers.model import PROMPT_VERSION, ModelWriter
 from reckoner.providers.chat import ChatProvider
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 KEY = "sk-test-DO-NOT-LEAK-4242"
 KINDS = ["openai", "anthropic"]

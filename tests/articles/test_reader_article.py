@@ -21,7 +21,7 @@ from reckoner.articles.language import resolve_language
 from reckoner.articles.mathtex import formula_latex
 from reckoner.articles.writers.template import render
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 __all__ = ["reader_record"]  # the fixture, used by name
 
@@ -188,7 +188,7 @@ def test_a_given_with_an_offset_unit_shows_the_digits_it_was_written_with(tmp_pa
     from reckoner.articles.facts import collect_facts
     from reckoner.articles.writers.template import render
     from reckoner.storage.home import HomeLayout
-    from reckoner.storage.record_store import RecordArchive
+    from reckoner.storage.record_archive import RecordArchive
 
     home = tmp_path / "home"
     with Engine(home) as engine:

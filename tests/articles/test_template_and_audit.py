@@ -16,7 +16,7 @@ from reckoner.articles.latex import check_body
 from reckoner.articles.writers.template import render
 from reckoner.service import Engine
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 CASES = [(fmt, lang) for fmt in ("md", "tex") for lang in ("en", "zh-CN")]
 

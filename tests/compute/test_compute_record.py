@@ -15,7 +15,7 @@ from reckoner.compute.context import ComputeOptions
 from reckoner.compute.service import ComputeService
 from reckoner.compute.settings import normalise
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 
 def _service(engine: Engine, project: Path) -> ComputeService:

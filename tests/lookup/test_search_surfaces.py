@@ -25,7 +25,7 @@ from reckoner.contract.registry import PRESET_TOOL_BY_NAME, tools_of
 from reckoner.server.texts import persona
 from reckoner.server.tools import DESCRIPTIONS, INPUT_SCHEMAS
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 ANSWER = "Copper's density is 8.96 g/cm3 near room temperature."
 WIKI = "https://en.wikipedia.org/wiki/Copper"

@@ -569,7 +569,8 @@ def measure(home: Path, *, evidence: bool = True) -> Precision:
     misses: list[str] = []
     for failure in FAILURES:
         clue = build_clue(failure.tool_input, (failure.error,))
-        hits = pitfalls.search(clue, limit=REMINDER_LESSONS, evidence=evidence, tool=failure.tool)
+        tool = failure.tool if evidence else None
+        hits = pitfalls.search(clue, limit=REMINDER_LESSONS, failed_tool=tool)
         offered = [str(hit.entry["title"]) for hit in hits]
         if failure.lesson is None:
             quiet += not hits

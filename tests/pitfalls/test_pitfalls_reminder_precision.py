@@ -34,7 +34,7 @@ def test_failure_boilerplate_alone_offers_no_lesson(tmp_path: Path) -> None:
         pitfalls.record(clean_fields(fields))
     for error in ("ENGINE_NO_SUCH_THING: set it first", "Error: Exit code 1"):
         clue = build_clue({"name": "P"}, (error,))
-        assert pitfalls.search(clue, limit=3, evidence=True, tool="Bash") == [], error
+        assert pitfalls.search(clue, limit=3, failed_tool="Bash") == [], error
     plain = pitfalls.search("ENGINE_NO_SUCH_THING: set it first", limit=3)
     assert plain, "a plain search (pitfall_search) still finds lessons by these words"
 
@@ -43,14 +43,14 @@ def test_one_matched_tag_is_evidence_enough_but_the_tools_own_name_is_not(tmp_pa
     pitfalls = Pitfalls.open(tmp_path / "home")
     for fields in LESSONS:
         pitfalls.record(clean_fields(fields))
-    tagged = pitfalls.search("errno EACCES", limit=3, evidence=True, tool="Bash")
+    tagged = pitfalls.search("errno EACCES", limit=3, failed_tool="Bash")
     assert [hit.entry["title"] for hit in tagged][:1] == ["npm install -g fails with EACCES"]
     only_the_tool = build_clue({"file_path": "/app/main.py"}, ("String to replace not found",))
-    assert pitfalls.search(only_the_tool, limit=3, evidence=True, tool="Edit") == []
+    assert pitfalls.search(only_the_tool, limit=3, failed_tool="Edit") == []
 
 
 def test_a_word_inside_a_hyphenated_tag_is_not_the_tag(tmp_path: Path) -> None:
     pitfalls = Pitfalls.open(tmp_path / "home")
     pitfalls.record(clean_fields({"title": "rebuild fails", "solution": "x", "tags": ["node-gyp"]}))
-    assert pitfalls.search("node crashed", limit=3, evidence=True, tool="Bash") == []
-    assert pitfalls.search("node-gyp crashed", limit=3, evidence=True, tool="Bash")
+    assert pitfalls.search("node crashed", limit=3, failed_tool="Bash") == []
+    assert pitfalls.search("node-gyp crashed", limit=3, failed_tool="Bash")

@@ -18,7 +18,7 @@ from mcp import Client
 from mcp_helpers import HANDSHAKE_VERSION, http_server, receipt_of
 
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 MCP_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 INITIALIZE = {

@@ -13,7 +13,7 @@ import httpx
 from mcp_helpers import HANDSHAKE_VERSION, RawStdioServer, http_server
 
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 
 def _call_line(request_id: int, tool: str, arguments_json: str) -> bytes:

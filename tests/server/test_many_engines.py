@@ -18,7 +18,7 @@ from mcp import Client
 from mcp_helpers import RawStdioServer, http_server, receipt_of, stdio_params
 
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 STEPS = 3
 

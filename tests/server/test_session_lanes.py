@@ -20,7 +20,7 @@ from home_rows import open_rows
 from reckoner import Engine
 from reckoner.contract.codes import ErrorCode
 from reckoner.storage.home import MAX_LANES, HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 
 SESSIONS = 8
 STEPS = 6

@@ -24,7 +24,7 @@ import pytest
 from service_helpers import file_rows, open_file
 
 from reckoner import Engine, wire
-from reckoner.storage import record_store
+from reckoner.storage import open_journal
 
 ERRNOS = {
     "ENOSPC": (errno.ENOSPC, "no space left on the device holding", "free space and call again"),
@@ -137,7 +137,7 @@ def faults(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Faults]:
     monkeypatch.setattr(os, "link", link)
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "ftruncate", ftruncate)
-    monkeypatch.setattr(record_store, "open", faulty_open, raising=False)
+    monkeypatch.setattr(open_journal, "open", faulty_open, raising=False)
     yield plan
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from service_helpers import HEADER, OHM, T0, VOLT, WATT, StepClock, file_lines, open_file
 
 from reckoner import Engine, wire
-from reckoner.storage.record_store import DeleteOutcome
+from reckoner.storage.record_archive import DeleteOutcome
 
 
 def _row_bytes(seq: int, at: int, tool: str, ok: bool, content: str) -> bytes:

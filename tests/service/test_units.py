@@ -17,7 +17,7 @@ from reckoner import Engine
 from reckoner.contract.codes import ErrorCode
 from reckoner.core.errors import EngineError
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 from reckoner.units import resolve_unit
 
 OHM = [2, 1, -3, -2, 0, 0, 0]

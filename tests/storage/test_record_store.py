@@ -10,14 +10,11 @@ import pytest
 from storage_helpers import end_row, lines, set_row, start_row, write_closed
 
 from reckoner import wire
-from reckoner.storage import record_store
+from reckoner.storage import record_archive
 from reckoner.storage.home import HomeLayout
+from reckoner.storage.open_journal import OpenRecordJournal
+from reckoner.storage.record_archive import DeleteOutcome, RecordArchive
 from reckoner.storage.record_format import encode_row, parse_lines
-from reckoner.storage.record_store import (
-    DeleteOutcome,
-    OpenRecordJournal,
-    RecordArchive,
-)
 
 OLD_NS = 1_600_000_000 * 10**9  # a directory time safely in the past (outside the racy window)
 
@@ -377,13 +374,13 @@ def test_7_5_closed_list_is_cached_on_directory_mtime(
     write_closed(layout, "200", opened=200)
     settle(layout.records_dir)
     reads: list[str] = []
-    real = record_store._summarize_closed_file
+    real = record_archive.summarize_closed_file
 
     def counting(path: str, record_id: str) -> Any:
         reads.append(record_id)
         return real(path, record_id)
 
-    monkeypatch.setattr(record_store, "_summarize_closed_file", counting)
+    monkeypatch.setattr(record_archive, "summarize_closed_file", counting)
     archive = RecordArchive(layout)
     assert len(archive.index().closed) == 2
     assert sorted(reads) == ["100", "200"]
@@ -456,9 +453,9 @@ def test_7_5_fingerprint_moves_with_an_append_and_only_then(
     first = archive.fingerprint("200")
     assert first is not None
     reads: list[Path] = []
-    real = record_store._read_open_head
+    real = record_archive.read_open_head
     monkeypatch.setattr(
-        record_store, "_read_open_head", lambda path, lane: reads.append(path) or real(path, lane)
+        record_archive, "read_open_head", lambda path, lane: reads.append(path) or real(path, lane)
     )
     assert archive.fingerprint("200") == first
     assert reads == []  # an unchanged poll reads nothing

@@ -20,7 +20,8 @@ from storage_helpers import lines, set_row, start_row, write_closed
 
 from reckoner import Engine
 from reckoner.storage.home import HomeLayout
-from reckoner.storage.record_store import OpenRecordJournal, RecordArchive
+from reckoner.storage.open_journal import OpenRecordJournal
+from reckoner.storage.record_archive import RecordArchive
 
 pytestmark = pytest.mark.timeout(20)
 

@@ -23,8 +23,8 @@ from reckoner.articles.language import resolve_language
 from reckoner.articles.latex import BodyRefusal, check_body, shell
 from reckoner.articles.settings import format_named
 from reckoner.articles.writers.base import Draft, Writer, WriterCancelled, WriterFailure
+from reckoner.storage.record_archive import RecordArchive
 from reckoner.storage.record_format import is_valid_record_id
-from reckoner.storage.record_store import RecordArchive
 from reckoner.wire import dumps
 
 FORMATS = ("markdown", "latex")

@@ -9,7 +9,7 @@ from typing import Any
 from reckoner.articles.jobs import Job, JobRequest, JobRunner, canonical_format
 from reckoner.articles.settings import generation_view
 from reckoner.articles.writers.choose import writer_for
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 from reckoner.storage.state_file import GENERATION_KEY, StateFile
 
 

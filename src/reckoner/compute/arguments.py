@@ -1,69 +1,15 @@
-"""The compute tool's arguments, judged against the one contract (reckoner.contract). Pure.
-
-Only the JSON Schema words the contract uses are understood: type, enum, minimum,
-minLength, items, properties, required, additionalProperties.
-"""
+"""The compute tool's arguments: the shared checker (reckoner.contract.checks) judges them
+against the one contract; what is compute's own is which arguments each op reads. Pure."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from reckoner.contract.checks import describe_json, envelope_problem
+from reckoner.contract.checks import CheckOptions, argument_problem
 from reckoner.contract.compute import COMPUTE_TOOL
-from reckoner.contract.tools import JSONSchema
 
-_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "boolean": (bool,),
-    "array": (list,),
-    "object": (dict,),
-}
-
-
-def _shape_error(value: Any, shape: JSONSchema, where: str) -> str | None:
-    kind = shape.get("type")
-    if kind is not None:
-        allowed = _TYPES[kind]
-        if type(value) not in allowed:  # exact types: true is not an integer
-            return (
-                f"{where} must be a{'n' if kind[0] in 'aeio' else ''} {kind}, but it is "
-                f"{describe_json(value)}"
-            )
-    if "enum" in shape and value not in shape["enum"]:
-        return (
-            f"{where} must be one of {', '.join(shape['enum'])}, but it is {describe_json(value)}"
-        )
-    if "minimum" in shape and value < shape["minimum"]:
-        return f"{where} must be at least {shape['minimum']}, but it is {value}"
-    if "minLength" in shape and len(value) < shape["minLength"]:
-        return f"{where} must not be empty"
-    if "maxLength" in shape and len(value) > shape["maxLength"]:
-        return (
-            f"{where} is {len(value)} characters, above the limit of {shape['maxLength']}; "
-            "write it to a file in the project and use mode file"
-        )
-    if kind == "array" and "items" in shape:
-        for index, item in enumerate(value):
-            error = _shape_error(item, shape["items"], f"{where}[{index}]")
-            if error:
-                return error
-    if kind == "object":
-        properties: dict[str, JSONSchema] = shape.get("properties", {})
-        for key in shape.get("required", ()):
-            if key not in value:
-                return f"{where} needs {key}"
-        if shape.get("additionalProperties") is False:
-            extra = [k for k in value if k not in properties]
-            if extra:
-                keys = ", ".join(properties)
-                return f"{where} has no key {str(extra[0])[:40]!r}; its keys are {keys}"
-        for key, item in value.items():
-            if key in properties:
-                error = _shape_error(item, properties[key], f"{where}.{key}")
-                if error:
-                    return error
-    return None
+_OPTIONS = CheckOptions(too_long_fix="write it to a file in the project and use mode file")
+"""A script over the inline limit has a way round it: mode file reads it from the project."""
 
 
 OP_KEYS: dict[str, frozenset[str]] = {
@@ -90,18 +36,9 @@ OP_KEYS: dict[str, frozenset[str]] = {
 
 def argument_error(args: Any) -> str | None:
     """The one sentence saying what is wrong with the arguments, or None."""
-    problem = envelope_problem(COMPUTE_TOOL, args)
+    problem = argument_problem(COMPUTE_TOOL, args, _OPTIONS)
     if problem is not None or not isinstance(args, dict):
         return problem
-    for argument in COMPUTE_TOOL.arguments:
-        value = args.get(argument.key)
-        if value is None:
-            if argument.required:
-                return f"compute needs {argument.key}: {argument.description}"
-            continue
-        error = _shape_error(value, argument.shape, f"compute's {argument.key}")
-        if error:
-            return error
     taken = OP_KEYS[args["op"]]
     unused = [key for key in COMPUTE_TOOL.keys if args.get(key) is not None and key not in taken]
     if unused:

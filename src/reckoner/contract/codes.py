@@ -170,3 +170,16 @@ MATH_RAISED_WHEN: dict[MathCode, str] = {
     ),
 }
 """When the compute tool answers each of its codes, in one line."""
+
+
+# -- The pitfalls memory's codes (issues 13 and 26) -------------------------------------------
+
+
+class PitfallCode(StrEnum):
+    """The machine-readable half of a pitfall tool's refusal; only a server with the
+    pitfalls option on (or ``reckoner pitfalls``) answers them."""
+
+    INVALID_ARGS = "PITFALL_INVALID_ARGS"
+    NOT_FOUND = "PITFALL_NOT_FOUND"
+    WRITE_FAILED = "PITFALL_WRITE_FAILED"
+    DUPLICATE = "PITFALL_DUPLICATE"

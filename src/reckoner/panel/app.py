@@ -35,8 +35,8 @@ from reckoner.panel.security import GuardMiddleware, HostPolicy, is_loopback
 from reckoner.panel.settings import SettingsError, apply_settings, settings_view
 from reckoner.panel.typeset import typeset_rows
 from reckoner.storage.home import HomeError, HomeLayout
+from reckoner.storage.record_archive import DeleteOutcome, RecordArchive
 from reckoner.storage.record_format import is_valid_record_id
-from reckoner.storage.record_store import DeleteOutcome, RecordArchive
 from reckoner.storage.run_log import RunLog, open_run_log
 from reckoner.storage.state_file import StateFile
 from reckoner.units.spelling import spelling_data

@@ -24,7 +24,7 @@ from reckoner.articles.preview import preview_png
 from reckoner.articles.reveal import reveal
 from reckoner.articles.settings import format_named, generation_view
 from reckoner.articles.writers.choose import writer_for
-from reckoner.storage.record_store import RecordArchive
+from reckoner.storage.record_archive import RecordArchive
 from reckoner.storage.state_file import GENERATION_KEY, StateFile
 from reckoner.wire import dumps, loads
 

@@ -18,9 +18,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from reckoner.contract.codes import PitfallCode
 from reckoner.pitfalls import render
 from reckoner.pitfalls.tiers import Pitfalls
-from reckoner.pitfalls.tools import Answer, PitfallCode, PitfallTools
+from reckoner.pitfalls.tools import Answer, PitfallTools
 from reckoner.wire import dumps, loads
 
 MAX_EDIT_BYTES = 64 * 1024

@@ -14,7 +14,7 @@ from typing import Any
 
 from reckoner.contract.pitfalls import OPTION_TOOL_BY_NAME, PITFALL_STATUSES
 
-from .tiers import DEFAULT_PROJECT_DIR
+from .tiers import DEFAULT_PROJECT_DIR, Pitfalls
 
 EXIT_REFUSED = 1
 
@@ -128,12 +128,7 @@ def run(options: argparse.Namespace) -> int:
 
     command = options.pitfalls_command
     if command == "hook":
-        from .hook import main as hook_main
-
-        argv = [*(("--home", options.home) if options.home else ())]
-        if options.project_dir is not None:
-            argv += ["--project-dir", options.project_dir]
-        return hook_main(argv)
+        return _hook(options)
     home = resolve_home(options.home)
     project = Path(options.project) if options.project else Path.cwd()
     if command == "serve":
@@ -142,38 +137,64 @@ def run(options: argparse.Namespace) -> int:
         serve_standalone(home, project=project, project_dir=options.project_dir)
         return 0
 
+    pitfalls = Pitfalls.open(home, project=project, project_dir=options.project_dir)
+    if command == "show":
+        return _show(pitfalls, options)
+    return _call_tool(pitfalls, options)
+
+
+def _hook(options: argparse.Namespace) -> int:
+    from .hook import main as hook_main
+
+    argv = [*(("--home", options.home) if options.home else ())]
+    if options.project_dir is not None:
+        argv += ["--project-dir", options.project_dir]
+    return hook_main(argv)
+
+
+def _show(pitfalls: Pitfalls, options: argparse.Namespace) -> int:
+    """Print one lesson's card (or its JSON); the only command that is not a tool's."""
     from reckoner.wire import dumps_text
 
     from . import render
-    from .tiers import Pitfalls
+
+    found = pitfalls.find(options.id.strip())
+    if found is None:
+        print(
+            f"reckoner: no lesson has the id {options.id[:40]!r}; "
+            "'reckoner pitfalls list' shows the ids",
+            file=sys.stderr,
+        )
+        return EXIT_REFUSED
+    entry, _ = found
+    print(
+        dumps_text(entry) if options.json else render.card(entry),
+        end="\n" if options.json else "",
+    )
+    return 0
+
+
+_LESSON_KEYS = ("title", "area", "symptom", "cause", "solution", "evidence", "tags", "status")
+
+_TOOL_OF: dict[str, tuple[str, tuple[str, ...]]] = {
+    "list": ("pitfall_list", ("status", "tag", "limit")),
+    "search": ("pitfall_search", ("query", "tag", "limit")),
+    "record": ("pitfall_record", _LESSON_KEYS),
+    "update": ("pitfall_update", ("id", "note", *_LESSON_KEYS)),
+    "delete": ("pitfall_delete", ("id",)),
+    "merge": ("pitfall_merge", ("id", "duplicate")),
+}
+"""Each terminal command as the tool it calls, and the options that are its arguments."""
+
+
+def _call_tool(pitfalls: Pitfalls, options: argparse.Namespace) -> int:
+    """A command through the tool a model calls: the same checks, limits and sentences."""
+    from reckoner.wire import dumps_text
+
     from .tools import PitfallTools
 
-    pitfalls = Pitfalls.open(home, project=project, project_dir=options.project_dir)
-    if command == "show":
-        found = pitfalls.find(options.id.strip())
-        if found is None:
-            print(
-                f"reckoner: no lesson has the id {options.id[:40]!r}; "
-                "'reckoner pitfalls list' shows the ids",
-                file=sys.stderr,
-            )
-            return EXIT_REFUSED
-        entry, _ = found
-        print(
-            dumps_text(entry) if options.json else render.card(entry),
-            end="\n" if options.json else "",
-        )
-        return 0
-    lesson_keys = ("title", "area", "symptom", "cause", "solution", "evidence", "tags", "status")
-    tool, args = {
-        "list": ("pitfall_list", _args(options, ("status", "tag", "limit"))),
-        "search": ("pitfall_search", _args(options, ("query", "tag", "limit"))),
-        "record": ("pitfall_record", _args(options, lesson_keys)),
-        "update": ("pitfall_update", _args(options, ("id", "note", *lesson_keys))),
-        "delete": ("pitfall_delete", _args(options, ("id",))),
-        "merge": ("pitfall_merge", _args(options, ("id", "duplicate"))),
-    }[command]
-    answer = PitfallTools(pitfalls).call(tool, args)
+    tool, keys = _TOOL_OF[options.pitfalls_command]
+    answer = PitfallTools(pitfalls).call(tool, _args(options, keys))
     if options.json:
         print(dumps_text(answer.data))
     elif answer.ok:

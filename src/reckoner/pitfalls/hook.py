@@ -135,7 +135,7 @@ def _reminder(event: dict[str, Any], home: str, project_dir: str | None) -> str 
     )
     clue = build_clue(event.get("tool_input"), (_error_text(event),))
     tool = str(event["tool_name"])
-    hits = pitfalls.search(clue, limit=REMINDER_LESSONS, evidence=True, tool=tool)
+    hits = pitfalls.search(clue, limit=REMINDER_LESSONS, failed_tool=tool)
     cards = [hit.library.card_path(hit.entry["id"]) for hit in hits]
     return reminder([hit.entry for hit in hits], str(event["tool_name"]), cards)
 

@@ -101,7 +101,7 @@ class PitfallsMount:
             if not self.detector.failure(session, tool, time.time()):
                 return None
             clue = build_clue(args, (receipt.get("code"), receipt.get("error")))
-            hits = self.pitfalls.search(clue, limit=REMINDER_LESSONS, evidence=True, tool=tool)
+            hits = self.pitfalls.search(clue, limit=REMINDER_LESSONS, failed_tool=tool)
             return reminder(
                 [hit.entry for hit in hits],
                 tool,

@@ -375,48 +375,67 @@ class SearchIndex:
         tag: str | None = None,
         limit: int = 5,
         keep: Callable[[dict[str, Any]], bool] | None = None,
-        evidence: bool = False,
-        tool: str = "",
+        failed_tool: str | None = None,
     ) -> list[tuple[dict[str, Any], float]]:
         """The entries a query returns, best first, with their scores.
 
         A tag filter is exact and comes before scoring (so is ``keep``); an empty query
         lists the most recent (score 0); a query with no informative token returns
-        nothing, never everything; a score of 0 is dropped. With ``evidence`` (a reminder's
-        clue) failure boilerplate is no token, and an entry needs ``REMINDER_MIN_TOKENS``
-        matched tokens or a matched tag; the failed ``tool``'s name is a matched token even
-        where it is a common word (a lesson tagged ``Write`` is about the Write tool, and
-        "cannot write" in an error is not), but never a tag's evidence on its own.
+        nothing, never everything; a score of 0 is dropped. With ``failed_tool`` the query
+        is a reminder's clue of that tool's failure: failure boilerplate is no token, and an
+        entry needs ``REMINDER_MIN_TOKENS`` matched tokens or a matched tag; the failed
+        tool's name is a matched token even where it is a common word (a lesson tagged
+        ``Write`` is about the Write tool, and "cannot write" in an error is not), but never
+        a tag's evidence on its own.
         """
         from heapq import nlargest  # here: the hook's start should not pay for it
 
-        allowed: set[int] | None = None
-        if (tag is not None and tag.strip()) or keep is not None:
-            wanted = " ".join(tag.split()).lower() if tag is not None and tag.strip() else None
-            tag_sets = self._tag_sets() if wanted is not None else []
-            allowed = {
-                i
-                for i in range(len(self.entries))
-                if (wanted is None or wanted in tag_sets[i])
-                and (keep is None or keep(self.entries[i]))
-            }
+        allowed = self._allowed(tag, keep)
         if not query.strip():
-            pool = range(len(self.entries)) if allowed is None else sorted(allowed)
-            # Entries stand in the order of their last write: among lessons of the same
-            # second the later-written is the newer, so the position breaks the tie.
-            updated = self._updated
-            recent = nlargest(limit, pool, key=lambda i: (updated[i], i))
-            return [(self.entries[i], 0.0) for i in recent]
-        tokens = tokenize(query)
-        named: list[str] = []
-        if evidence:
-            tokens = [token for token in tokens if token not in REMINDER_STOPWORDS]
-            named = [token for token in tokenize(tool) if token not in tokens]
-            tokens += named
+            return self._recent(allowed, limit)
+        tokens, named = _query_tokens(query, failed_tool)
         if not tokens:
             return []
+        count = len(tokens)
+        scored = [
+            (total * (1 + covered / count), self._updated[i], i)
+            for i, (total, covered, tagged) in self._totals(tokens, named, allowed).items()
+            if failed_tool is None or covered >= REMINDER_MIN_TOKENS or tagged
+        ]
+        best = nlargest(limit, scored)
+        return [(self.entries[i], score) for score, _, i in best]
+
+    def _allowed(
+        self, tag: str | None, keep: Callable[[dict[str, Any]], bool] | None
+    ) -> set[int] | None:
+        """The positions the filters let through; None when there is no filter."""
+        wanted = " ".join(tag.split()).lower() if tag is not None and tag.strip() else None
+        if wanted is None and keep is None:
+            return None
+        tag_sets = self._tag_sets() if wanted is not None else []
+        return {
+            i
+            for i in range(len(self.entries))
+            if (wanted is None or wanted in tag_sets[i]) and (keep is None or keep(self.entries[i]))
+        }
+
+    def _recent(self, allowed: set[int] | None, limit: int) -> list[tuple[dict[str, Any], float]]:
+        """The most recent entries among those allowed, each with the score 0."""
+        from heapq import nlargest  # here: the hook's start should not pay for it
+
+        pool = range(len(self.entries)) if allowed is None else sorted(allowed)
+        # Entries stand in the order of their last write: among lessons of the same
+        # second the later-written is the newer, so the position breaks the tie.
+        updated = self._updated
+        recent = nlargest(limit, pool, key=lambda i: (updated[i], i))
+        return [(self.entries[i], 0.0) for i in recent]
+
+    def _totals(
+        self, tokens: list[str], named: list[str], allowed: set[int] | None
+    ) -> dict[int, list[int]]:
+        """Per matched entry: [weight, tokens matched, tags matched]."""
         tag_weight = _WEIGHT_OF_RANK[0]
-        totals: dict[int, list[int]] = {}  # position: [weight, tokens matched, tags matched]
+        totals: dict[int, list[int]] = {}
         for token in tokens:
             weights = self._word_weights(token) if is_word_token(token) else self._scan(token)
             # The failed tool's own name is one matched token, never a tag's evidence alone:
@@ -433,14 +452,18 @@ class SearchIndex:
                     seen[0] += weight
                     seen[1] += 1
                     seen[2] += tagged
-        count = len(tokens)
-        scored = [
-            (total * (1 + covered / count), self._updated[i], i)
-            for i, (total, covered, tagged) in totals.items()
-            if not evidence or covered >= REMINDER_MIN_TOKENS or tagged
-        ]
-        best = nlargest(limit, scored)
-        return [(self.entries[i], score) for score, _, i in best]
+        return totals
+
+
+def _query_tokens(query: str, failed_tool: str | None) -> tuple[list[str], list[str]]:
+    """The query's tokens, and those of them that only name the failed tool (a reminder's
+    clue loses failure boilerplate and gains the tool's name)."""
+    tokens = tokenize(query)
+    if failed_tool is None:
+        return tokens, []
+    tokens = [token for token in tokens if token not in REMINDER_STOPWORDS]
+    named = [token for token in tokenize(failed_tool) if token not in tokens]
+    return tokens + named, named
 
 
 def _updated(entry: dict[str, Any]) -> str:

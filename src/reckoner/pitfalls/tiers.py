@@ -126,13 +126,12 @@ class Pitfalls:
         status: str | None = None,
         limit: int = 5,
         warnings: list[str] | None = None,
-        evidence: bool = False,
-        tool: str = "",
+        failed_tool: str | None = None,
     ) -> list[Hit]:
         """Project hits first, then the global library's, up to ``limit``, each id once.
 
-        A query that is exactly a lesson's id answers that lesson. With ``evidence`` (a
-        reminder's clue, with the failed ``tool``), a lesson must match more than a
+        A query that is exactly a lesson's id answers that lesson. With ``failed_tool`` (the
+        query is a reminder's clue of that tool's failure), a lesson must match more than a
         coincidence (``SearchIndex``).
         """
         if is_entry_id(query.strip()):
@@ -151,7 +150,7 @@ class Pitfalls:
                 continue
             keep = None if status is None else (lambda entry: entry["status"] == status)
             scored = index.search(
-                query, tag=tag, limit=limit + len(seen), keep=keep, evidence=evidence, tool=tool
+                query, tag=tag, limit=limit + len(seen), keep=keep, failed_tool=failed_tool
             )
             for entry, score in scored:
                 if entry["id"] not in seen and len(hits) < limit:

@@ -9,13 +9,14 @@ solution first.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
-from reckoner.contract.checks import describe_json, envelope_problem
-from reckoner.contract.pitfalls import OPTION_TOOL_BY_NAME, PITFALL_STATUSES, PITFALL_TOOLS
-from reckoner.contract.tools import Argument, Null
+from reckoner.contract.checks import CheckOptions, argument_problem
+from reckoner.contract.codes import PitfallCode
+from reckoner.contract.pitfalls import OPTION_TOOL_BY_NAME, PITFALL_TOOLS
+from reckoner.contract.refusal import Refusal
 
 from . import render
 from .library import LibraryError, now_stamp
@@ -28,24 +29,9 @@ DEFAULT_SEARCH_LIMIT = 5
 DEFAULT_LIST_LIMIT = 10
 
 
-class PitfallCode(StrEnum):
-    """The machine-readable half of a pitfall tool's refusal."""
-
-    INVALID_ARGS = "PITFALL_INVALID_ARGS"
-    NOT_FOUND = "PITFALL_NOT_FOUND"
-    WRITE_FAILED = "PITFALL_WRITE_FAILED"
-    DUPLICATE = "PITFALL_DUPLICATE"
-
-
 NEAR_TITLE_OVERLAP = 0.8
 """Two titles whose informative words overlap this much (shared over all, Jaccard) name the
 same lesson: "npm install -g fails with EACCES" and "npm install -g fails: EACCES"."""
-
-
-class Refused(Exception):
-    def __init__(self, code: PitfallCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,64 +44,22 @@ class Answer:
         return self.data.get("ok") is True
 
 
-_JSON_TYPES = {
-    "string": (str,),
-    "array": (list,),
-    "integer": (int,),
-    "boolean": (bool,),
+_OPTIONS: dict[str, CheckOptions] = {
+    # A lesson's status is normalised, never refused: anything but the three is stored as
+    # solved and the answer says so. A filter is checked (pitfall_list: it stores nothing).
+    name: CheckOptions(normalised=frozenset({"status"}))
+    for name in ("pitfall_record", "pitfall_update")
 }
-
-
-def _check_one(tool: str, argument: Argument, value: Any) -> None:
-    shape = argument.shape
-    wanted = str(shape.get("type"))
-    ok = isinstance(value, _JSON_TYPES[wanted]) and not (
-        wanted == "integer" and isinstance(value, bool)
-    )
-    if ok and wanted == "array":
-        ok = all(isinstance(item, str) for item in value)
-    if ok and wanted == "integer":
-        low, high = shape.get("minimum"), shape.get("maximum")
-        ok = (low is None or value >= low) and (high is None or value <= high)
-        if not ok:
-            raise Refused(
-                PitfallCode.INVALID_ARGS,
-                f"{tool}'s {argument.key} must be a whole number from {low} to {high}, "
-                f"but it is {value}",
-            )
-    if not ok:
-        described = {"string": "a string", "array": "an array of strings", "integer": "an integer"}
-        raise Refused(
-            PitfallCode.INVALID_ARGS,
-            f"{tool}'s {argument.key} must be {described.get(wanted, wanted)}, but it is "
-            f"{describe_json(value)}; {argument.description}",
-        )
 
 
 def check_arguments(tool: str, args: Any) -> dict[str, Any]:
     """The arguments with null-as-absent keys dropped, or a refusal, as the contract says."""
     spec = OPTION_TOOL_BY_NAME[tool]
-    problem = envelope_problem(spec, args)
+    problem = argument_problem(spec, args, _OPTIONS.get(tool))
     if problem is not None:
-        raise Refused(PitfallCode.INVALID_ARGS, problem)
-    assert isinstance(args, dict)
-    checked: dict[str, Any] = {}
-    for argument in spec.arguments:
-        value = args.get(argument.key)
-        if value is None:
-            if argument.required:
-                raise Refused(
-                    PitfallCode.INVALID_ARGS,
-                    f"{tool} needs {argument.key}"
-                    + (" (null is refused)" if argument.key in args else "")
-                    + f": {argument.description}",
-                )
-            if argument.null is not Null.ABSENT and argument.key in args:
-                raise Refused(PitfallCode.INVALID_ARGS, f"{tool}'s {argument.key} cannot be null")
-            continue
-        _check_one(tool, argument, value)
-        checked[argument.key] = value
-    return checked
+        raise Refusal(PitfallCode.INVALID_ARGS, problem)
+    assert isinstance(args, dict)  # argument_problem refuses anything else
+    return {a.key: args[a.key] for a in spec.arguments if args.get(a.key) is not None}
 
 
 class PitfallTools:
@@ -128,23 +72,24 @@ class PitfallTools:
         """One call in, one answer out; never raises."""
         try:
             checked = check_arguments(tool, args)
-            return getattr(self, f"_{tool}")(checked)  # type: ignore[no-any-return]
-        except Refused as refusal:
-            return _refusal(refusal.code, str(refusal))
+            handler: Callable[[dict[str, Any]], Answer] = getattr(self, f"_{tool}")
+            return handler(checked)
+        except Refusal as refusal:
+            return _refused(refusal)
         except LibraryError as error:
-            return _refusal(PitfallCode.WRITE_FAILED, str(error))
+            return _refused(Refusal(PitfallCode.WRITE_FAILED, str(error)))
 
     def _pitfall_record(self, args: dict[str, Any]) -> Answer:
         cleaned = clean_fields(args)
         if not cleaned.fields.get("title"):
-            raise Refused(
+            raise Refusal(
                 PitfallCode.INVALID_ARGS,
                 "pitfall_record's title is empty; write the lesson in one line, such as "
                 "'eval refuses 2x: write 2*@x'",
             )
         twin = self._near_title(str(cleaned.fields["title"]))
         if twin is not None:
-            raise Refused(
+            raise Refusal(
                 PitfallCode.DUPLICATE,
                 f"lesson {twin['id']} already has nearly this title ({twin['title'][:80]!r}), "
                 "so nothing was recorded; add to it with pitfall_update (a note, or the fields "
@@ -172,13 +117,13 @@ class PitfallTools:
         cleaned = clean_fields(args)
         cleaned.changes[:0] = changes
         if "title" in cleaned.fields and not cleaned.fields["title"]:
-            raise Refused(
+            raise Refusal(
                 PitfallCode.INVALID_ARGS,
                 "pitfall_update's title is empty; leave title out to keep it, or give a line",
             )
         if not note and not cleaned.fields:
             keys = ", ".join(("note", *TEXT_FIELDS, "tags", "status"))
-            raise Refused(
+            raise Refusal(
                 PitfallCode.INVALID_ARGS,
                 f"pitfall_update changes nothing; give at least one of {keys}",
             )
@@ -199,7 +144,7 @@ class PitfallTools:
     def _pitfall_merge(self, args: dict[str, Any]) -> Answer:
         keep, duplicate = args["id"].strip(), args["duplicate"].strip()
         if keep == duplicate:
-            raise Refused(
+            raise Refusal(
                 PitfallCode.INVALID_ARGS,
                 f"pitfall_merge's id and duplicate are both {keep[:40]!r}; give the lesson "
                 "that stays as id and the one to fold into it as duplicate",
@@ -224,15 +169,8 @@ class PitfallTools:
 
     def _pitfall_list(self, args: dict[str, Any]) -> Answer:
         warnings: list[str] = []
+        # The status filter was checked against its values: "Solved" would match nothing.
         status, tag = args.get("status"), args.get("tag")
-        if status is not None and status not in PITFALL_STATUSES:
-            # A filter is not a lesson's field: "Solved" would silently match nothing.
-            raise Refused(
-                PitfallCode.INVALID_ARGS,
-                f"pitfall_list's status {status[:40]!r} is not one of "
-                f"{', '.join(PITFALL_STATUSES)}; give one of them as written, or leave status "
-                "out to list every lesson",
-            )
         hits = self.pitfalls.search(
             "",
             tag=tag,
@@ -256,8 +194,8 @@ class PitfallTools:
         )
 
 
-def _not_found(entry_id: str) -> Refused:
-    return Refused(
+def _not_found(entry_id: str) -> Refusal:
+    return Refusal(
         PitfallCode.NOT_FOUND,
         f"no lesson has the id {entry_id[:40]!r}; find it with pitfall_search or "
         "pitfall_list (ids look like p-20261201-070000-a3f9)",
@@ -269,8 +207,8 @@ def _title_words(title: str) -> set[str]:
     return {word for word in re.findall(r"\w+", title.lower()) if word not in STOPWORDS}
 
 
-def _refusal(code: PitfallCode, message: str) -> Answer:
-    return Answer({"ok": False, "code": code.value, "error": message}, f"{code.value}: {message}")
+def _refused(refusal: Refusal) -> Answer:
+    return Answer(refusal.receipt(), f"{refusal.code.value}: {refusal.sentence}")
 
 
 def _public(entry: dict[str, Any]) -> dict[str, Any]:

@@ -44,13 +44,8 @@ from reckoner.core.api import (
 from reckoner.core.tagged import RenderOptions, render
 from reckoner.storage.home import HomeLayout, resolve_home, resolve_lane
 from reckoner.storage.home_lock import acquire_lane
-from reckoner.storage.record_store import (
-    DeleteOutcome,
-    OpenRecordJournal,
-    RecordArchive,
-    RecordIndex,
-    RecordView,
-)
+from reckoner.storage.open_journal import OpenRecordJournal
+from reckoner.storage.record_archive import DeleteOutcome, RecordArchive, RecordIndex, RecordView
 from reckoner.storage.run_log import open_run_log
 from reckoner.storage.state_file import StateFile
 from reckoner.units import resolve_unit

@@ -1,8 +1,11 @@
 """Every file the engine touches: record files, state.json, run logs and the lane locks.
 
 Each external thing has exactly one module: ``home`` names the paths, ``record_format``
-spells a record file, ``record_store`` reads and writes record files, ``state_file`` owns
-``state.json``, ``run_log`` owns ``logs/``, and ``home_lock`` keeps one engine per lane.
+spells a record file, ``open_journal`` writes the open record files and closes them,
+``record_archive`` reads and deletes record files (``record_summaries`` reads a list entry
+from as little of a file as it can, and ``regular_files`` opens only regular files),
+``state_file`` owns ``state.json``, ``run_log`` owns ``logs/``, and ``home_lock`` keeps one
+engine per lane.
 """
 
 from __future__ import annotations
@@ -18,16 +21,14 @@ if TYPE_CHECKING:
         acquire_home_lock,
         acquire_lane,
     )
-    from reckoner.storage.record_store import (
-        ClosedEntry,
+    from reckoner.storage.open_journal import OpenRecordJournal, RecoveredRecord
+    from reckoner.storage.record_archive import (
         DeleteOutcome,
-        OpenEntry,
-        OpenRecordJournal,
         RecordArchive,
         RecordIndex,
         RecordView,
-        RecoveredRecord,
     )
+    from reckoner.storage.record_summaries import ClosedEntry, OpenEntry
     from reckoner.storage.run_log import RunLog, open_run_log
     from reckoner.storage.state_file import StateFile
 
@@ -53,6 +54,14 @@ __all__ = [
 ]
 
 _MODULE_OF = {
+    "ClosedEntry": "record_summaries",
+    "OpenEntry": "record_summaries",
+    "OpenRecordJournal": "open_journal",
+    "RecoveredRecord": "open_journal",
+    "DeleteOutcome": "record_archive",
+    "RecordArchive": "record_archive",
+    "RecordIndex": "record_archive",
+    "RecordView": "record_archive",
     "HomeError": "home",
     "HomeLayout": "home",
     "resolve_home": "home",
@@ -67,11 +76,10 @@ _MODULE_OF = {
 
 
 def __getattr__(name: str) -> Any:
-    # Each name is loaded from its module on first use (names not in _MODULE_OF live in
-    # record_store), so a caller that needs one module does not load them all: the
-    # pitfalls hook, which must start fast, needs only home_path.
+    # Each name is loaded from its module on first use, so a caller that needs one module
+    # does not load them all: the pitfalls hook, which must start fast, needs only home_path.
     if name not in __all__:
         raise AttributeError(f"module 'reckoner.storage' has no attribute {name!r}")
     from importlib import import_module
 
-    return getattr(import_module(f"reckoner.storage.{_MODULE_OF.get(name, 'record_store')}"), name)
+    return getattr(import_module(f"reckoner.storage.{_MODULE_OF[name]}"), name)

@@ -141,10 +141,6 @@ class RunLog:
     def error(self, message: str, **fields: Any) -> None:
         self._log(logging.ERROR, message, fields)
 
-    def is_enabled(self, level: str) -> bool:
-        """True when a call at ``level`` would be written (skip building costly fields)."""
-        return level in _LEVELS and self._logger.isEnabledFor(_LEVELS[level])
-
     def _log(self, levelno: int, message: str, fields: dict[str, Any]) -> None:
         if not self._handlers or not self._logger.isEnabledFor(levelno):
             return
