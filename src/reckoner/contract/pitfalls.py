@@ -6,10 +6,8 @@ Light on purpose: the pitfalls hook loads it without the engine's value shapes."
 from __future__ import annotations
 
 from . import limits
+from .lessons import PITFALL_STATUSES
 from .tools import Argument, JSONSchema, Null, Tool
-
-PITFALL_STATUSES: tuple[str, ...] = ("solved", "workaround", "open")
-"""A lesson's status; anything else is stored as the first."""
 
 # -- tools a server option switches on (issue 13) ------------------------------------------
 

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reckoner.contract.pitfalls import OPTION_TOOL_BY_NAME, PITFALL_STATUSES
+from reckoner.contract.lessons import PITFALL_STATUSES
+from reckoner.contract.pitfalls import OPTION_TOOL_BY_NAME
 
 from .tiers import DEFAULT_PROJECT_DIR, Pitfalls
 

@@ -6,6 +6,7 @@ the caller can say so.
 
 from __future__ import annotations
 
+from reckoner.contract.lessons import PITFALL_STATUSES
 from reckoner.contract.limits import (
     MAX_PITFALL_BODY,
     MAX_PITFALL_LINE,
@@ -13,7 +14,6 @@ from reckoner.contract.limits import (
     MAX_PITFALL_TAG,
     MAX_PITFALL_TAGS,
 )
-from reckoner.contract.pitfalls import PITFALL_STATUSES
 
 TYPE_CHECKING = False  # not typing's: the hook loads this module and must start fast
 if TYPE_CHECKING:
