@@ -1,0 +1,37 @@
+"""The README a newcomer reads first: short, opening with the two commands, and linking only
+to pages that exist; and docs that stand alone, never pointing outside the repository."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+MAX_README_LINES = 300
+
+
+def test_the_readme_is_read_in_ten_minutes() -> None:
+    lines = README.read_text("utf-8").splitlines()
+    assert len(lines) <= MAX_README_LINES, len(lines)
+
+
+def test_the_readme_opens_with_the_demo_and_the_test_command() -> None:
+    text = README.read_text("utf-8")
+    first = re.search(r"```sh\n(.*?)```", text, re.S)
+    assert first is not None, "the README has no shell block"
+    commands = [line.split("#")[0].strip() for line in first.group(1).splitlines()]
+    assert commands == ["uv run reckoner demo", "uv run pytest"]
+    assert text.index(first.group(0)) < text.index("\n## "), "the commands come before any section"
+
+
+def test_every_relative_link_of_the_readme_names_a_file_of_the_repository() -> None:
+    links = re.findall(r"\]\((?!https?://|#|mailto:)([^)\s#]+)", README.read_text("utf-8"))
+    assert links, "the README links into docs/"
+    assert [link for link in links if not (ROOT / link).is_file()] == []
+
+
+def test_the_docs_stand_alone_and_never_point_outside_the_repository() -> None:
+    pages = [README, ROOT / "mkdocs.yml", *sorted((ROOT / "docs").rglob("*.md"))]
+    outside = re.compile(r"/work/|\.\./shared|\(\.\./\.\./")
+    assert [str(p.relative_to(ROOT)) for p in pages if outside.search(p.read_text("utf-8"))] == []
