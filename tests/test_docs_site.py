@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 MAX_README_LINES = 300
@@ -35,3 +37,24 @@ def test_the_docs_stand_alone_and_never_point_outside_the_repository() -> None:
     pages = [README, ROOT / "mkdocs.yml", *sorted((ROOT / "docs").rglob("*.md"))]
     outside = re.compile(r"/work/|\.\./shared|\(\.\./\.\./")
     assert [str(p.relative_to(ROOT)) for p in pages if outside.search(p.read_text("utf-8"))] == []
+
+
+def test_the_site_nav_lists_every_decision_file_in_the_order_of_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A decision file added by any change is in the nav, so `mkdocs build --strict` (which
+    fails on a page left out of it) never fails for want of a nav line."""
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    from mkdocs_hooks import decision_pages, on_config
+
+    folder = tmp_path / "decisions"
+    folder.mkdir()
+    (folder / "README.md").write_text("[b](b.md), then [a](a.md) and [gone](gone.md)\n", "utf-8")
+    for name in ("a.md", "b.md", "c.md"):
+        (folder / name).write_text(f"# {name}\n", "utf-8")
+    assert decision_pages(tmp_path) == ["decisions/b.md", "decisions/a.md", "decisions/c.md"]
+    config = {"docs_dir": str(ROOT / "docs"), "nav": [{"Home": "index.md"}, {"Decisions": []}]}
+    listed = on_config(config)["nav"][1]["Decisions"]
+    files = {f"decisions/{p.name}" for p in (ROOT / "docs" / "decisions").glob("*.md")}
+    assert listed[0] == {"Index": "decisions/README.md"}
+    assert set(listed[1:]) | {"decisions/README.md"} == files
