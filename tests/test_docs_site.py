@@ -58,3 +58,13 @@ def test_the_site_nav_lists_every_decision_file_in_the_order_of_the_index(
     files = {f"decisions/{p.name}" for p in (ROOT / "docs" / "decisions").glob("*.md")}
     assert listed[0] == {"Index": "decisions/README.md"}
     assert set(listed[1:]) | {"decisions/README.md"} == files
+
+
+def test_every_figure_block_of_the_performance_page_names_a_bench_command_that_exists() -> None:
+    page = (ROOT / "docs" / "performance.md").read_text("utf-8")
+    blocks = re.split(r"(?m)^## ", page)[1:]
+    assert blocks, "the performance page has no figures"
+    for block in blocks:
+        commands = re.findall(r"`uv run python (bench/[\w/]+\.py)", block)
+        assert commands, block.split("\n", 1)[0]
+        assert all((ROOT / command).is_file() for command in commands), commands
