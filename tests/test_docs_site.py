@@ -3,7 +3,10 @@ to pages that exist; and docs that stand alone, never pointing outside the repos
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,3 +71,21 @@ def test_every_figure_block_of_the_performance_page_names_a_bench_command_that_e
         commands = re.findall(r"`uv run python (bench/[\w/]+\.py)", block)
         assert commands, block.split("\n", 1)[0]
         assert all((ROOT / command).is_file() for command in commands), commands
+
+
+def test_the_tour_quotes_the_refusal_and_the_call_count_the_demo_gives(tmp_path: Path) -> None:
+    """The README's tour shows the demo's deliberate mistake as the engine refuses it."""
+    home = tmp_path / "home"
+    done = subprocess.run(
+        [sys.executable, "-m", "reckoner", "demo", "--home", str(home)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    (record,) = (home / "records").glob("*.jsonl")
+    rows = [json.loads(line) for line in record.read_text("utf-8").splitlines()[1:]]
+    (refused,) = [row["content"] for row in rows if row["ok"] is False]
+    tour = README.read_text("utf-8").split("## A five-minute tour", 1)[1].split("\n## ", 1)[0]
+    assert f"{refused['code']}: {refused['error']}" in " ".join(tour.split())
+    assert f"# {len(rows)} calls through the MCP server" in tour
