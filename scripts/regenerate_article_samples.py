@@ -4,12 +4,13 @@ Run: ``uv run python scripts/regenerate_article_samples.py`` (needs XeLaTeX and 
 It runs ``reckoner demo`` (the real MCP server over stdio) on a fresh home, writes the
 template's article of the record it files, and puts it in three places:
 
-- the README's article excerpt (between the sentence that introduces it and the PDF page);
+- the articles guide's excerpt (``docs/guide/articles.md``, between the sentence that
+  introduces it and the PDF page);
 - ``docs/screenshots/article-pdf-page.png``: the LaTeX article's first page, compiled;
 - ``docs/articles/demo-compared.md``: the whole Markdown article, between the generated
   marks, beside the hand-written solution kept outside them.
 
-``--check`` writes nothing and exits 1 when the README excerpt or the compared page differs
+``--check`` writes nothing and exits 1 when the guide's excerpt or the compared page differs
 from what the demo gives now (the PNG is not compared: its bytes depend on the TeX build).
 """
 
@@ -35,7 +36,7 @@ from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_archive import RecordArchive
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+GUIDE = ROOT / "docs" / "guide" / "articles.md"
 PDF_PAGE = ROOT / "docs" / "screenshots" / "article-pdf-page.png"
 COMPARED = ROOT / "docs" / "articles" / "demo-compared.md"
 
@@ -60,7 +61,7 @@ def demo_facts(home: Path) -> Facts:
 
 
 def excerpt(article: str) -> str:
-    """The README's excerpt: the title, the Given table's first rows, then the Solution up
+    """The guide's excerpt: the title, the Given table's first rows, then the Solution up
     to the first step's sentence."""
     lines = article.splitlines()
     given = lines.index("## Given")
@@ -73,11 +74,11 @@ def excerpt(article: str) -> str:
     return "\n".join(kept)
 
 
-def readme_with(readme: str, article: str) -> str:
+def guide_with(guide: str, article: str) -> str:
     block = f"{EXCERPT_INTRO}\n\n```markdown\n{excerpt(article)}\n```\n"
-    if not _EXCERPT.search(readme):
-        raise SystemExit("README.md has no article excerpt after its introducing sentence.")
-    return _EXCERPT.sub(lambda _: block, readme, count=1)
+    if not _EXCERPT.search(guide):
+        raise SystemExit(f"{GUIDE.name} has no article excerpt after its introducing sentence.")
+    return _EXCERPT.sub(lambda _: block, guide, count=1)
 
 
 def _nested(article: str) -> str:
@@ -136,22 +137,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="reckoner-samples-") as temp:
         facts = demo_facts(Path(temp) / "home")
         article = render(facts, "en", "md")
-        readme = readme_with(README.read_text(encoding="utf-8"), article)
+        guide = guide_with(GUIDE.read_text(encoding="utf-8"), article)
         compared = compared_with(COMPARED.read_text(encoding="utf-8"), article)
         if check:
             stale = [
                 path.name
-                for path, text in ((README, readme), (COMPARED, compared))
+                for path, text in ((GUIDE, guide), (COMPARED, compared))
                 if path.read_text(encoding="utf-8") != text
             ]
             if stale:
                 print(f"Out of date: {', '.join(stale)}; run {Path(__file__).name}.")
                 return 1
             return 0
-        README.write_text(readme, encoding="utf-8")
+        GUIDE.write_text(guide, encoding="utf-8")
         COMPARED.write_text(compared, encoding="utf-8")
         PDF_PAGE.write_bytes(pdf_page(facts, Path(temp)).read_bytes())
-    print(f"Wrote {README.name}, {COMPARED.relative_to(ROOT)} and {PDF_PAGE.relative_to(ROOT)}.")
+    written = (GUIDE, COMPARED, PDF_PAGE)
+    print(f"Wrote {', '.join(str(path.relative_to(ROOT)) for path in written)}.")
     return 0
 
 

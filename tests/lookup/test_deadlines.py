@@ -240,7 +240,7 @@ def test_an_unusable_deadline_is_one_sentence_and_the_default_applies(
 
 
 def test_the_readme_names_the_deadline_key_and_its_default() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "docs/guide/lookup.md").read_text("utf-8")
     low, high = DEADLINE_BOUNDS
     assert f"| `deadlineSeconds` | {DEADLINE_SECONDS} |" in readme
     assert f"({low} to {high})" in readme

@@ -170,7 +170,9 @@ def test_12_the_readme_and_the_serve_help_name_every_preset_the_contract_has() -
     import subprocess
     import sys
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    root = Path(__file__).resolve().parents[2]
+    pages = [root / "README.md", *sorted((root / "docs" / "guide").glob("*.md"))]
+    readme = "\n".join(page.read_text("utf-8") for page in pages)
     helped = subprocess.run(
         [sys.executable, "-m", "reckoner", "serve", "--help"],
         capture_output=True,

@@ -27,7 +27,7 @@ MARKER = "<!-- pitfalls-hook-snippet -->"
 
 def readme_hooks() -> dict[str, Any]:
     """The hooks object of the README's snippet."""
-    text = (ROOT / "README.md").read_text("utf-8")
+    text = (ROOT / "docs" / "guide" / "pitfalls.md").read_text("utf-8")
     start = text.index(MARKER)
     match = re.search(r"```json\n(.*?)```", text[start:], re.S)
     assert match is not None, "the snippet's JSON block follows the marker"

@@ -262,7 +262,7 @@ def test_the_readme_mcp_snippet_starts_the_standalone_memory(tmp_path: Path) -> 
     import os
     import re
 
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs/guide/pitfalls.md").read_text("utf-8")
     start = text.index("<!-- pitfalls-mcp-snippet -->")
     block = re.search(r"```json\n(.*?)```", text[start:], re.S)
     assert block is not None

@@ -397,7 +397,7 @@ def test_digits_round_half_away_from_zero_on_the_shortest_spelling(
     x: float, digits: int, shown: float, tmp_path: Path
 ) -> None:
     """Issue 14: `digits` rounds ties away from zero on the shortest decimal spelling, in
-    positional and exponential form alike (docs/decisions.md)."""
+    positional and exponential form alike (docs/decisions/units.md)."""
     assert round_significant(x, digits) == shown
     with _open(tmp_path / "home") as engine:
         engine.call("set", {"name": "x", "value": {"num": x}})
