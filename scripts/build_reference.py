@@ -195,12 +195,20 @@ class Family:
 def code_families() -> tuple[Family, ...]:
     """Every code family, imported in this one place (so a family that moves is repointed
     here alone)."""
-    from reckoner.compute.vocabulary import MathCode, NextKind, NextReason, WarningCode
-    from reckoner.contract.codes import RAISED_WHEN, SEARCH_RAISED_WHEN, ErrorCode, SearchCode
-    from reckoner.pitfalls.tools import PitfallCode
+    from reckoner.compute.vocabulary import NextKind, NextReason, WarningCode
+    from reckoner.contract.codes import (
+        MATH_RAISED_WHEN,
+        RAISED_WHEN,
+        SEARCH_RAISED_WHEN,
+        ErrorCode,
+        MathCode,
+        PitfallCode,
+        SearchCode,
+    )
 
     engine = {str(code): text for code, text in RAISED_WHEN.items()}
     search = {str(code): text for code, text in SEARCH_RAISED_WHEN.items()}
+    compute = {str(code): text for code, text in MATH_RAISED_WHEN.items()}
     return (
         Family(
             "The engine's codes",
@@ -220,7 +228,7 @@ def code_families() -> tuple[Family, ...]:
             'A refusal is `{"ok": false, "code", "error", "next": {"kind", ...}}`; '
             "what each means is in the [compute guide](../guide/compute.md#refusals).",
             MathCode,
-            {},
+            compute,
         ),
         Family("compute's `next.kind`", "What a caller can do next.", NextKind, {}),
         Family(
