@@ -148,24 +148,23 @@ def _dim(raw: object, facts: Collector) -> Dim | None:
         return known
     if not all(type(x) is int or (type(x) is float and x.is_integer()) for x in key):
         return None
-    dim: Dim = tuple(int(x) for x in key)  # type: ignore[assignment]
+    m, kg, s, a, k, mol, cd = (int(x) for x in key)
+    dim: Dim = (m, kg, s, a, k, mol, cd)
     facts.dims[key] = dim
     facts.integers.update(dim)
     return dim
 
 
 def _real(x: object, facts: Collector) -> Num | None:
-    kind = type(x)
-    if kind is not float and kind is not int:
+    if isinstance(x, bool) or not isinstance(x, float | int):
         return None
     # A step reads the values earlier rows stored, so most numbers come round again.
-    return _number(x, facts)  # type: ignore[arg-type]  # checked above: float or int
+    return _number(x, facts)
 
 
 def _element(raw: object, facts: Collector) -> Element | None:
-    kind = type(raw)
-    if kind is float or kind is int:
-        return _number(raw, facts)  # type: ignore[arg-type]  # checked above
+    if isinstance(raw, float | int) and not isinstance(raw, bool):
+        return _number(raw, facts)
     if isinstance(raw, list):
         items: list[Element] = []
         for item in raw:

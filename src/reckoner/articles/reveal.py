@@ -36,7 +36,7 @@ def reveal(path: Path, *, folder: bool) -> str:
     if not target.exists():
         raise ArticleRefusal(f"{str(target)!r} no longer exists; generate the article again.")
     if sys.platform == "win32":  # pragma: no cover - no Windows runner here
-        os.startfile(target)  # type: ignore[attr-defined]
+        os.startfile(target)
         return str(target)
     command = _opener()
     if command is None:

@@ -93,7 +93,8 @@ def _power(symbol: str, exponent: int) -> str:
 
 def spell_vector(dim: Sequence[int]) -> str:
     """A vector for a reader: ``Ω``, ``W/(m·K)``, else ``m²·kg·s⁻³``; ``""`` for a number."""
-    key: Vec = tuple(int(x) for x in dim)  # type: ignore[assignment]
+    m, kg, s, a, k, mol, cd = (int(x) for x in dim)
+    key: Vec = (m, kg, s, a, k, mol, cd)
     known = DERIVED.get(key)
     if known is not None:
         return known

@@ -20,6 +20,7 @@ from reckoner.articles.citation import receipt_id
 from reckoner.articles.fact_model import (
     ArrayValue,
     Cplx,
+    Dim,
     Element,
     Facts,
     Message,
@@ -124,11 +125,11 @@ def _complex_text(number: Cplx) -> str:
     return f"{number.re} {sign} {number.im.lstrip('-')}j"
 
 
-def _unit(dim: tuple[int, ...]) -> str:
+def _unit(dim: Dim) -> str:
     if not any(dim):
         return ""
-    name = unit_name(dim)  # type: ignore[arg-type]
-    return name if name else unit_tex(dim)  # type: ignore[arg-type]
+    name = unit_name(dim)
+    return name if name else unit_tex(dim)
 
 
 def value_json(value: Value) -> object:
