@@ -14,32 +14,21 @@ from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from reckoner.host.network import (
+    LOOPBACK_NAMES,
+    WILDCARD_HOSTS,
+    bare_host,
+    is_loopback,
+    url_host,
+)
 from reckoner.wire import dumps
 
-LOOPBACK_NAMES: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
-_WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", "[::]", ""})
 _STATE_CHANGING = frozenset({"POST", "PUT", "DELETE", "PATCH"})
-
-
-def _bracketed(host: str) -> str:
-    """An IPv6 literal as it appears in a Host header."""
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
-
-
-def is_loopback(host: str) -> bool:
-    """Whether a bind address only accepts connections from this machine."""
-    bare = host.strip("[]")
-    if bare == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(bare).is_loopback
-    except ValueError:
-        return False
 
 
 def _is_ip_literal(host: str) -> bool:
     try:
-        ipaddress.ip_address(host.strip("[]"))
+        ipaddress.ip_address(bare_host(host))
     except ValueError:
         return False
     return True
@@ -50,8 +39,8 @@ class HostPolicy:
 
     def __init__(self, bound_host: str, bound_port: int) -> None:
         self.port = bound_port
-        self.wildcard = bound_host in _WILDCARD_HOSTS
-        names: set[str] = {_bracketed(bound_host).lower()}
+        self.wildcard = bound_host in WILDCARD_HOSTS
+        names: set[str] = {url_host(bound_host).lower()}
         if is_loopback(bound_host) or self.wildcard:
             names.update(LOOPBACK_NAMES)
         self._names = frozenset(names)
