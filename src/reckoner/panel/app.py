@@ -7,6 +7,7 @@ another process at the same time.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -147,17 +148,7 @@ class PanelApi:
             return invalid
         if request.method == "DELETE":
             return self._delete(record_id)
-        fingerprint = self.archive.fingerprint(record_id)
-        if fingerprint is None:
-            return self._missing(record_id)
-        etag = _quoted(fingerprint)
-        headers = {"etag": etag, "cache-control": "no-cache"}
-        if _etag_matches(request, etag):
-            return Response(status_code=304, headers=headers)
-        body = self.archive.read_json(record_id)
-        if body is None:
-            return self._missing(record_id)
-        return WireJSONResponse(body, headers=headers)
+        return self._under_etag(request, record_id, "", lambda: self.archive.read_json(record_id))
 
     def record_typeset(self, request: Request) -> Response:
         """``{seq: latex}`` for a record's accepted evals, validated like the record itself.
@@ -169,17 +160,29 @@ class PanelApi:
         invalid = self._invalid_id(record_id)
         if invalid is not None:
             return invalid
+
+        def typeset() -> dict[str, Any] | None:
+            view = self.archive.read(record_id)
+            return None if view is None else typeset_rows(view.rows)
+
+        return self._under_etag(request, record_id, "-tex", typeset)
+
+    def _under_etag(
+        self, request: Request, record_id: str, tag: str, body: Callable[[], Any | None]
+    ) -> Response:
+        """A resource of one record under an ETag of its fingerprint (``tag`` tells the
+        resources apart): 304 when the client holds it, 404 when the record is gone."""
         fingerprint = self.archive.fingerprint(record_id)
         if fingerprint is None:
             return self._missing(record_id)
-        etag = _quoted(f"{fingerprint}-tex")
+        etag = _quoted(f"{fingerprint}{tag}")
         headers = {"etag": etag, "cache-control": "no-cache"}
         if _etag_matches(request, etag):
             return Response(status_code=304, headers=headers)
-        view = self.archive.read(record_id)
-        if view is None:
+        answer = body()
+        if answer is None:
             return self._missing(record_id)
-        return WireJSONResponse(typeset_rows(view.rows), headers=headers)
+        return WireJSONResponse(answer, headers=headers)
 
     def compute_receipt(self, request: Request) -> Response:
         """The receipt a record's compute row names, as text (issue 12's link on the card)."""

@@ -10,10 +10,10 @@ arrives, so an over-large one is refused without ever being held in memory.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from reckoner.access import header_of
 from reckoner.host.network import (
     LOOPBACK_NAMES,
     WILDCARD_HOSTS,
@@ -77,14 +77,6 @@ def _split_host_port(value: str) -> tuple[str, int | None]:
     return (host, int(port_text)) if port_text.isdigit() else (host, None)
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    headers: Iterable[tuple[bytes, bytes]] = scope.get("headers", [])
-    for key, value in headers:
-        if key == name:
-            return value.decode("latin-1")
-    return None
-
-
 async def send_refusal(send: Send, status: int, sentence: str, *, close: bool = False) -> None:
     """Answer ``{"error": sentence}`` in place of the app; ``close`` ends the connection, so
     the rest of a refused body is not read."""
@@ -128,7 +120,7 @@ class GuardMiddleware:
         await send_refusal(send, *refusal)
 
     def refusal(self, scope: Scope) -> tuple[int, str] | None:
-        host = _header(scope, b"host")
+        host = header_of(scope, b"host")
         if host is None or not self.policy.allows(host):
             shown = "no Host header" if host is None else f"the Host header {host!r}"
             return (
@@ -139,20 +131,20 @@ class GuardMiddleware:
         method = str(scope.get("method", "GET")).upper()
         if method not in _STATE_CHANGING:
             return None
-        origin = _header(scope, b"origin")
+        origin = header_of(scope, b"origin")
         if origin is not None and not self.policy.allows_origin(origin):
             return (
                 403,
                 f"A change from the origin {origin!r} was refused; the panel accepts "
                 "changes only from its own page.",
             )
-        if _header(scope, b"sec-fetch-site") == "cross-site":
+        if header_of(scope, b"sec-fetch-site") == "cross-site":
             return (
                 403,
                 "A change sent from another site was refused; the panel accepts changes "
                 "only from its own page.",
             )
-        content_type = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+        content_type = (header_of(scope, b"content-type") or "").split(";")[0].strip().lower()
         if method in ("PUT", "POST", "PATCH") and content_type != "application/json":
             shown = content_type or "none"
             return (
@@ -216,5 +208,5 @@ class BodyLimitMiddleware:
 
 
 def _content_length(scope: Scope) -> int | None:
-    value = (_header(scope, b"content-length") or "").strip()
+    value = (header_of(scope, b"content-length") or "").strip()
     return int(value) if value.isdigit() else None
