@@ -110,12 +110,12 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
         return "[bold]record_start[/bold]", f"[bold]{escape(str(body.get('title', '')))}[/bold]"
     if tool == "record_message":
         hidden = " [dim](note for the article)[/dim]" if body.get("hide") else ""
-        return "message", f"[italic]{escape(str(body.get('text', '')))}[/italic]{hidden}"
+        said = f"[italic]{escape(str(body.get('text', '')))}[/italic]{hidden}"
+        return "message", said + _warning_lines(body)
     if tool == "record_end":
         text = body.get("text")
-        return "[bold]record_end[/bold]", escape(
-            str(text)
-        ) if text else "[dim](no closing text)[/dim]"
+        shown = escape(str(text)) if text else "[dim](no closing text)[/dim]"
+        return "[bold]record_end[/bold]", shown + _warning_lines(body)
     if tool == "set":
         given = body.get("unit")
         written = (
@@ -142,6 +142,21 @@ def _row_lines(row: dict[str, Any]) -> tuple[str, str]:
     from reckoner.wire import dumps_text
 
     return escape(tool), escape(dumps_text(body))
+
+
+def _warning_lines(body: dict[str, Any]) -> str:
+    """The mark of a message or end whose text quotes a number no receipt showed (issue 27):
+    each of the row's ``warnings`` sentences on a line of its own; nothing without them."""
+    from rich.markup import escape
+
+    warnings = body.get("warnings")
+    if not isinstance(warnings, list):
+        return ""
+    return "".join(
+        f"\n  [yellow]unverified number: {escape(w)}[/yellow]"
+        for w in warnings
+        if isinstance(w, str)
+    )
 
 
 def _read_line(body: dict[str, Any], key: str) -> str:
