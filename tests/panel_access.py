@@ -13,7 +13,7 @@ import httpx
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from reckoner.panel.app import create_app
+from reckoner.panel.app import PanelOptions, create_app
 from reckoner.panel.background import BackgroundPanel
 
 HOST = "127.0.0.1"
@@ -25,7 +25,7 @@ BEARER = {"authorization": f"Bearer {TOKEN}"}
 
 def panel_app(home: Path, **options: Any) -> Starlette:
     """The panel's app bound as ``reckoner panel`` binds by default, with ``TOKEN``."""
-    return create_app(home, bound_host=HOST, bound_port=PORT, token=TOKEN, **options)
+    return create_app(home, PanelOptions(HOST, PORT, TOKEN, **options))
 
 
 def signed_in(app: Starlette, **options: Any) -> TestClient:

@@ -525,7 +525,7 @@ def test_run_panel_prints_its_url_serves_and_warns_off_loopback(home: Path) -> N
     import httpx
 
     script = (
-        "import sys; from pathlib import Path; from reckoner.panel.app import run_panel; "
+        "import sys; from pathlib import Path; from reckoner.panel.run import run_panel; "
         "run_panel(Path(sys.argv[1]), '0.0.0.0', 0, False)"
     )
     _closed(home, "1700000000000", "served", 1_700_000_000_000)
@@ -579,7 +579,7 @@ def test_run_panel_port_in_use_is_one_sentence(home: Path) -> None:
         taken.listen(1)
         port = taken.getsockname()[1]
         script = (
-            "import sys; from pathlib import Path; from reckoner.panel.app import run_panel; "
+            "import sys; from pathlib import Path; from reckoner.panel.run import run_panel; "
             f"run_panel(Path(sys.argv[1]), '127.0.0.1', {port}, False)"
         )
         result = subprocess.run(

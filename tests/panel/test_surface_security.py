@@ -25,7 +25,8 @@ import pytest
 from panel_records import RowBuilder, encode, write_closed
 
 from panel_access import panel_app, signed_in
-from reckoner.panel.app import MAX_BODY_BYTES, SHUTDOWN_GRACE_SECONDS
+from reckoner.host.network import SHUTDOWN_GRACE_SECONDS
+from reckoner.panel.app import MAX_BODY_BYTES
 
 API = "/api/reckoner"
 

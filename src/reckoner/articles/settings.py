@@ -174,11 +174,3 @@ def _merge_writer(stored: object, change: object) -> JsonObject:
                 f"generation.writer.{key} must be {expected} (or null), not {value!r}."[:300]
             )
     return entry
-
-
-def _is_url(value: object) -> bool:
-    return (
-        isinstance(value, str)
-        and value.startswith(("http://", "https://"))
-        and len(value) <= MAX_TEXT
-    )

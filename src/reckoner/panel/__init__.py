@@ -1,2 +1,2 @@
-"""The local web panel over a home's records (manual 11, issue 5): ``create_app`` and
-``run_panel`` in ``app``, ``BackgroundPanel`` for serving it from a thread."""
+"""The local web panel over a home's records (manual 11, issue 5): ``create_app`` in ``app``,
+``run_panel`` in ``run``, ``BackgroundPanel`` for serving it from a thread."""

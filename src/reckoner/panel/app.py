@@ -1,4 +1,4 @@
-"""The records panel: a Starlette app over a reckoner home, and the uvicorn runner.
+"""The records panel: a Starlette app over a reckoner home (``reckoner.panel.run`` serves it).
 
 The app only reads records through the lock-free ``RecordArchive`` and only writes
 settings through ``StateFile``; the engine that appends to the open record may run in
@@ -7,12 +7,8 @@ another process at the same time.
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import sys
-import threading
-import webbrowser
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,18 +22,17 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from reckoner.access import new_token
 from reckoner.compute.archive import read_receipt_file
 from reckoner.contract.dimensions import BASE_SYMBOLS, NAME_TABLE
 from reckoner.panel.articles_api import ArticlesApi, article_routes
-from reckoner.panel.login import PanelDoor, login_url
-from reckoner.panel.security import GuardMiddleware, HostPolicy, is_loopback
+from reckoner.panel.login import PanelDoor
+from reckoner.panel.security import GuardMiddleware, HostPolicy
 from reckoner.panel.settings import SettingsError, apply_settings, settings_view
 from reckoner.panel.typeset import typeset_rows
-from reckoner.storage.home import HomeError, HomeLayout
+from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_archive import DeleteOutcome, RecordArchive
 from reckoner.storage.record_format import is_valid_record_id
-from reckoner.storage.run_log import RunLog, open_run_log
+from reckoner.storage.run_log import RunLog
 from reckoner.storage.state_file import StateFile
 from reckoner.units.spelling import spelling_data
 from reckoner.wire import dumps, loads
@@ -48,10 +43,6 @@ DEFAULT_POLL_MS = 5000
 # A settings body is a few small objects; anything near this is not one. The guard counts the
 # body as it streams in and stops at this, so an over-large one is never held in memory.
 MAX_BODY_BYTES = 64 * 1024
-# How long a stopping panel waits for requests under way before it leaves without them: a
-# request stuck on a file (a FIFO, a hung mount) or a client that never finishes its body
-# must not keep SIGTERM from stopping the panel.
-SHUTDOWN_GRACE_SECONDS = 3.0
 
 _SECURITY_HEADERS = {
     # KaTeX positions glyphs with inline style attributes, hence 'unsafe-inline' for styles
@@ -157,17 +148,7 @@ class PanelApi:
             return invalid
         if request.method == "DELETE":
             return self._delete(record_id)
-        fingerprint = self.archive.fingerprint(record_id)
-        if fingerprint is None:
-            return self._missing(record_id)
-        etag = _quoted(fingerprint)
-        headers = {"etag": etag, "cache-control": "no-cache"}
-        if _etag_matches(request, etag):
-            return Response(status_code=304, headers=headers)
-        body = self.archive.read_json(record_id)
-        if body is None:
-            return self._missing(record_id)
-        return WireJSONResponse(body, headers=headers)
+        return self._under_etag(request, record_id, "", lambda: self.archive.read_json(record_id))
 
     def record_typeset(self, request: Request) -> Response:
         """``{seq: latex}`` for a record's accepted evals, validated like the record itself.
@@ -179,17 +160,29 @@ class PanelApi:
         invalid = self._invalid_id(record_id)
         if invalid is not None:
             return invalid
+
+        def typeset() -> dict[str, Any] | None:
+            view = self.archive.read(record_id)
+            return None if view is None else typeset_rows(view.rows)
+
+        return self._under_etag(request, record_id, "-tex", typeset)
+
+    def _under_etag(
+        self, request: Request, record_id: str, tag: str, body: Callable[[], Any | None]
+    ) -> Response:
+        """A resource of one record under an ETag of its fingerprint (``tag`` tells the
+        resources apart): 304 when the client holds it, 404 when the record is gone."""
         fingerprint = self.archive.fingerprint(record_id)
         if fingerprint is None:
             return self._missing(record_id)
-        etag = _quoted(f"{fingerprint}-tex")
+        etag = _quoted(f"{fingerprint}{tag}")
         headers = {"etag": etag, "cache-control": "no-cache"}
         if _etag_matches(request, etag):
             return Response(status_code=304, headers=headers)
-        view = self.archive.read(record_id)
-        if view is None:
+        answer = body()
+        if answer is None:
             return self._missing(record_id)
-        return WireJSONResponse(typeset_rows(view.rows), headers=headers)
+        return WireJSONResponse(answer, headers=headers)
 
     def compute_receipt(self, request: Request) -> Response:
         """The receipt a record's compute row names, as text (issue 12's link on the card)."""
@@ -315,32 +308,30 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def create_app(
-    home: Path,
-    *,
-    bound_host: str,
-    bound_port: int,
-    token: str,
-    poll_ms: int = DEFAULT_POLL_MS,
-    log: RunLog | None = None,
-    pitfalls_project: Path | None = None,
-) -> Starlette:
-    """The panel app for one home, answering only to ``bound_host:bound_port`` and only to
-    requests that carry ``token`` (see ``reckoner.panel.login``).
+@dataclass(frozen=True, slots=True)
+class PanelOptions:
+    """How one panel answers: only to ``bound_host:bound_port`` and only to requests that
+    carry ``token`` (see ``reckoner.panel.login``).
 
     ``poll_ms`` is how often the page polls the list and an open record (5 s by default;
     tests shorten it). ``log`` receives deletions, saved settings and endpoint failures.
     ``pitfalls_project`` is the project whose pitfalls library the Pitfalls tab reads first
     (``reckoner panel`` passes its working directory; None: the global library only).
     """
-    api = PanelApi(home, poll_ms, log)
-    articles = ArticlesApi(api.archive, api.state, api.note)
-    # An older build's flat article keys become the generation tree once (manual 9.1).
-    api.state.migrate_legacy()
+
+    bound_host: str
+    bound_port: int
+    token: str
+    poll_ms: int = DEFAULT_POLL_MS
+    log: RunLog | None = None
+    pitfalls_project: Path | None = None
+
+
+def _exception_handlers(api: PanelApi) -> dict[Any, Any]:
+    """Every failure as one JSON sentence for the page, naming no path of this machine."""
 
     async def internal_error(request: Request, exc: Exception) -> Response:
-        # Still one JSON sentence for the page, naming no path of this machine (an OSError's
-        # text carries its file name); the log keeps what happened.
+        # An OSError's text carries its file name; the log keeps what happened.
         api.note("error", "panel: endpoint failed", path=request.url.path, error=repr(exc))
         return _error(
             500,
@@ -364,11 +355,15 @@ def create_app(
         )
         return Response(status_code=499)
 
+    return {HTTPException: http_error, ClientDisconnect: client_gone, Exception: internal_error}
+
+
+def _routes(api: PanelApi, articles: ArticlesApi, pitfalls_project: Path | None) -> list[Any]:
     from reckoner.panel.pitfalls import pitfalls_routes
 
-    routes = [
+    return [
         Route("/", api.index_page, methods=["GET"]),
-        *pitfalls_routes(API, home, api.note, pitfalls_project),
+        *pitfalls_routes(API, api.home, api.note, pitfalls_project),
         Route(f"{API}/records-index", api.records_index, methods=["GET"]),
         # ``path`` so an id with an encoded slash still reaches the validator (400), rather
         # than falling through the router.
@@ -388,137 +383,29 @@ def create_app(
         Route(f"{API}/{{rest:path}}", api.api_not_found),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ]
+
+
+def create_app(home: Path, options: PanelOptions) -> Starlette:
+    """The panel app for one home, answering as ``options`` say."""
+    api = PanelApi(home, options.poll_ms, options.log)
+    articles = ArticlesApi(api.archive, api.state, api.note)
+    # An older build's flat article keys become the generation tree once (manual 9.1).
+    api.state.migrate_legacy()
     app = Starlette(
-        routes=routes,
-        exception_handlers={
-            HTTPException: http_error,
-            ClientDisconnect: client_gone,
-            Exception: internal_error,
-        },
+        routes=_routes(api, articles, options.pitfalls_project),
+        exception_handlers=_exception_handlers(api),
         middleware=[
             Middleware(_SecurityHeaders),
             Middleware(
                 GuardMiddleware,
-                policy=HostPolicy(bound_host, bound_port),
+                policy=HostPolicy(options.bound_host, options.bound_port),
                 max_body_bytes=MAX_BODY_BYTES,
                 body_advice="send only the settings sections you change",
             ),
-            Middleware(PanelDoor, token=token, port=bound_port),
+            Middleware(PanelDoor, token=options.token, port=options.bound_port),
         ],
     )
     # Exposed so tests and benchmarks can observe what the endpoints read.
     app.state.archive = api.archive
-    app.state.settings_file = api.state
     app.state.article_jobs = articles.jobs
     return app
-
-
-def bind_socket(host: str, port: int) -> socket.socket:
-    """A listening socket on host:port (0 picks a free port), or one clear sentence."""
-    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host.strip("[]"), port))
-    except OSError as failure:
-        sock.close()
-        raise SystemExit(
-            f"reckoner panel: cannot listen on {host}:{port} ({failure.strerror}); "
-            "choose another port with --port, or 0 for any free one."
-        ) from None
-    sock.listen(128)
-    sock.set_inheritable(True)
-    return sock
-
-
-def panel_url(host: str, port: int) -> str:
-    shown = "127.0.0.1" if host in ("0.0.0.0", "", "::", "[::]") else host
-    if ":" in shown and not shown.startswith("["):
-        shown = f"[{shown}]"
-    return f"http://{shown}:{port}/"
-
-
-def run_panel(
-    home: Path, host: str, port: int, open_browser: bool, token: str | None = None
-) -> None:
-    """Serve the panel until interrupted, printing its sign-in link (port 0 picks a free
-    one). ``token`` is the secret the link carries; None: a new one for this launch."""
-    import uvicorn
-
-    if not is_loopback(host):
-        print(
-            f"reckoner panel: warning: binding {host} makes the panel reachable from other "
-            "machines over plain HTTP, where its token travels unencrypted; use --host "
-            "127.0.0.1 unless you mean it.",
-            file=sys.stderr,
-        )
-    token = token or new_token()
-    try:
-        HomeLayout(home).prepare()
-    except HomeError as unusable:
-        raise SystemExit(f"reckoner panel: {unusable}") from None
-    sock = bind_socket(host, port)
-    bound_port = int(sock.getsockname()[1])
-    log = open_run_log(HomeLayout(home))
-    app = create_app(
-        home,
-        bound_host=host,
-        bound_port=bound_port,
-        token=token,
-        log=log,
-        pitfalls_project=Path.cwd(),
-    )
-    url = panel_url(host, bound_port)
-    link = login_url(url, token)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    server = _stoppable_server(config, log)
-    print(f"reckoner panel: serving {home} at {link}  (Ctrl+C to stop)", flush=True)
-    if open_browser:
-        threading.Timer(0.3, webbrowser.open, args=(link,)).start()
-    # The log names the address only: the token goes where the user sees it, nowhere else.
-    log.info("panel: started", url=url, home=str(home))
-    # uvicorn re-raises the signal that stopped it once it has shut down; SIGTERM's default
-    # action would end the process before the log is closed, so it becomes a clean exit.
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _exit_cleanly) if in_main else None
-    try:
-        server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass  # Ctrl+C is how the panel is meant to stop
-    finally:
-        sock.close()
-        log.info("panel: stopped")
-        log.close()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _exit_cleanly(signum: int, frame: object) -> None:
-    raise SystemExit(0)
-
-
-def _leave_if_still_running(log: RunLog) -> None:
-    """Called SHUTDOWN_GRACE_SECONDS after a stop signal, if the panel has not stopped yet."""
-    log.warn("panel: stopped while a request was still under way; it was abandoned")
-    log.close()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # A thread blocked in a read cannot be interrupted, and interpreter exit would wait
-    # for it; nothing of the panel's is left to flush.
-    os._exit(0)
-
-
-def _stoppable_server(config: Any, log: RunLog) -> Any:
-    """A uvicorn server that a stop signal ends within SHUTDOWN_GRACE_SECONDS, whatever its
-    requests are waiting on."""
-    import uvicorn
-
-    class PanelServer(uvicorn.Server):
-        def handle_exit(self, sig: int, frame: Any) -> None:
-            if not self.should_exit:
-                timer = threading.Timer(SHUTDOWN_GRACE_SECONDS, _leave_if_still_running, (log,))
-                timer.daemon = True
-                timer.start()
-            super().handle_exit(sig, frame)
-
-    return PanelServer(config)

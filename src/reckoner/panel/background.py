@@ -9,8 +9,10 @@ from pathlib import Path
 from types import TracebackType
 
 from reckoner.access import new_token
-from reckoner.panel.app import DEFAULT_POLL_MS, bind_socket, create_app, panel_url
+from reckoner.host.network import bound_port
+from reckoner.panel.app import DEFAULT_POLL_MS, PanelOptions, create_app
 from reckoner.panel.login import login_url
+from reckoner.panel.run import listen, panel_config, panel_url
 
 
 class BackgroundPanel:
@@ -31,17 +33,14 @@ class BackgroundPanel:
     ) -> None:
         import uvicorn
 
-        self._socket = bind_socket(host, port)
-        self.port = int(self._socket.getsockname()[1])
+        self._socket = listen(host, port)
+        self.port = bound_port(self._socket)
         self.url = panel_url(host, self.port)
         self.token = token or new_token()
         self.login_url = login_url(self.url, self.token)
         self.headers = {"authorization": f"Bearer {self.token}"}
-        self.app = create_app(
-            home, bound_host=host, bound_port=self.port, token=self.token, poll_ms=poll_ms
-        )
-        config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off")
-        self._server = uvicorn.Server(config)
+        self.app = create_app(home, PanelOptions(host, self.port, self.token, poll_ms=poll_ms))
+        self._server = uvicorn.Server(panel_config(self.app))
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True
         )

@@ -10,36 +10,25 @@ arrives, so an over-large one is refused without ever being held in memory.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from reckoner.access import header_of
+from reckoner.host.network import (
+    LOOPBACK_NAMES,
+    WILDCARD_HOSTS,
+    bare_host,
+    is_loopback,
+    url_host,
+)
 from reckoner.wire import dumps
 
-LOOPBACK_NAMES: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
-_WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", "[::]", ""})
 _STATE_CHANGING = frozenset({"POST", "PUT", "DELETE", "PATCH"})
-
-
-def _bracketed(host: str) -> str:
-    """An IPv6 literal as it appears in a Host header."""
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
-
-
-def is_loopback(host: str) -> bool:
-    """Whether a bind address only accepts connections from this machine."""
-    bare = host.strip("[]")
-    if bare == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(bare).is_loopback
-    except ValueError:
-        return False
 
 
 def _is_ip_literal(host: str) -> bool:
     try:
-        ipaddress.ip_address(host.strip("[]"))
+        ipaddress.ip_address(bare_host(host))
     except ValueError:
         return False
     return True
@@ -50,8 +39,8 @@ class HostPolicy:
 
     def __init__(self, bound_host: str, bound_port: int) -> None:
         self.port = bound_port
-        self.wildcard = bound_host in _WILDCARD_HOSTS
-        names: set[str] = {_bracketed(bound_host).lower()}
+        self.wildcard = bound_host in WILDCARD_HOSTS
+        names: set[str] = {url_host(bound_host).lower()}
         if is_loopback(bound_host) or self.wildcard:
             names.update(LOOPBACK_NAMES)
         self._names = frozenset(names)
@@ -86,14 +75,6 @@ def _split_host_port(value: str) -> tuple[str, int | None]:
         # A Host without a port means the scheme default, which the panel never binds.
         return host, 80
     return (host, int(port_text)) if port_text.isdigit() else (host, None)
-
-
-def _header(scope: Scope, name: bytes) -> str | None:
-    headers: Iterable[tuple[bytes, bytes]] = scope.get("headers", [])
-    for key, value in headers:
-        if key == name:
-            return value.decode("latin-1")
-    return None
 
 
 async def send_refusal(send: Send, status: int, sentence: str, *, close: bool = False) -> None:
@@ -139,7 +120,7 @@ class GuardMiddleware:
         await send_refusal(send, *refusal)
 
     def refusal(self, scope: Scope) -> tuple[int, str] | None:
-        host = _header(scope, b"host")
+        host = header_of(scope, b"host")
         if host is None or not self.policy.allows(host):
             shown = "no Host header" if host is None else f"the Host header {host!r}"
             return (
@@ -150,20 +131,20 @@ class GuardMiddleware:
         method = str(scope.get("method", "GET")).upper()
         if method not in _STATE_CHANGING:
             return None
-        origin = _header(scope, b"origin")
+        origin = header_of(scope, b"origin")
         if origin is not None and not self.policy.allows_origin(origin):
             return (
                 403,
                 f"A change from the origin {origin!r} was refused; the panel accepts "
                 "changes only from its own page.",
             )
-        if _header(scope, b"sec-fetch-site") == "cross-site":
+        if header_of(scope, b"sec-fetch-site") == "cross-site":
             return (
                 403,
                 "A change sent from another site was refused; the panel accepts changes "
                 "only from its own page.",
             )
-        content_type = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+        content_type = (header_of(scope, b"content-type") or "").split(";")[0].strip().lower()
         if method in ("PUT", "POST", "PATCH") and content_type != "application/json":
             shown = content_type or "none"
             return (
@@ -227,5 +208,5 @@ class BodyLimitMiddleware:
 
 
 def _content_length(scope: Scope) -> int | None:
-    value = (_header(scope, b"content-length") or "").strip()
+    value = (header_of(scope, b"content-length") or "").strip()
     return int(value) if value.isdigit() else None

@@ -119,6 +119,127 @@ def _find_skill(*, name: str | None = None, uri: str | None = None) -> Skill | N
     return None
 
 
+class _ToolHandlers:
+    """``tools/list`` and ``tools/call`` of one server: the preset's tools, the preset tools
+    answered beside the engine, and the pitfalls memory when it is mounted."""
+
+    def __init__(
+        self,
+        engines: Engines,
+        preset: str,
+        held: HeldArguments | None,
+        pitfalls: PitfallsMount | None,
+        preset_tools: dict[str, PresetToolCaller | None],
+    ) -> None:
+        served = {tool.name for tool in tools_of(preset)}
+        self.own = {
+            name: caller
+            for name, caller in preset_tools.items()
+            if name in served and caller is not None
+        }
+        self.withheld = frozenset(name for name, caller in preset_tools.items() if caller is None)
+        self.tools = [t for t in _tools(preset) if t.name not in self.withheld]
+        self.tools += pitfalls.listed if pitfalls is not None else []
+        self.engines, self.held, self.pitfalls = engines, held, pitfalls
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self.tools)
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        # Absent arguments reach the engine as an empty object so it names what is missing.
+        args: Any = {} if params.arguments is None else params.arguments
+        if self.held is not None:
+            args = self.held.restore(args)
+        caller = self.own.get(params.name)
+        if caller is not None:
+            return receipt_result(await self.engines.answer_beside(ctx, caller, args))
+        pitfalls = self.pitfalls
+        if pitfalls is None:
+            return receipt_result(await self.engines.answer(ctx, params.name, args))
+        if pitfalls.handles(params.name):
+            return await pitfalls.call(params.name, args)
+        from reckoner.pitfalls.mcp import session_key
+
+        receipt = await self.engines.answer(ctx, params.name, args)
+        result = receipt_result(receipt)
+        text = await anyio.to_thread.run_sync(
+            pitfalls.observe, session_key(ctx), params.name, args, receipt
+        )
+        if text is not None:
+            # After the unchanged receipt, so a client reading content[0] still gets it.
+            result.content.append(types.TextContent(type="text", text=text))
+        return result
+
+
+async def _list_prompts(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListPromptsResult:
+    return types.ListPromptsResult(
+        prompts=[types.Prompt(name=s.name, description=s.description) for s in SKILLS]
+    )
+
+
+async def _get_prompt(
+    ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+) -> types.GetPromptResult:
+    skill = _find_skill(name=params.name)
+    if skill is None:
+        known = ", ".join(s.name for s in SKILLS)
+        # An MCPError reaches the client as this JSON-RPC error on every revision; any other
+        # exception would be code 0 or "Internal server error" with a traceback.
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"There is no prompt {params.name!r}; the prompts are: {known}.",
+        )
+    return types.GetPromptResult(
+        description=skill.description,
+        messages=[
+            types.PromptMessage(
+                role="user", content=types.TextContent(type="text", text=skill_text(skill))
+            )
+        ],
+    )
+
+
+async def _list_resources(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListResourcesResult:
+    return types.ListResourcesResult(
+        resources=[
+            types.Resource(
+                name=s.name,
+                uri=s.uri,
+                description=s.description,
+                mime_type="text/markdown",
+            )
+            for s in SKILLS
+        ]
+    )
+
+
+async def _read_resource(
+    ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+) -> types.ReadResourceResult:
+    skill = _find_skill(uri=str(params.uri))
+    if skill is None:
+        known = ", ".join(s.uri for s in SKILLS)
+        raise MCPError(
+            RESOURCE_NOT_FOUND,
+            f"There is no resource {str(params.uri)!r}; the resources are: {known}.",
+        )
+    return types.ReadResourceResult(
+        contents=[
+            types.TextResourceContents(
+                uri=skill.uri, mime_type="text/markdown", text=skill_text(skill)
+            )
+        ]
+    )
+
+
 def build_server(
     engine: ToolCaller | Engines,
     *,
@@ -140,120 +261,19 @@ def build_server(
     failing result when the detector fires.
     """
     engines = engine if isinstance(engine, Engines) else OneEngine(engine)
-    served = {tool.name for tool in tools_of(preset)}
-    own = {
-        name: caller
-        for name, caller in (preset_tools or {}).items()
-        if name in served and caller is not None
-    }
-    withheld = {name for name, caller in (preset_tools or {}).items() if caller is None}
-    tools = [t for t in _tools(preset) if t.name not in withheld]
-    tools += pitfalls.listed if pitfalls is not None else []
-    instructions = persona(preset, frozenset(withheld))
+    handlers = _ToolHandlers(engines, preset, held, pitfalls, preset_tools or {})
+    instructions = persona(preset, handlers.withheld)
     if pitfalls is not None:
         instructions += "\n\n" + pitfalls.instructions
-
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
-
-    async def call_tool(
-        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        # Absent arguments reach the engine as an empty object so it names what is missing.
-        args: Any = {} if params.arguments is None else params.arguments
-        if held is not None:
-            args = held.restore(args)
-        caller = own.get(params.name)
-        if caller is not None:
-            return receipt_result(await engines.answer_beside(ctx, caller, args))
-        if pitfalls is None:
-            return receipt_result(await engines.answer(ctx, params.name, args))
-        if pitfalls.handles(params.name):
-            return await pitfalls.call(params.name, args)
-        from reckoner.pitfalls.mcp import session_key
-
-        receipt = await engines.answer(ctx, params.name, args)
-        result = receipt_result(receipt)
-        text = await anyio.to_thread.run_sync(
-            pitfalls.observe, session_key(ctx), params.name, args, receipt
-        )
-        if text is not None:
-            # After the unchanged receipt, so a client reading content[0] still gets it.
-            result.content.append(types.TextContent(type="text", text=text))
-        return result
-
-    async def list_prompts(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListPromptsResult:
-        return types.ListPromptsResult(
-            prompts=[types.Prompt(name=s.name, description=s.description) for s in SKILLS]
-        )
-
-    async def get_prompt(
-        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
-    ) -> types.GetPromptResult:
-        skill = _find_skill(name=params.name)
-        if skill is None:
-            known = ", ".join(s.name for s in SKILLS)
-            # An MCPError reaches the client as this JSON-RPC error on every revision; any other
-            # exception would be code 0 or "Internal server error" with a traceback.
-            raise MCPError(
-                types.INVALID_PARAMS,
-                f"There is no prompt {params.name!r}; the prompts are: {known}.",
-            )
-        return types.GetPromptResult(
-            description=skill.description,
-            messages=[
-                types.PromptMessage(
-                    role="user", content=types.TextContent(type="text", text=skill_text(skill))
-                )
-            ],
-        )
-
-    async def list_resources(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourcesResult:
-        return types.ListResourcesResult(
-            resources=[
-                types.Resource(
-                    name=s.name,
-                    uri=s.uri,
-                    description=s.description,
-                    mime_type="text/markdown",
-                )
-                for s in SKILLS
-            ]
-        )
-
-    async def read_resource(
-        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
-    ) -> types.ReadResourceResult:
-        skill = _find_skill(uri=str(params.uri))
-        if skill is None:
-            known = ", ".join(s.uri for s in SKILLS)
-            raise MCPError(
-                RESOURCE_NOT_FOUND,
-                f"There is no resource {str(params.uri)!r}; the resources are: {known}.",
-            )
-        return types.ReadResourceResult(
-            contents=[
-                types.TextResourceContents(
-                    uri=skill.uri, mime_type="text/markdown", text=skill_text(skill)
-                )
-            ]
-        )
-
     return Server(
         SERVER_NAME,
         version=__version__,
         title="reckoner: dimension-checked calculation engine",
         instructions=instructions,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
-        on_list_resources=list_resources,
-        on_read_resource=read_resource,
+        on_list_tools=handlers.list_tools,
+        on_call_tool=handlers.call_tool,
+        on_list_prompts=_list_prompts,
+        on_get_prompt=_get_prompt,
+        on_list_resources=_list_resources,
+        on_read_resource=_read_resource,
     )

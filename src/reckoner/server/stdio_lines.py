@@ -42,7 +42,7 @@ READ_CHUNK_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
-class Refused:
+class UnreadableLine:
     """A line that is no message: the JSON-RPC error it is answered with."""
 
     id: int | str | None
@@ -97,10 +97,12 @@ async def bounded_lines(fd: int) -> AsyncIterator[bytes | TooLong]:
         yield bytes(pending)
 
 
-def read_message(line: bytes | TooLong, held: HeldArguments | None) -> SessionMessage | Refused:
+def read_message(
+    line: bytes | TooLong, held: HeldArguments | None
+) -> SessionMessage | UnreadableLine:
     """One stdin line as the message it carries, or the error it is answered with."""
     if isinstance(line, TooLong):
-        return Refused(
+        return UnreadableLine(
             None,
             types.INVALID_REQUEST,
             f"the line is {line.size:,} bytes, over the {MAX_LINE_BYTES:,}-byte limit of one "
@@ -116,7 +118,7 @@ def read_message(line: bytes | TooLong, held: HeldArguments | None) -> SessionMe
     except RecursionError:
         return _too_deep(None)
     except ValueError as error:
-        return Refused(
+        return UnreadableLine(
             None,
             types.PARSE_ERROR,
             f"the line is not JSON ({error}); send one JSON-RPC message per line",
@@ -127,7 +129,7 @@ def read_message(line: bytes | TooLong, held: HeldArguments | None) -> SessionMe
     try:
         message = types.jsonrpc_message_adapter.validate_python(raw, by_name=False)
     except ValidationError as error:
-        return Refused(
+        return UnreadableLine(
             request_id,
             types.INVALID_REQUEST,
             f"the line is JSON but not a JSON-RPC 2.0 request, notification or response "
@@ -146,8 +148,8 @@ def _first_fault(error: ValidationError) -> str:
     return f"{where} is missing" if first.get("type") == "missing" else f"{where} is wrong"
 
 
-def _too_deep(request_id: int | str | None) -> Refused:
-    return Refused(
+def _too_deep(request_id: int | str | None) -> UnreadableLine:
+    return UnreadableLine(
         request_id,
         types.INVALID_REQUEST,
         f"the message nests deeper than {MAX_MESSAGE_DEPTH} levels (the transport's limit; "

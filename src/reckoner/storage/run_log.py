@@ -42,10 +42,17 @@ _RUN_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}\.\d{3}(-\d+)?\.log
 _CONTINUATION = "  | "
 
 
-def level_from_env(value: str | None) -> str:
-    """The level a ``RECKONER_LOG_LEVEL`` value names; anything unknown keeps ``info``."""
-    name = (value or "").strip().lower()
-    return name if name in _LEVELS or name == "off" else "info"
+def chosen_level(given: str | None = None, *, unset: str = "info") -> str:
+    """The level ``given`` names, else the one ``RECKONER_LOG_LEVEL`` names (the one reader
+    of it, for the run logs and the server's stderr alike); anything unknown is ``unset``."""
+    name = (os.environ.get(LOG_LEVEL_ENV) if given is None else given) or ""
+    name = name.strip().lower()
+    return name if name in _LEVELS or name == "off" else unset
+
+
+def stdlib_level(name: str) -> int:
+    """The ``logging`` level of a level name; ``off`` is above every level."""
+    return _LEVELS.get(name, logging.CRITICAL + 1)
 
 
 def _epoch_ms() -> int:
@@ -125,7 +132,7 @@ class RunLog:
         # the root logger, and a closed RunLog leaves nothing behind.
         self._logger = logging.Logger(f"reckoner.run.{id(self):x}")
         self._logger.propagate = False
-        self._logger.setLevel(_LEVELS.get(level, logging.CRITICAL + 1))
+        self._logger.setLevel(stdlib_level(level))
         for handler in handlers:
             self._logger.addHandler(handler)
 
@@ -171,7 +178,7 @@ def open_run_log(
     Never raises: when the file cannot be created the log still writes to stdout if asked,
     and ``open_error`` says why.
     """
-    chosen = level_from_env(level if level is not None else os.environ.get(LOG_LEVEL_ENV))
+    chosen = chosen_level(level)
     now = clock or _epoch_ms
     handlers: list[logging.Handler] = []
     if chosen == "off":

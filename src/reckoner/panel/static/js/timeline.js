@@ -237,6 +237,24 @@ function evalCard(row, history, typeset, anchors) {
   );
 }
 
+/**
+ * The mark of a message or end row whose text quotes a number no receipt showed: a badge
+ * for its heading and its sentences under the text, each as text (issue 27). A row with no
+ * ``warnings`` list, or an empty one, has neither.
+ */
+function warningParts(c) {
+  const warnings = Array.isArray(c.warnings) ? c.warnings.filter((w) => typeof w === "string") : [];
+  if (!warnings.length) return { badge: "", list: "", kind: "" };
+  return {
+    badge: ` <span class="badge unverified">${esc(t("unverifiedNumber"))}</span>`,
+    list:
+      `<ul class="warnings" aria-label="${esc(t("unverifiedNumbers"))}">` +
+      warnings.map((w) => `<li>${esc(w)}</li>`).join("") +
+      `</ul>`,
+    kind: " flagged",
+  };
+}
+
 function markerCard(row, anchors) {
   const c = contentOf(row);
   anchors.set(row.seq, `row-${row.seq}`);
@@ -252,15 +270,19 @@ function markerCard(row, anchors) {
     title = t("recordStart");
     body = `<p class="marker-title">${esc(c.title ?? "")}</p>`;
   } else if (row.tool === "record_end") {
-    kind = "marker end";
-    title = t("recordEnd");
-    body = c.text ? `<p class="prose">${esc(c.text)}</p>` : "";
-  } else {
-    kind = c.hide === true ? "marker message hidden-note" : "marker message";
-    const note = c.hide === true ? ` <span class="badge">${esc(t("hiddenNote"))}</span>` : "";
-    body = `<p class="prose">${esc(c.text ?? "")}</p>`;
+    const flag = warningParts(c);
+    kind = `marker end${flag.kind}`;
+    body = (c.text ? `<p class="prose">${esc(c.text)}</p>` : "") + flag.list;
     return (
-      `<section class="card ${kind}" id="row-${esc(row.seq)}"><h3>${esc(t("message"))} ${seqLabel(row)}${note}</h3>${body}</section>`
+      `<section class="card ${kind}" id="row-${esc(row.seq)}"><h3>${esc(t("recordEnd"))} ${seqLabel(row)}${flag.badge}</h3>${body}</section>`
+    );
+  } else {
+    const flag = warningParts(c);
+    kind = (c.hide === true ? "marker message hidden-note" : "marker message") + flag.kind;
+    const note = c.hide === true ? ` <span class="badge">${esc(t("hiddenNote"))}</span>` : "";
+    body = `<p class="prose">${esc(c.text ?? "")}</p>` + flag.list;
+    return (
+      `<section class="card ${kind}" id="row-${esc(row.seq)}"><h3>${esc(t("message"))} ${seqLabel(row)}${note}${flag.badge}</h3>${body}</section>`
     );
   }
   return `<section class="card ${kind}" id="row-${esc(row.seq)}"><h3>${esc(title)} ${seqLabel(row)}</h3>${body}</section>`;
