@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from reckoner.articles.files import ensure_directory
-from reckoner.articles.run import run_article_job
+from reckoner.articles.run import ArticleAsk, run_article_job
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_archive import RecordArchive
 from reckoner.wire import dumps_text
@@ -241,9 +241,8 @@ def write_demo_article(home: Path, record_id: str, console: Console) -> Path | N
     """The record written up by the template writer, into ``<home>/articles``."""
     archive = RecordArchive(HomeLayout(home))
     folder = ensure_directory(home / "articles")
-    job = run_article_job(
-        archive, record_id=record_id, format_name="md", directory=str(folder), writer="template"
-    )
+    ask = ArticleAsk(record_id, "md", directory=str(folder), writer="template")
+    job = run_article_job(archive, ask)
     if job.status != "done" or job.path is None:
         console.print(f"[red]The article could not be written: {escape(job.error or '')}[/red]")
         return None

@@ -3,6 +3,7 @@ the path and the audit warnings at the end (``reckoner article`` and ``reckoner 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,44 +14,47 @@ from reckoner.storage.record_archive import RecordArchive
 from reckoner.storage.state_file import GENERATION_KEY, StateFile
 
 
-def run_article_job(
-    archive: RecordArchive,
-    *,
-    record_id: str,
-    format_name: str,
-    directory: str | None = None,
-    file_name: str | None = None,
-    language: str | None = None,
-    writer: str | None = None,
-    model: str | None = None,
-    base_url: str | None = None,
-    compile_pdf: bool | None = None,
-    console: Any = None,
-) -> Job:
+@dataclass(frozen=True, slots=True)
+class ArticleAsk:
+    """One article as the command line asks for it; ``None`` is "not given" (the remembered
+    setting then applies), so a flag's ``False`` still overrides."""
+
+    record_id: str
+    format_name: str
+    directory: str | None = None
+    file_name: str | None = None
+    language: str | None = None
+    writer: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    compile_pdf: bool | None = None
+
+
+def run_article_job(archive: RecordArchive, ask: ArticleAsk, console: Any = None) -> Job:
     """Run one job to its end; what the command line leaves out comes from the settings
     (``REMEMBERED`` names them; the folder: the format's remembered one, else the current
-    directory). ``None`` is "not given", so a flag's ``False`` still overrides."""
+    directory)."""
     settings = generation_view(StateFile(archive.layout).subtree(GENERATION_KEY), str(Path.cwd()))
     try:
-        chosen = settings[canonical_format(format_name)]
+        chosen = settings[canonical_format(ask.format_name)]
     except ValueError:
         chosen = settings["markdown"]
     writer_settings = settings["writer"]
-    kind = writer or writer_settings["kind"]
+    kind = ask.writer or writer_settings["kind"]
     # The remembered model and URL belong to the remembered writer: another writer named on
     # the command line starts from its own defaults, not from a model of another provider.
     same_writer = kind == writer_settings["kind"]
     request = JobRequest(
-        record_id=record_id,
-        format=format_name,
-        directory=directory or chosen["directory"],
-        file_name=file_name,
-        language=language or chosen["language"],
-        compile=bool(chosen.get("compile", False)) if compile_pdf is None else compile_pdf,
+        record_id=ask.record_id,
+        format=ask.format_name,
+        directory=ask.directory or chosen["directory"],
+        file_name=ask.file_name,
+        language=ask.language or chosen["language"],
+        compile=bool(chosen.get("compile", False)) if ask.compile_pdf is None else ask.compile_pdf,
         writer=kind,
-        model=model or (writer_settings["model"] if same_writer else None),
+        model=ask.model or (writer_settings["model"] if same_writer else None),
         # The command line is the user's own, like the environment: its URL is configured.
-        configured_base_url=base_url or (writer_settings["baseUrl"] if same_writer else None),
+        configured_base_url=ask.base_url or (writer_settings["baseUrl"] if same_writer else None),
     )
     shown: set[str] = set()
 

@@ -206,10 +206,9 @@ def cmd_demo(options: argparse.Namespace) -> int:
 
 
 def cmd_article(options: argparse.Namespace) -> int:
-    from reckoner.articles.run import print_job, run_article_job
+    from reckoner.articles.run import ArticleAsk, print_job, run_article_job
 
-    job = run_article_job(
-        _archive(options.home),
+    ask = ArticleAsk(
         record_id=options.id,
         format_name=options.format,
         directory=options.out,
@@ -219,8 +218,8 @@ def cmd_article(options: argparse.Namespace) -> int:
         model=options.model,
         base_url=options.base_url,
         compile_pdf=options.compile,
-        console=_console(stderr=True),
     )
+    job = run_article_job(_archive(options.home), ask, console=_console(stderr=True))
     return print_job(job, _console(), _console(stderr=True))
 
 
