@@ -156,9 +156,10 @@ def test_issue_14_skill_calls_use_the_contract_keys() -> None:
             assert well_formed or step.expected["ok"] is False, (example.id, step.line)
 
 
-def test_8_2_interface_skill_names_every_code_and_what_to_do() -> None:
+def test_interface_skill_names_every_code_and_what_to_do() -> None:
     """All 19 codes of manual 8.2 appear in the interface skill's code table, each with when
-    it is raised and what to do."""
+    it is raised and what to do.
+    Spec: docs/reference/codes.md (the error codes)."""
     text = skill_text(INTERFACE)
     rows = [line.split("|") for line in text.splitlines() if line.startswith("| `ENGINE_")]
     assert {cells[1].strip(" `") for cells in rows} == {code.value for code in ErrorCode}
@@ -167,8 +168,9 @@ def test_8_2_interface_skill_names_every_code_and_what_to_do() -> None:
         assert len(cells) == 5 and cells[2].strip() and cells[3].strip(), cells
 
 
-def test_5_interface_skill_lists_every_notation_in_its_written_form() -> None:
-    """All 35 notations of manual 5, each in the written form the core's table gives."""
+def test_interface_skill_lists_every_notation_in_its_written_form() -> None:
+    """All 35 notations of manual 5, each in the written form the core's table gives.
+    Spec: docs/reference/notations.md (notation)."""
     text = skill_text(INTERFACE)
     assert len(NOTATIONS) == 35
     for notation in NOTATIONS:
@@ -176,8 +178,9 @@ def test_5_interface_skill_lists_every_notation_in_its_written_form() -> None:
             assert f"`{form}`" in text, f"{notation.name}: written form {form!r} missing"
 
 
-def test_6_1_interface_skill_carries_the_whole_name_table() -> None:
-    """All 24 rows of manual 6.1: every name with its vector, in the table's order."""
+def test_interface_skill_carries_the_whole_name_table() -> None:
+    """All 24 rows of manual 6.1: every name with its vector, in the table's order.
+    Spec: docs/reference/units.md (the name table)."""
     text = skill_text(INTERFACE)
     rows = [line for line in text.splitlines() if re.match(r"\| `\[[-0-9,]+\]` \|", line)]
     assert len(rows) == len(NAME_TABLE) == 24

@@ -35,9 +35,10 @@ def _busy_session(engine: Engine) -> None:
     engine.call("record_message", {"text": "before the crash"})
 
 
-def test_7_4_reopen_without_record_end_resumes_slots_revisions_and_seq(
+def test_reopen_without_record_end_resumes_slots_revisions_and_seq(
     home: Path, clock: StepClock
 ) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     with Engine(home, clock=clock) as engine:
         _busy_session(engine)
         record = engine.open_record_id
@@ -62,7 +63,8 @@ def test_7_4_reopen_without_record_end_resumes_slots_revisions_and_seq(
     assert seqs == list(range(1, len(seqs) + 1))
 
 
-def test_7_4_resumed_table_equals_a_replay_of_the_rows(home: Path) -> None:
+def test_resumed_table_equals_a_replay_of_the_rows(home: Path) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     with Engine(home) as engine:
         _busy_session(engine)
     expected = replay(file_rows(open_file(home)))
@@ -73,7 +75,8 @@ def test_7_4_resumed_table_equals_a_replay_of_the_rows(home: Path) -> None:
         assert value["num"] == pytest.approx(2 * 144 / 1000)
 
 
-def test_7_4_nothing_is_recomputed_an_edited_result_is_taken_as_fact(home: Path) -> None:
+def test_nothing_is_recomputed_an_edited_result_is_taken_as_fact(home: Path) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Facts"})
         engine.call("set", {"name": "V", "value": {"num": 12, "dim": "volt"}})
@@ -91,7 +94,8 @@ def test_7_4_nothing_is_recomputed_an_edited_result_is_taken_as_fact(home: Path)
         assert again.slot_snapshot()["P"][0] == 1
 
 
-def test_7_4_replay_skips_refused_get_unknown_and_broken_rows(home: Path) -> None:
+def test_replay_skips_refused_get_unknown_and_broken_rows(home: Path) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Mixed"})
         engine.call("set", {"name": "V", "value": {"num": 12, "dim": "volt"}})
@@ -314,7 +318,8 @@ def test_issue_9_a_child_asking_for_this_process_lane_is_refused(home: Path) -> 
         assert out.strip() == "opened lane 2", err
 
 
-def test_9_1_home_error_is_one_sentence_for_a_file_home(tmp_path: Path) -> None:
+def test_home_error_is_one_sentence_for_a_file_home(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     path = tmp_path / "not-a-dir"
     path.write_text("x")
     with pytest.raises(HomeError) as refused:
