@@ -108,9 +108,10 @@ def test_call_with_bad_json_is_one_sentence(tmp_path: Path) -> None:
     assert_one_sentence(reckoner("call", "get", "{name: R}", "--home", str(tmp_path / "h")))
 
 
-def test_issue_9_a_call_beside_a_server_takes_its_own_lane_a_held_lane_is_one_sentence(
+def test_a_call_beside_a_server_takes_its_own_lane_a_held_lane_is_one_sentence(
     tmp_path: Path,
 ) -> None:
+    """Spec: docs/guide/mcp-clients.md (issue 9)."""
     home = tmp_path / "home"
     holder = subprocess.Popen(
         [sys.executable, "-m", "reckoner", "serve", "--home", str(home)],
@@ -315,10 +316,11 @@ def test_a_port_out_of_range_is_a_usage_error(command: str, tmp_path: Path) -> N
     assert "is not a port" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_issue_14_show_names_the_unit_a_value_was_read_in(tmp_path: Path) -> None:
+def test_show_names_the_unit_a_value_was_read_in(tmp_path: Path) -> None:
     """Issue 14 (unit on get, read on set): a reading's numbers are in the unit it was read
     in, so the timeline shows that unit (30.64 mW, never 30.64 W), and a set's reading
-    beside what it stored."""
+    beside what it stored.
+    Spec: docs/guide/formulas.md (issue 14)."""
     home = tmp_path / "home"
     assert call(home, "record_start", {"title": "readings"})[0] == 0
     read_set = {"name": "P", "value": {"num": 30.64, "unit": "mW"}, "read": {"unit": "uW"}}

@@ -725,9 +725,10 @@ leaf_lists = st.recursive(
 
 @settings(max_examples=400, deadline=None)
 @given(leaf_lists)
-def test_issue_8_leaf_count_and_first_non_finite_leaf_match_a_plain_walk(items: Any) -> None:
+def test_leaf_count_and_first_non_finite_leaf_match_a_plain_walk(items: Any) -> None:
     """Issue 8: the count of leaves and the first leaf that is not finite, each found
-    without a Python call per leaf where it can be, equal a plain walk of the list."""
+    without a Python call per leaf where it can be, equal a plain walk of the list.
+    Spec: docs/guide/formulas.md (issue 8)."""
     leaves = _leaves(items)
     assert element_count(items) == len(leaves)
     bad = [leaf for leaf in leaves if not cmath.isfinite(leaf)]

@@ -317,10 +317,11 @@ def test_live_row_from_an_engine_appears_within_one_poll(
         assert page.locator(".badge.incomplete").count() == 0
 
 
-def test_issue_9_two_live_open_records_are_pinned_and_polled(
+def test_two_live_open_records_are_pinned_and_polled(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
-    """Two engines on one home: both open records pinned with their badge, both live."""
+    """Two engines on one home: both open records pinned with their badge, both live.
+    Spec: docs/guide/panel.md (issue 9)."""
     from reckoner import Engine  # type: ignore[attr-defined]
 
     with Engine(home=home) as first, Engine(home=home) as second:
@@ -458,12 +459,13 @@ def test_a_record_deleted_while_open_says_so(home: Path, panel: BackgroundPanel,
     assert "Voltage divider power" not in page.locator(".records").inner_text()
 
 
-def test_issue_14_readings_show_the_unit_they_were_read_in(
+def test_readings_show_the_unit_they_were_read_in(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     """Issue 14 (unit on get, read on set and eval): a value read in a unit carries numbers in
     that unit, so the timeline names that unit (30.64 mW, never 30.64 W); a set's and an
-    eval's reading is shown beside what the call stored, a list of readings in order."""
+    eval's reading is shown beside what the call stored, a list of readings in order.
+    Spec: docs/guide/panel.md (issue 14)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "readings"})
         engine.call(

@@ -234,9 +234,10 @@ def test_delete_of_the_open_record_is_409_and_keeps_it(home: Path, client: TestC
     assert path.read_bytes() == before
 
 
-def test_issue_9_every_lane_s_open_record_is_listed_served_and_kept_from_delete(
+def test_every_lane_s_open_record_is_listed_served_and_kept_from_delete(
     home: Path, client: TestClient
 ) -> None:
+    """Spec: docs/guide/panel.md (issue 9)."""
     write_open(home, RowBuilder("1700000009000", "lane one", 1_700_000_009_000))
     second = RowBuilder("1700000009001", "lane two", 1_700_000_009_001)
     (home / "open").mkdir()

@@ -145,9 +145,10 @@ def test_persona_rule_3_walkthroughs_put_a_message_before_every_eval() -> None:
                 assert before.tool == "record_message", f"{example.id}: {step.line}"
 
 
-def test_issue_14_skill_calls_use_the_contract_keys() -> None:
+def test_skill_calls_use_the_contract_keys() -> None:
     """Issue 14: every call the skills show names a contract tool with only its keys; a call
-    that leaves out a required key or adds another is shown refused."""
+    that leaves out a required key or adds another is shown refused.
+    Spec: docs/guide/mcp-clients.md (issue 14)."""
     for example in ALL_EXAMPLES:
         for step in example.steps:
             tool = TOOL_BY_NAME[step.tool]
@@ -191,8 +192,9 @@ def test_interface_skill_carries_the_whole_name_table() -> None:
             assert f"`{name}`" in line
 
 
-def test_issue_2_decisions_are_taught() -> None:
-    """$atan2 argument order, $mod's sign, doubles, non-finite refusal and the four limits."""
+def test_decisions_are_taught() -> None:
+    """$atan2 argument order, $mod's sign, doubles, non-finite refusal and the four limits.
+    Spec: docs/guide/mcp-clients.md (issue 2)."""
     text = skill_text(INTERFACE)
     assert "`$atan2(1, 0)` is 0" in text
     assert "with the sign of a" in text
@@ -202,10 +204,11 @@ def test_issue_2_decisions_are_taught() -> None:
         assert limit in text
 
 
-def test_issue_14_skills_teach_units_read_and_the_fixes() -> None:
+def test_skills_teach_units_read_and_the_fixes() -> None:
     """Issue 14: the skills teach unit on set/get, read on eval, never converting in prose,
     temperature differences, integrals by closed form or a $sum, expression bounds, and the
-    worked RLC and pendulum sweep (whose blocks run above)."""
+    worked RLC and pendulum sweep (whose blocks run above).
+    Spec: docs/guide/mcp-clients.md (issue 14)."""
     interface = skill_text(INTERFACE)
     template = skill_text(TEMPLATE)
     for phrase in ('"unit": "kOhm"', "delta_degC", "midpoint `$sum`", "A bound may", "`read`"):
@@ -218,10 +221,11 @@ def test_issue_14_skills_teach_units_read_and_the_fixes() -> None:
     assert any("read" in s.args for s in calls if s.tool == "eval")
 
 
-def test_issue_14_skills_teach_read_on_set_and_read_lists() -> None:
+def test_skills_teach_read_on_set_and_read_lists() -> None:
     """Issue 14: the interface and the template each show, in blocks run above, a set with
     read (a pure conversion) and an eval whose read is a list (one value in two units), and
-    the persona names both."""
+    the persona names both.
+    Spec: docs/guide/mcp-clients.md (issue 14)."""
     for skill in (INTERFACE, TEMPLATE):
         calls = [s for e in ALL_EXAMPLES if e.skill == skill.name for s in e.steps]
         assert any("read" in s.args for s in calls if s.tool == "set"), skill.name
@@ -250,10 +254,11 @@ def test_persona_states_the_pure_preset_rules() -> None:
         persona("reckoner-with-nothing")
 
 
-def test_issue_27_interface_skill_tables_the_ambiguous_unit_names_as_the_catalogue_does() -> None:
+def test_interface_skill_tables_the_ambiguous_unit_names_as_the_catalogue_does() -> None:
     """Each ambiguous name has one row stating what the catalogue takes it as, the size the
     catalogue computes and every other meaning's spelling; every alias and refused name the
-    catalogue knows is named."""
+    catalogue knows is named.
+    Spec: docs/guide/mcp-clients.md (issue 27)."""
     text = skill_text(INTERFACE)
     rows = {
         cells[1].strip(" `"): cells
@@ -272,10 +277,11 @@ def test_issue_27_interface_skill_tables_the_ambiguous_unit_names_as_the_catalog
         assert f"`{name}`" in text, name
 
 
-def test_issue_27_the_persona_skills_and_contract_tell_the_model_to_quote_text() -> None:
+def test_the_persona_skills_and_contract_tell_the_model_to_quote_text() -> None:
     """A model quoting `num` would lose the trailing zeros `digits` asked for: the persona,
     both skills and get's own digits description say to quote `text`, and the skills show it
-    in a receipt their examples run."""
+    in a receipt their examples run.
+    Spec: docs/guide/mcp-clients.md (issue 27)."""
     assert "quote its `text`" in persona()
     assert "quote `text`" in skill_text(INTERFACE)
     assert 'the `text` (`"68.00"`, not 68)' in skill_text(TEMPLATE)

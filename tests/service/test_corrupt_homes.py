@@ -215,9 +215,10 @@ def test_a_home_that_cannot_be_created_is_one_sentence(tmp_path: Path) -> None:
     assert "cannot be created" in message and "\n" not in message
 
 
-def test_issue_9_a_taken_closed_name_is_never_replaced_the_record_takes_the_next_id(
+def test_a_taken_closed_name_is_never_replaced_the_record_takes_the_next_id(
     home: Path,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Mine"})
         record = engine.open_record_id
@@ -232,9 +233,10 @@ def test_issue_9_a_taken_closed_name_is_never_replaced_the_record_takes_the_next
     assert not open_file(home).exists()
 
 
-def test_issue_8_a_record_that_failed_to_close_stays_open_and_listed(home: Path) -> None:
+def test_a_record_that_failed_to_close_stays_open_and_listed(home: Path) -> None:
     """Issue 8 (against manual 7.2): a close whose rename fails refuses record_end, keeps the
-    record open, resumable and listed, and a later record_end closes it; nothing is discarded."""
+    record open, resumable and listed, and a later record_end closes it; nothing is discarded.
+    Spec: docs/guide/records.md (issue 8)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Stuck"})
         record = engine.open_record_id

@@ -533,11 +533,12 @@ def test_any_finite_number_is_stored_written_and_replayed(home: Path, number: fl
         assert again.call("get", {"name": "x"})["value"]["num"] == number
 
 
-def test_issue_8_an_unwritable_row_refuses_the_call_and_leaves_no_seq_gap(
+def test_an_unwritable_row_refuses_the_call_and_leaves_no_seq_gap(
     recording: Engine,
 ) -> None:
     """Issue 8 (against manual 7.2): a trace append that fails refuses the call, which then
-    changes nothing; seq continues without a gap."""
+    changes nothing; seq continues without a gap.
+    Spec: docs/guide/records.md (issue 8)."""
     journal = recording._journal
     real_append = journal.append
 

@@ -145,9 +145,10 @@ def test_replay_skips_refused_get_unknown_and_broken_rows(home: Path) -> None:
         assert file_rows(path)[-1]["seq"] == 11
 
 
-def test_issue_9_a_hand_edited_unparseable_value_is_dropped_like_a_torn_line(
+def test_a_hand_edited_unparseable_value_is_dropped_like_a_torn_line(
     home: Path,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Edited"})
         engine.call("set", {"name": "V", "value": {"num": 12, "dim": "volt"}})
@@ -171,9 +172,10 @@ def _reference_record(home: Path, *rows: bytes) -> None:
     (home / "open-record.jsonl").write_bytes(REFERENCE_HEADER + start + b"".join(rows))
 
 
-def test_issue_9_reference_rows_this_build_cannot_use_are_dropped_with_a_log_line(
+def test_reference_rows_this_build_cannot_use_are_dropped_with_a_log_line(
     home: Path,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     _reference_record(
         home,
         b'{"seq":2,"at":1,"tool":"set","ok":true,"content":{"name":"A","value":{"num":2}}}\n',
@@ -197,7 +199,8 @@ def test_issue_9_reference_rows_this_build_cannot_use_are_dropped_with_a_log_lin
     assert "dropped on replay" in log and "UNKNOWN" not in log
 
 
-def test_issue_9_reference_escaped_lone_surrogates_are_read_and_resumed(home: Path) -> None:
+def test_reference_escaped_lone_surrogates_are_read_and_resumed(home: Path) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     _reference_record(
         home,
         b'{"seq":2,"at":1,"tool":"record_message","ok":true,"content":{"text":"a\\ud800b"}}\n',
@@ -215,7 +218,8 @@ def test_issue_9_reference_escaped_lone_surrogates_are_read_and_resumed(home: Pa
 # -- one engine per lane (issue 9) ---------------------------------------------------------
 
 
-def test_issue_9_second_engine_in_the_same_process_takes_its_own_lane(home: Path) -> None:
+def test_second_engine_in_the_same_process_takes_its_own_lane(home: Path) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     with Engine(home) as first:
         first.call("record_start", {"title": "Held"})
         before = open_file(home).read_bytes()
@@ -239,7 +243,8 @@ def test_issue_9_second_engine_in_the_same_process_takes_its_own_lane(home: Path
         assert later.open_record_id is not None
 
 
-def test_issue_9_a_lane_outside_the_range_is_one_sentence(home: Path) -> None:
+def test_a_lane_outside_the_range_is_one_sentence(home: Path) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     for bad in (0, 65, "two", "-1"):
         with pytest.raises(HomeError) as refused:
             Engine(home, lane=bad)
@@ -282,9 +287,10 @@ def _python(script: str, home: Path, *extra: str, **kwargs: object) -> subproces
     )
 
 
-def test_issue_9_another_process_shares_the_home_and_a_killed_lane_is_resumed(
+def test_another_process_shares_the_home_and_a_killed_lane_is_resumed(
     home: Path,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     holder = _python(HOLDER, home)
     try:
         assert holder.stdout is not None
@@ -305,7 +311,8 @@ def test_issue_9_another_process_shares_the_home_and_a_killed_lane_is_resumed(
         assert view is not None and view.title == "held by a child"
 
 
-def test_issue_9_a_child_asking_for_this_process_lane_is_refused(home: Path) -> None:
+def test_a_child_asking_for_this_process_lane_is_refused(home: Path) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     with Engine(home):
         contender = _python(CONTENDER, home, "1")
         out, err = contender.communicate(timeout=60)

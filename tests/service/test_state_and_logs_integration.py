@@ -206,9 +206,10 @@ def test_an_older_builds_flat_keys_are_migrated_once_at_start(home: Path) -> Non
 
 
 @pytest.mark.parametrize(("env", "expect_fsync"), [(None, False), ("1", True), ("0", False)])
-def test_issue_3_reckoner_fsync_turns_on_an_fsync_per_row(
+def test_reckoner_fsync_turns_on_an_fsync_per_row(
     home: Path, monkeypatch: pytest.MonkeyPatch, env: str | None, expect_fsync: bool
 ) -> None:
+    """Spec: docs/guide/records.md (issue 3)."""
     if env is None:
         monkeypatch.delenv("RECKONER_FSYNC", raising=False)
     else:

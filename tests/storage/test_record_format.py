@@ -180,9 +180,10 @@ def test_a_row_missing_only_its_newline_is_kept() -> None:
 
 
 @pytest.mark.parametrize("size", [3, 5_000])
-def test_issue_8_long_rows_spell_whole_doubles_as_integers_like_short_ones(size: int) -> None:
+def test_long_rows_spell_whole_doubles_as_integers_like_short_ones(size: int) -> None:
     """Issue 8 (speed): a row of thousands of numbers is scanned for whole doubles in numpy,
-    and spells them exactly as the short-row path does; embedded pre-encoded values too."""
+    and spells them exactly as the short-row path does; embedded pre-encoded values too.
+    Spec: docs/guide/records.md (issue 8)."""
     from reckoner import wire
 
     floats = [0.05 + k for k in range(size)]
@@ -229,10 +230,11 @@ _summary_rows = st.lists(
 
 
 @given(rows=_summary_rows, is_open=st.booleans())
-def test_issue10_a_summary_read_from_both_ends_is_the_summary_read_row_by_row(
+def test_a_summary_read_from_both_ends_is_the_summary_read_row_by_row(
     rows: list[dict[str, Any]], is_open: bool
 ) -> None:
     """Issue 10 (Speed; manual 7.5): the start is looked for from the head and the end from
     the tail; the title, id, opening and end are those of reading every row in order, for
-    any mix of starts, ends, refusals and times (an end without a whole-number time too)."""
+    any mix of starts, ends, refusals and times (an end without a whole-number time too).
+    Spec: docs/guide/records.md (issue 10)."""
     assert summarize(rows, is_open=is_open) == _summary_row_by_row(rows, is_open=is_open)

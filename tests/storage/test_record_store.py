@@ -225,9 +225,10 @@ def test_close_never_overwrites_a_closed_record_it_takes_the_next_id(
     assert not layout.open_record.exists()
 
 
-def test_issue_9_a_close_killed_between_link_and_unlink_is_finished_by_recovery(
+def test_a_close_killed_between_link_and_unlink_is_finished_by_recovery(
     layout: HomeLayout,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     journal = OpenRecordJournal(layout)
     journal.start("1700", start_row("1700"))
     journal.close_handle()
@@ -332,9 +333,10 @@ def test_index_json_has_closed_open_and_unreadable_lists(layout: HomeLayout) -> 
     }
 
 
-def test_issue_9_index_lists_every_lane_and_refuses_deleting_any_open_record(
+def test_index_lists_every_lane_and_refuses_deleting_any_open_record(
     layout: HomeLayout,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     OpenRecordJournal(layout).start("100", start_row("100", "First"))
     OpenRecordJournal(layout.for_lane(3)).start("101", start_row("101", "Third lane"))
     archive = RecordArchive(layout)

@@ -222,10 +222,11 @@ for i in range(count):
 """
 
 
-def test_issue_9_two_processes_writing_subtrees_in_a_tight_loop_both_land(
+def test_two_processes_writing_subtrees_in_a_tight_loop_both_land(
     layout: HomeLayout, tmp_path: Path
 ) -> None:
-    """Every subtree each process wrote survives: no read-modify-write lost another's change."""
+    """Every subtree each process wrote survives: no read-modify-write lost another's change.
+    Spec: docs/guide/records.md (issue 9)."""
     import subprocess
     import sys
 
