@@ -423,10 +423,14 @@ def engine_calls(draw: st.DrawFn) -> list[tuple[str, dict[str, Any]]]:
     return calls
 
 
+# Each example runs the real engine on a fresh home and writes a record: fewer than the
+# profile's examples keep it to seconds.
 @settings(
     max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    suppress_health_check=[
+        *settings.default.suppress_health_check,
+        HealthCheck.function_scoped_fixture,
+    ],
 )
 @given(engine_calls())
 def test_the_template_article_of_an_engine_record_always_audits_clean(

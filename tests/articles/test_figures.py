@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from article_helpers import HAND_ID, METRE, row
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from test_template_and_audit import engine_record
 
@@ -233,7 +233,6 @@ def test_a_long_url_in_a_lookup_source_breaks_inside_the_margin(tmp_path: Path) 
     assert max(len(line) for line in text.splitlines()) <= 110  # and stays within the page
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     st.lists(
         st.floats(allow_nan=False, allow_infinity=False, min_value=-1e308, max_value=1e308),

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from article_helpers import HAND_ID, OHM, row, write_record
 from fake_providers import FakeProvider, Reply
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reckoner.articles.compiler import compile_pdf
@@ -352,7 +352,6 @@ def hostile_records(draw: Any) -> list[dict[str, Any]]:
     return rows
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile_records(), st.sampled_from(["en", "zh-CN"]))
 def test_the_template_latex_of_any_record_passes_the_allow_list(
     rows: list[dict[str, Any]], language: str
@@ -364,7 +363,6 @@ def test_the_template_latex_of_any_record_passes_the_allow_list(
     check_body(render(facts, language, "tex"))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile_records())
 def test_the_template_markdown_of_any_record_carries_no_control_character(
     rows: list[dict[str, Any]],

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from article_helpers import HAND_ID, hand_rows
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from test_template_and_audit import records
 
@@ -121,7 +121,6 @@ numbers = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.lists(numbers, max_size=60))
 def test_cutting_numbers_in_one_pass_gives_the_bytes_of_cutting_each(
     xs: list[float],
@@ -154,7 +153,6 @@ def _formulas() -> st.SearchStrategy[str]:
     return st.recursive(st.sampled_from(_ATOMS), grow, max_leaves=12)
 
 
-@settings(max_examples=400, deadline=None)
 @given(_formulas(), st.booleans())
 def test_a_formula_typeset_through_its_shape_reads_as_the_direct_typesetting(
     formula: str, fresh: bool
@@ -172,7 +170,6 @@ def test_a_formula_typeset_through_its_shape_reads_as_the_direct_typesetting(
         assert formula_latex(variant) == _shape_latex(variant), variant
 
 
-@settings(max_examples=100, deadline=None)
 @given(records(), st.randoms(use_true_random=False))
 def test_rows_out_of_seq_order_give_the_facts_and_bytes_of_the_sorted_record(
     rows: list[dict[str, Any]], rng: Any
@@ -250,7 +247,6 @@ def _pooled_values(draw: st.DrawFn, depth: int = 0) -> Any:
     return {"object": draw(st.dictionaries(names, _pooled_values(depth + 1), min_size=1))}
 
 
-@settings(max_examples=200, deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -292,7 +288,6 @@ def test_a_value_found_again_is_the_value_its_row_gives_read_alone(
     assert whole.conditions == tuple(conditions.items())
 
 
-@settings(max_examples=100, deadline=None)
 @given(st.lists(numbers, max_size=40))
 def test_each_stored_number_is_shown_as_its_own_cut(xs: list[float]) -> None:
     """Issue 10 (Speed; manual 10: every number is cut before a writer sees it): the texts

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from article_helpers import HAND_ID, OHM, hand_rows, row
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reckoner.articles.audit import audit
@@ -267,7 +267,6 @@ def records(draw: st.DrawFn) -> list[dict[str, Any]]:
     return rows
 
 
-@settings(max_examples=80, deadline=None)
 @given(records(), st.sampled_from(CASES))
 def test_template_output_always_audits_clean(rows: list[dict[str, Any]], case: Any) -> None:
     """The template writer shows only cut facts and the words of the record (a run's output

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reckoner import wire
@@ -21,8 +21,8 @@ from reckoner.core.lexer import T, tokenize
 from reckoner.core.notation import BY_NAME, NOTATIONS, Kind
 from reckoner.core.values import Quantity, Value
 
-FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SLOW = settings(max_examples=4000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The long variants: twenty times the examples of the short ones in the default run.
+SLOW = settings(max_examples=4000)
 
 
 def _slot_table() -> dict[str, Value]:
@@ -195,28 +195,24 @@ def _evaluate_twice(formula: Any) -> None:
         assert wire.dumps(stored(second.value)) == wire.dumps(stored(first.value))
 
 
-@FAST
 @given(expressions)
 def test_grammar_formulas_answer_a_value_or_a_code(formula: str) -> None:
     """Spec: docs/reference/codes.md (the failure shape)."""
     _evaluate_twice(formula)
 
 
-@FAST
 @given(st.one_of(token_soup, any_text))
 def test_random_text_answers_a_value_or_a_code(formula: str) -> None:
     """Spec: docs/reference/codes.md (the failure shape)."""
     _evaluate_twice(formula)
 
 
-@FAST
 @given(st.one_of(deep_formulas, long_names, giant))
 def test_adversarial_formulas_answer_a_value_or_a_code(formula: str) -> None:
     """Spec: docs/reference/codes.md (the failure shape)."""
     _evaluate_twice(formula)
 
 
-@FAST
 @given(st.tuples(expressions, any_text, expressions).map(lambda t: f"{t[0]}{t[1]}{t[2]}"))
 def test_non_ascii_or_control_text_inside_a_formula_is_refused_by_the_charset(
     formula: str,
@@ -234,7 +230,6 @@ def test_non_ascii_or_control_text_inside_a_formula_is_refused_by_the_charset(
             assert named in outside or named == ">"
 
 
-@FAST
 @given(expressions, st.sampled_from(["$seq", "$sum", "$prod"]), st.integers(-4, 2))
 def test_all_steps_at_once_gives_exactly_what_the_steps_give(body: str, name: str, lo: int) -> None:
     """Spec: docs/reference/notations.md (bounded forms)."""
@@ -338,7 +333,6 @@ digit_args = st.one_of(
 )
 
 
-@FAST
 @given(tagged_values, forms, digit_args, dims)
 def test_set_and_get_answer_a_value_or_a_code(raw: Any, form: Any, digits: Any, dim: Any) -> None:
     """Spec: docs/guide/formulas.md (values)."""
@@ -364,7 +358,6 @@ def test_set_and_get_answer_a_value_or_a_code(raw: Any, form: Any, digits: Any, 
         assert not isinstance(reparsed, Failure) or reparsed.code is not ErrorCode.UNKNOWN_ERROR
 
 
-@FAST
 @given(json_values)
 def test_any_json_as_a_tool_argument_answers_a_code(raw: Any) -> None:
     """Spec: docs/reference/codes.md (the failure shape)."""
@@ -375,7 +368,6 @@ def test_any_json_as_a_tool_argument_answers_a_code(raw: Any) -> None:
     assert failure is None or failure.code is ErrorCode.INVALID_IDENTIFIER
 
 
-@FAST
 @given(st.one_of(any_text, json_values))
 def test_check_name_accepts_exactly_the_name_rule(raw: Any) -> None:
     """Spec: docs/guide/formulas.md (the slot table and its rules)."""
@@ -390,7 +382,6 @@ def test_check_name_accepts_exactly_the_name_rule(raw: Any) -> None:
     assert (failure is None) == expected_ok, raw
 
 
-@FAST
 @given(
     st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=1, max_size=30)
 )
@@ -407,7 +398,6 @@ def test_element_wise_arithmetic_matches_numpy(items: list[float]) -> None:
     assert np.asarray(result.value.payload).tolist() == want.tolist()  # type: ignore[union-attr]
 
 
-@FAST
 @given(st.floats(-1e6, 1e6), st.floats(-1e6, 1e6).filter(lambda b: b != 0))
 def test_mod_is_fmod_and_atan2_is_the_angle_of_the_point(a: float, b: float) -> None:
     """Spec: docs/reference/notations.md (functions)."""
@@ -440,7 +430,6 @@ def test_slow_set_and_get_answer_a_value_or_a_code(
     test_set_and_get_answer_a_value_or_a_code.hypothesis.inner_test(raw, form, digits, dim)  # type: ignore[attr-defined]
 
 
-@FAST
 @given(st.one_of(expressions, token_soup))
 def test_each_token_the_scanner_makes_is_the_text_at_its_position(formula: str) -> None:
     """Manual 4.1: the scanner reads names, slots, notations and numbers whole; each token

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from core_helpers import get, get_refused, obj, q, set_refused, set_value, vec
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reckoner.contract.codes import ErrorCode
@@ -685,7 +685,6 @@ nested_elements = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
 @given(nested_elements)
 def test_an_array_is_numpy_exactly_when_it_is_rectangular_and_real(elements: Any) -> None:
     """3.3, issue 8: `make_array`, which checks a whole depth at a time, gives numpy exactly
@@ -723,7 +722,6 @@ leaf_lists = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
 @given(leaf_lists)
 def test_leaf_count_and_first_non_finite_leaf_match_a_plain_walk(items: Any) -> None:
     """Issue 8: the count of leaves and the first leaf that is not finite, each found

@@ -108,9 +108,11 @@ def _allowed(host: str) -> bool:
 
 
 @settings(
-    max_examples=400,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+    suppress_health_check=[
+        *settings.default.suppress_health_check,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.filter_too_much,
+    ],
 )
 @given(urls())
 def test_the_canonical_form_reads_to_itself_and_every_parser_takes_its_host(
@@ -136,9 +138,11 @@ def test_the_canonical_form_reads_to_itself_and_every_parser_takes_its_host(
 
 
 @settings(
-    max_examples=400,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+    suppress_health_check=[
+        *settings.default.suppress_health_check,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.filter_too_much,
+    ],
 )
 @given(urls())
 def test_a_raw_citation_that_is_accepted_names_the_browsers_host(whatwg: Whatwg, raw: str) -> None:

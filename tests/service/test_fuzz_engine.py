@@ -128,11 +128,11 @@ class _Fuzz:
 def _fuzz(tmp_path: Path, examples: int, seconds: float) -> None:
     fuzz = _Fuzz(tmp_path / "home", seconds)
 
+    # The number of examples is the point: the short run and the long (slow) run differ in it.
     @settings(
         max_examples=examples,
-        deadline=None,
         database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        suppress_health_check=[*settings.default.suppress_health_check, HealthCheck.data_too_large],
     )
     @given(st.lists(calls, min_size=1, max_size=12))
     def case(steps: list[tuple[Any, ...]]) -> None:

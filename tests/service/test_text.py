@@ -111,7 +111,8 @@ def _home() -> Path:
 
 
 @pytest.mark.parametrize(("tool", "position", "others"), POSITIONS)
-@settings(max_examples=25, deadline=None)
+# Each example, for each position, starts an engine on a fresh home: 25 keep it to seconds.
+@settings(max_examples=25)
 @given(text=TEXT)
 def test_every_text_and_name_position_round_trips_or_is_refused(
     tool: str, position: str, others: dict[str, Any], text: str

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reckoner import wire
@@ -47,7 +47,6 @@ def _expected(array: np.ndarray[Any, Any]) -> bytes:
     return b"[" + b",".join(_expected(part) for part in array) + b"]"
 
 
-@settings(max_examples=400, deadline=None)
 @given(st.lists(elements, min_size=1, max_size=80), st.sampled_from([1, 2, 4]))
 def test_a_float64_array_is_spelled_as_its_stored_list(values: list[float], columns: int) -> None:
     """7.3: orjson's numpy output, the runs written around a few whole doubles, and the
