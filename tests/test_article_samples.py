@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "regenerate_article_samples.py"
 COMPARED = ROOT / "docs" / "articles" / "demo-compared.md"
@@ -34,6 +36,7 @@ def test_regenerating_the_samples_from_the_demo_gives_the_committed_text() -> No
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.tex
 def test_the_demo_articles_latex_compiles_with_its_figure_in_both_languages(
     tmp_path: Path,
 ) -> None:

@@ -31,6 +31,7 @@ def start_latex(page: Any, panel: BackgroundPanel, out: Path, *, compile_pdf: bo
     page.click("#gen-start")
 
 
+@pytest.mark.tex
 def test_a_compiled_latex_job_shows_the_pdfs_first_page_as_an_image(
     panel: BackgroundPanel, page: Any, out: Path
 ) -> None:
@@ -57,6 +58,7 @@ def test_a_latex_job_without_compile_shows_its_source(
     assert page.locator("#gen-preview-image").count() == 0
 
 
+@pytest.mark.tex
 def test_a_preview_that_cannot_be_drawn_shows_the_endpoints_sentence(
     panel: BackgroundPanel, page: Any, out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -77,6 +77,7 @@ def test_generate_markdown_dialog_browser_progress_result_and_preview(
     assert page.input_value("#gen-directory") == str(out / "sub-a")
 
 
+@pytest.mark.tex
 def test_generate_latex_compiles_and_shows_the_pdf(
     panel: BackgroundPanel, page: Any, out: Path
 ) -> None:
@@ -251,6 +252,7 @@ def test_settings_generation_block_saves_each_format_on_its_own(
     page.wait_for_selector("#gen-md-line[data-kind='ok']")
 
 
+@pytest.mark.tex
 def test_a_compile_failure_shows_its_sentence_and_the_log_tail(
     panel: BackgroundPanel, page: Any, out: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -47,6 +47,7 @@ def test_article_writes_markdown_with_its_audit_sidecar_and_never_overwrites(
     assert leftovers(out) == []
 
 
+@pytest.mark.tex
 def test_article_latex_compiles_into_a_folder_named_after_the_file(
     home: Path, tmp_path: Path
 ) -> None:

@@ -60,6 +60,7 @@ def test_article_help_names_every_remembered_setting_and_its_flag(home: Path) ->
         assert f"{setting} ({flag})" in text
 
 
+@pytest.mark.tex
 def test_remembered_compile_makes_the_pdf_and_no_compile_overrides_it(
     home: Path, tmp_path: Path
 ) -> None:
@@ -75,6 +76,7 @@ def test_remembered_compile_makes_the_pdf_and_no_compile_overrides_it(
     assert not (tmp_path / "plain" / "plain.pdf").exists()
 
 
+@pytest.mark.tex
 def test_compile_flag_compiles_when_the_remembered_choice_is_off(
     home: Path, tmp_path: Path
 ) -> None:

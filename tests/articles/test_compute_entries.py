@@ -274,6 +274,7 @@ def test_the_model_receives_each_run_and_the_rule_to_cite_and_never_recompute() 
         assert "never present its output as a result" in rules
 
 
+@pytest.mark.tex
 @pytest.mark.parametrize("language", ["en", "zh-CN"])
 def test_a_real_pdf_of_an_article_with_runs_cites_the_receipts_and_the_output(
     tmp_path: Path, language: str
@@ -292,6 +293,7 @@ def test_a_real_pdf_of_an_article_with_runs_cites_the_receipts_and_the_output(
     assert "  det = -2.0000001" in text  # the leading spaces survive typesetting
 
 
+@pytest.mark.tex
 def test_reckoner_article_cites_a_real_python_run_made_with_a_record_open(
     tmp_path: Path, out: Path
 ) -> None:

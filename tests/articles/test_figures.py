@@ -194,6 +194,7 @@ def compiled(body: str, language: str, folder: Path) -> str:
     return pdf_text(folder / "article.pdf")
 
 
+@pytest.mark.tex
 @pytest.mark.parametrize("language", ["en", "zh-CN"])
 def test_the_latex_article_draws_a_pgfplots_figure_with_unit_labels_and_numbers_equations(
     sweep_facts: Any, tmp_path: Path, language: str
@@ -207,6 +208,7 @@ def test_the_latex_article_draws_a_pgfplots_figure_with_unit_labels_and_numbers_
     assert "(1)" in text and "(2)" in text and "(3)" in text  # one per step's display
 
 
+@pytest.mark.tex
 def test_a_long_url_in_a_lookup_source_breaks_inside_the_margin(tmp_path: Path) -> None:
     """Spec: docs/guide/articles.md (issue 23)."""
     url = "https://example.org/" + "/".join(f"segment{n:02d}-of-a-very-long-path" for n in range(8))

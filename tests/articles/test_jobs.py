@@ -59,6 +59,7 @@ def test_a_taken_name_gets_the_next_number_and_a_file_there_survives(home: Path,
     assert (out / "reckoner-17000000-2" / "reckoner-17000000-2.audit.json").is_file()
 
 
+@pytest.mark.tex
 def test_progress_passes_through_every_phase_in_order(home: Path, out: Path) -> None:
     """Spec: docs/guide/articles.md (article generation)."""
     seen: list[tuple[str, int]] = []

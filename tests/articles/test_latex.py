@@ -84,6 +84,7 @@ def article_pdf_text(facts: Facts, language: str, folder: Path, stem: str = "art
     return pdf_text(folder / f"{stem}.pdf")
 
 
+@pytest.mark.tex
 def test_capability_finds_the_toolchain_and_both_shells() -> None:
     """.ci/run installs latexmk, XeLaTeX and ctex; the probe must see them.
     Spec: docs/guide/articles.md (article generation)."""
@@ -92,6 +93,7 @@ def test_capability_finds_the_toolchain_and_both_shells() -> None:
     assert found["shells"] == {"en": True, "zh-CN": True}
 
 
+@pytest.mark.tex
 @pytest.mark.parametrize(
     ("language", "expected"),
     [
@@ -114,6 +116,7 @@ def test_a_real_pdf_compiles_and_carries_the_articles_text(
         assert piece in text
 
 
+@pytest.mark.tex
 def test_a_compile_failure_reports_the_log_tail_and_keeps_the_tex(tmp_path: Path) -> None:
     """Spec: docs/guide/articles.md (article generation)."""
     tex = tmp_path / "broken.tex"
@@ -124,6 +127,7 @@ def test_a_compile_failure_reports_the_log_tail_and_keeps_the_tex(tmp_path: Path
     assert "undefinedcommandhere" in outcome.log_tail
 
 
+@pytest.mark.tex
 def test_plain_xelatex_is_the_fallback_without_latexmk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -142,6 +146,7 @@ def test_plain_xelatex_is_the_fallback_without_latexmk(
     assert "4712" in pdf_text(tmp_path / "fallback.pdf")
 
 
+@pytest.mark.tex
 def test_a_message_whose_lines_start_blank_or_with_a_bracket_still_compiles(
     tmp_path: Path,
 ) -> None:

@@ -205,6 +205,7 @@ def document_body(tex: str) -> str:
     return tex[tex.index("\\begin{document}\n") + 16 : tex.rindex("\\end{document}")]
 
 
+@pytest.mark.tex
 @pytest.mark.skipif(shutil.which("xelatex") is None, reason="XeLaTeX is not installed here")
 def test_the_tex_a_failed_compile_keeps_is_one_the_allow_list_passed(home: Path, out: Path) -> None:
     """The failure message suggests compiling the kept .tex by hand: that file passed the
@@ -415,6 +416,7 @@ def reckoner(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
     )
 
 
+@pytest.mark.tex
 @pytest.mark.skipif(
     shutil.which("xelatex") is None or shutil.which("pdftotext") is None,
     reason="XeLaTeX and pdftotext are not installed here (Debian: texlive-xetex, poppler-utils)",
@@ -538,6 +540,7 @@ HOSTILE_ROWS = [
 ]
 
 
+@pytest.mark.tex
 @_NEEDS_TEX
 def test_a_hostile_records_template_latex_passes_and_compiles_showing_its_words(
     tmp_path: Path,
@@ -560,6 +563,7 @@ def test_a_hostile_records_template_latex_passes_and_compiles_showing_its_words(
         assert piece in text, piece
 
 
+@pytest.mark.tex
 @_NEEDS_TEX
 def test_the_latex_a_model_is_asked_for_compiles(tmp_path: Path) -> None:
     """The allow-list admits what the loaded packages define: a body using its text, list,

@@ -212,6 +212,7 @@ def test_the_model_receives_the_lookup_verbatim_with_its_sources_and_rules() -> 
         assert "open web and is not verified" in rules
 
 
+@pytest.mark.tex
 @pytest.mark.parametrize("language", ["en", "zh-CN"])
 def test_a_real_pdf_of_an_article_with_a_lookup_carries_the_answer(
     tmp_path: Path, language: str

@@ -29,6 +29,7 @@ def test_generate_markdown_reports_path_preview_and_a_clean_audit(
     assert job["audit"] == [] and job["writer"] == "template" and job["language"] == "en"
 
 
+@pytest.mark.tex
 def test_generate_latex_compiles_a_pdf(http: httpx.Client, out: Path) -> None:
     """Spec: docs/guide/panel.md (the host endpoints)."""
     job = generate(http, format="latex", directory=str(out), compile=True, fileName="x")
@@ -139,6 +140,7 @@ def test_progress_and_cancel_of_an_unknown_job_are_404(http: httpx.Client) -> No
     assert http.post(f"{API}/generate-cancel", json={"jobId": "job-999"}).status_code == 404
 
 
+@pytest.mark.tex
 def test_capability_probes_the_toolchain_and_shells(http: httpx.Client) -> None:
     """Spec: docs/guide/panel.md (the host endpoints)."""
     found = http.get(f"{API}/generate-capability").json()

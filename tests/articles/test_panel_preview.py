@@ -41,6 +41,7 @@ def one_sentence(response: httpx.Response, status: int, phrase: str) -> None:
     assert phrase in sentence and "Traceback" not in sentence and "\n" not in sentence
 
 
+@pytest.mark.tex
 def test_a_compiled_latex_job_previews_its_first_page_as_a_png_cached_beside_the_pdf(
     http: httpx.Client, out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -67,6 +68,7 @@ def test_a_latex_job_without_compile_carries_its_source_as_the_preview(
     assert "\\begin{document}" in job["preview"]
 
 
+@pytest.mark.tex
 def test_the_preview_needs_the_panels_token(
     panel: BackgroundPanel, http: httpx.Client, out: Path
 ) -> None:
@@ -79,6 +81,7 @@ def test_the_preview_needs_the_panels_token(
     assert not stranger.content.startswith(PNG)
 
 
+@pytest.mark.tex
 @pytest.mark.parametrize(
     "hostile",
     [
@@ -98,6 +101,7 @@ def test_the_preview_refuses_any_path_no_job_compiled_with_one_sentence(
     one_sentence(refused, 400, "draws only a PDF this panel compiled")
 
 
+@pytest.mark.tex
 def test_a_pdf_swapped_for_a_link_out_of_the_folder_is_refused(
     http: httpx.Client, out: Path, tmp_path: Path
 ) -> None:
@@ -113,6 +117,7 @@ def test_a_pdf_swapped_for_a_link_out_of_the_folder_is_refused(
     assert not (out / "x" / "x.preview.png").exists()
 
 
+@pytest.mark.tex
 def test_a_folder_swapped_for_a_link_is_refused(
     http: httpx.Client, out: Path, tmp_path: Path
 ) -> None:
@@ -126,6 +131,7 @@ def test_a_folder_swapped_for_a_link_is_refused(
     assert not (moved / "x.preview.png").exists()
 
 
+@pytest.mark.tex
 def test_a_cache_name_linked_out_of_the_folder_is_never_written_through(
     http: httpx.Client, out: Path, tmp_path: Path
 ) -> None:
@@ -139,6 +145,7 @@ def test_a_cache_name_linked_out_of_the_folder_is_never_written_through(
     assert victim.read_text() == "keep me"
 
 
+@pytest.mark.tex
 def test_a_pdftoppm_that_hangs_is_stopped_at_the_deadline_with_one_sentence(
     http: httpx.Client, out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -155,6 +162,7 @@ def test_a_pdftoppm_that_hangs_is_stopped_at_the_deadline_with_one_sentence(
     assert not (out / "x" / "x.preview.png").exists()
 
 
+@pytest.mark.tex
 def test_a_pdftoppm_that_prints_without_end_is_cut_at_the_cap_with_one_sentence(
     http: httpx.Client, out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -80,6 +80,7 @@ def test_distinct_maximum_length_formulas_stay_under_the_memory_ceiling() -> Non
 @pytest.mark.slow
 @pytest.mark.timeout(3_600)
 def test_ten_thousand_maximum_length_formulas_stay_under_the_memory_ceiling() -> None:
-    """Issue 8: the full flood, 10,000 distinct maximum-length formulas.
-    Spec: docs/reference/limits.md (issue 8)."""
+    """Issue 8: the full flood, 10,000 distinct maximum-length formulas: the long variant of
+    test_distinct_maximum_length_formulas_stay_under_the_memory_ceiling, which runs by
+    default. Spec: docs/reference/limits.md (issue 8)."""
     _check(10_000)

@@ -416,7 +416,9 @@ def test_mod_is_fmod_and_atan2_is_the_angle_of_the_point(a: float, b: float) -> 
 @SLOW
 @given(st.one_of(expressions, token_soup, any_text, deep_formulas, long_names, giant))
 def test_slow_formulas_answer_a_value_or_a_code(formula: str) -> None:
-    """Spec: docs/reference/codes.md (the failure shape)."""
+    """The long variant (4,000 examples of every generator at once) of the grammar, random
+    text and adversarial tests above, which run by default.
+    Spec: docs/reference/codes.md (the failure shape)."""
     _evaluate_twice(formula)
 
 
@@ -426,7 +428,8 @@ def test_slow_formulas_answer_a_value_or_a_code(formula: str) -> None:
 def test_slow_set_and_get_answer_a_value_or_a_code(
     raw: Any, form: Any, digits: Any, dim: Any
 ) -> None:
-    """Spec: docs/guide/formulas.md (values)."""
+    """The long variant (4,000 examples) of test_set_and_get_answer_a_value_or_a_code, which
+    runs by default. Spec: docs/guide/formulas.md (values)."""
     test_set_and_get_answer_a_value_or_a_code.hypothesis.inner_test(raw, form, digits, dim)  # type: ignore[attr-defined]
 
 

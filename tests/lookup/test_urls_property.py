@@ -107,6 +107,7 @@ def _allowed(host: str) -> bool:
     return any(host_matches(host, pattern) for pattern in patterns)
 
 
+@pytest.mark.node
 @settings(
     suppress_health_check=[
         *settings.default.suppress_health_check,
@@ -137,6 +138,7 @@ def test_the_canonical_form_reads_to_itself_and_every_parser_takes_its_host(
     assert _allowed(split.hostname) is _allowed(browser["hostname"].strip("[]"))
 
 
+@pytest.mark.node
 @settings(
     suppress_health_check=[
         *settings.default.suppress_health_check,

@@ -29,6 +29,8 @@ from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.server.tools import INPUT_SCHEMAS
 from reckoner.wire import dumps_text
 
+pytestmark = pytest.mark.node
+
 CLIENT = Path(__file__).resolve().parent / "typescript_client"
 SDK = CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
 _install_lock = threading.Lock()

@@ -256,5 +256,6 @@ def test_sigkill_at_random_moments_loses_no_seen_receipt(tmp_path: Path) -> None
 
 @pytest.mark.slow
 def test_sigkill_at_random_moments_loses_no_seen_receipt_500_trials(tmp_path: Path) -> None:
-    """Spec: docs/guide/records.md (recovery by replay)."""
+    """The long variant (500 trials) of test_sigkill_at_random_moments_loses_no_seen_receipt,
+    which runs by default. Spec: docs/guide/records.md (recovery by replay)."""
     _run_trials(tmp_path, trials=500, seed=4242)

@@ -154,7 +154,8 @@ def test_fuzzed_calls_stay_short_known_and_replayable(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(1_800)
 def test_a_long_fuzz_run_stays_short_known_and_replayable(tmp_path: Path) -> None:
-    """Issue 8: the same fuzz run, for many more cases. Spec: docs/reference/limits.md (issue 8)."""
+    """Issue 8: the long variant (3,000 cases) of test_fuzzed_calls_stay_short_known_and_replayable,
+    which runs by default. Spec: docs/reference/limits.md (issue 8)."""
     _fuzz(tmp_path, examples=3_000, seconds=1_200.0)
 
 
@@ -197,7 +198,9 @@ def test_the_issues_slow_evals_answer_within_two_seconds(tmp_path: Path) -> None
 def test_million_element_complex_sets_and_gets_stay_under_two_seconds(
     tmp_path: Path,
 ) -> None:
-    """Issue 8: the slowest set/get/eval calls the fuzzing found, at MAX_ARRAY_ELEMENTS.
+    """Issue 8: the slowest set/get/eval calls the fuzzing found, at MAX_ARRAY_ELEMENTS: the
+    long variant of test_fuzzed_calls_stay_short_known_and_replayable (small arrays) and
+    test_the_issues_slow_evals_answer_within_two_seconds, which run by default.
     Spec: docs/reference/limits.md (issue 8)."""
     n = 1_000_000
     sets = {
