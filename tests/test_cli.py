@@ -64,9 +64,10 @@ def test_every_command_has_help(command: str) -> None:
     assert "usage: reckoner " + command in done.stdout
 
 
-def test_2_2_call_prints_the_receipt_and_exits_1_when_refused(tmp_path: Path) -> None:
+def test_call_prints_the_receipt_and_exits_1_when_refused(tmp_path: Path) -> None:
     """One call per process on the same home: the record and the slots persist between them
-    (manual 7.4 replay), and a refusal is exit code 1."""
+    (manual 7.4 replay), and a refusal is exit code 1.
+    Spec: docs/reference/tools.md (receipts)."""
     home = tmp_path / "home"
     assert call(home, "record_start", {"title": "from the shell"}) == (0, {"ok": True})
     code, receipt = call(home, "set", {"name": "R", "value": {"num": 4700, "dim": "ohm"}})
@@ -107,9 +108,10 @@ def test_call_with_bad_json_is_one_sentence(tmp_path: Path) -> None:
     assert_one_sentence(reckoner("call", "get", "{name: R}", "--home", str(tmp_path / "h")))
 
 
-def test_issue_9_a_call_beside_a_server_takes_its_own_lane_a_held_lane_is_one_sentence(
+def test_a_call_beside_a_server_takes_its_own_lane_a_held_lane_is_one_sentence(
     tmp_path: Path,
 ) -> None:
+    """Spec: docs/guide/mcp-clients.md (issue 9)."""
     home = tmp_path / "home"
     holder = subprocess.Popen(
         [sys.executable, "-m", "reckoner", "serve", "--home", str(home)],
@@ -220,7 +222,8 @@ def test_demo_on_a_home_with_an_open_record_stops_with_the_reason(tmp_path: Path
     assert "Traceback" not in done.stderr
 
 
-def test_7_5_records_lists_closed_and_open_records(tmp_path: Path) -> None:
+def test_records_lists_closed_and_open_records(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     home, _ = _demo_home(tmp_path)
     assert call(home, "record_start", {"title": "still open"})[0] == 0
     listing = reckoner("records", "--json", "--home", str(home))
@@ -238,11 +241,12 @@ def test_records_without_a_home_is_one_sentence(tmp_path: Path) -> None:
     assert_one_sentence(reckoner("records", "--home", str(tmp_path / "nowhere")))
 
 
-def test_7_2_show_renders_steps_inputs_results_messages_and_dims_failures(
+def test_show_renders_steps_inputs_results_messages_and_dims_failures(
     tmp_path: Path,
 ) -> None:
     """The timeline: each eval with its formula, the slots it read and its result; messages;
-    refused calls dimmed."""
+    refused calls dimmed.
+    Spec: docs/guide/records.md (trace rows)."""
     home, _ = _demo_home(tmp_path)
     record_id = next((home / "records").glob("*.jsonl")).stem
     done = reckoner("show", record_id, "--home", str(home))
@@ -274,8 +278,9 @@ def test_show_an_unknown_record_is_one_sentence(tmp_path: Path) -> None:
     assert_one_sentence(reckoner("show", "../../etc/passwd", "--home", str(home)))
 
 
-def test_11_panel_command_serves_the_home_on_loopback(tmp_path: Path) -> None:
-    """`reckoner panel --port 0` starts the panel on the home and answers its list endpoint."""
+def test_panel_command_serves_the_home_on_loopback(tmp_path: Path) -> None:
+    """`reckoner panel --port 0` starts the panel on the home and answers its list endpoint.
+    Spec: docs/guide/panel.md (the panel)."""
     import re
 
     import httpx
@@ -311,10 +316,11 @@ def test_a_port_out_of_range_is_a_usage_error(command: str, tmp_path: Path) -> N
     assert "is not a port" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_issue_14_show_names_the_unit_a_value_was_read_in(tmp_path: Path) -> None:
+def test_show_names_the_unit_a_value_was_read_in(tmp_path: Path) -> None:
     """Issue 14 (unit on get, read on set): a reading's numbers are in the unit it was read
     in, so the timeline shows that unit (30.64 mW, never 30.64 W), and a set's reading
-    beside what it stored."""
+    beside what it stored.
+    Spec: docs/guide/formulas.md (issue 14)."""
     home = tmp_path / "home"
     assert call(home, "record_start", {"title": "readings"})[0] == 0
     read_set = {"name": "P", "value": {"num": 30.64, "unit": "mW"}, "read": {"unit": "uW"}}

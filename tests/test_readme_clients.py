@@ -292,13 +292,14 @@ def test_http_snippet_serves_at_the_url_it_names(snippet: Snippet, tmp_path: Pat
     assert out == b""
 
 
-def test_issue_9_the_three_client_configurations_run_at_once_on_the_default_home(
+def test_the_three_client_configurations_run_at_once_on_the_default_home(
     tmp_path: Path,
 ) -> None:
     """Claude Desktop, Claude Code and Cursor, configured as the README says, all at once.
 
     No ``RECKONER_HOME`` and no ``--home``: each server resolves the default ``~/.reckoner``
     (``HOME`` points into the temp dir), takes its own lane and keeps its own record.
+    Spec: docs/guide/mcp-clients.md (issue 9).
     """
     from contextlib import AsyncExitStack
 

@@ -76,11 +76,10 @@ def rc(tmp_path: Path) -> Facts:
         "$Z$ & $159.15$ & ohm \\\\",
     ],
 )
-def test_23_a_swapped_quantity_is_a_finding_naming_whose_value_it_is(
-    rc: Facts, sentence: str
-) -> None:
+def test_a_swapped_quantity_is_a_finding_naming_whose_value_it_is(rc: Facts, sentence: str) -> None:
     """159.15 ohm is X_C's value: beside Z (a sentence, an equation's side, a table row) it
-    is wrong, though some fact holds it."""
+    is wrong, though some fact holds it.
+    Spec: docs/guide/articles.md (issue 23)."""
     (found,) = audit(sentence, rc)
     assert isinstance(found, Mismatched)
     assert (found.text, found.quantity, found.belongs_to) == ("159.15", "Z", "XC")
@@ -98,27 +97,32 @@ def test_23_a_swapped_quantity_is_a_finding_naming_whose_value_it_is(
         "$Z$ & $175.94$ & ohm \\\\",
     ],
 )
-def test_23_each_quantity_beside_its_own_value_passes(rc: Facts, sentence: str) -> None:
+def test_each_quantity_beside_its_own_value_passes(rc: Facts, sentence: str) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     assert audit(sentence, rc) == []
 
 
-def test_23_an_invented_digit_count_is_a_finding(rc: Facts) -> None:
+def test_an_invented_digit_count_is_a_finding(rc: Facts) -> None:
     """No fact holds 3: not a vector's exponent (ohm is kg m^2 s^-3 A^-2), not a digit of
-    a receipt path; the count is invented."""
+    a receipt path; the count is invented.
+    Spec: docs/guide/articles.md (issue 23)."""
     found = audit("The circuit has 3 capacitors.", rc)
     assert [(type(f), f.as_json()["text"]) for f in found] == [(Unmatched, "3")]
 
 
-def test_23_a_count_written_as_a_word_passes(rc: Facts) -> None:
+def test_a_count_written_as_a_word_passes(rc: Facts) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     assert audit("The circuit has three capacitors; the second step adds them.", rc) == []
     assert audit("The circuit has one capacitor and 2 pi f C in its reactance.", rc) == []
 
 
-def test_23_an_exponent_of_a_unit_is_no_number(rc: Facts) -> None:
+def test_an_exponent_of_a_unit_is_no_number(rc: Facts) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     assert audit("$\\mathrm{kg}\\,\\mathrm{m}^{2}\\,\\mathrm{s}^{-3}$ and m^-3 and s⁻³", rc) == []
 
 
-def test_23_the_articles_own_numbering_of_figures_and_equations_is_no_value(rc: Facts) -> None:
+def test_the_articles_own_numbering_of_figures_and_equations_is_no_value(rc: Facts) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     assert audit("Figure 7 plots it; see Equation (9), Table 8 and 图 6.", rc) == []
 
 
@@ -129,31 +133,36 @@ def test_23_the_articles_own_numbering_of_figures_and_equations_is_no_value(rc: 
         "\\includegraphics[width=0.8\\linewidth]{fig-3.pdf} \\label{eq:7} \\eqref{eq:7}",
     ],
 )
-def test_23_a_figures_targets_are_no_prose(rc: Facts, figure: str) -> None:
+def test_a_figures_targets_are_no_prose(rc: Facts, figure: str) -> None:
     """A figure's file name and the article's labels are names. (A drawing is blanked only
-    where the record's own sweep draws it, byte for byte: ``test_figures``.)"""
+    where the record's own sweep draws it, byte for byte: ``test_figures``.)
+    Spec: docs/guide/articles.md (issue 23)."""
     assert audit(figure, rc, model=True) == []
 
 
-def test_23_a_drawing_the_record_does_not_make_is_audited_as_text(rc: Facts) -> None:
+def test_a_drawing_the_record_does_not_make_is_audited_as_text(rc: Facts) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     drawn = "\\begin{tikzpicture}\\begin{axis}\\addplot coordinates {(1,777)};\\end{axis}"
     found = [str(f.as_json()["text"]) for f in audit(drawn + "\\end{tikzpicture}", rc)]
     assert found and all("777" in text for text in found)
 
 
-def test_23_a_siunitx_quantity_is_tied_to_its_symbol(rc: Facts) -> None:
+def test_a_siunitx_quantity_is_tied_to_its_symbol(rc: Facts) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     assert audit("$Z = \\qty{175.9}{\\ohm}$", rc) == []
     assert [type(f) for f in audit("$Z = \\qty{159.2}{\\ohm}$", rc)] == [Mismatched]
 
 
-def test_23_a_coarse_rounding_of_a_quantity_is_a_finding(rc: Facts) -> None:
-    """|Z| is 175.94 ohm: 175 is no rounding of it at any number of figures."""
+def test_a_coarse_rounding_of_a_quantity_is_a_finding(rc: Facts) -> None:
+    """|Z| is 175.94 ohm: 175 is no rounding of it at any number of figures.
+    Spec: docs/guide/articles.md (issue 23)."""
     (found,) = audit("So $Z = 175$ ohm.", rc)
     assert isinstance(found, Mismatched) and found.text == "175"
 
 
 @pytest.mark.parametrize("shown", ["176", "175.9", "175.94", "1.759e2", "0.1759 kΩ"])
-def test_23_a_quantity_rounded_to_the_figures_shown_passes(rc: Facts, shown: str) -> None:
+def test_a_quantity_rounded_to_the_figures_shown_passes(rc: Facts, shown: str) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     assert audit(f"So $Z = {shown}$.", rc) == []
 
 
@@ -170,14 +179,14 @@ def test_23_a_quantity_rounded_to_the_figures_shown_passes(rc: Facts, shown: str
         "| $I$ | $72.02$ | mA |",
     ],
 )
-def test_23_a_value_in_the_unit_given_or_read_matches_its_quantity(
-    rc: Facts, sentence: str
-) -> None:
+def test_a_value_in_the_unit_given_or_read_matches_its_quantity(rc: Facts, sentence: str) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     assert audit(sentence, rc) == []
 
 
 @pytest.mark.parametrize("sentence", ["C = 2 uF", "I = 72.05 mA", "$f = 1.5\\,\\mathrm{kHz}$"])
-def test_23_a_wrong_value_in_a_unit_is_a_finding(rc: Facts, sentence: str) -> None:
+def test_a_wrong_value_in_a_unit_is_a_finding(rc: Facts, sentence: str) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     assert [type(f) for f in audit(sentence, rc)] == [Mismatched]
 
 
@@ -190,9 +199,10 @@ def run_template_job(home: Path, record_id: str, out: Path, fmt: str = "markdown
     return runner.run(JobRequest(record_id=record_id, format=fmt, directory=str(out)))
 
 
-def test_23_a_prose_typo_in_the_closing_text_is_a_job_warning(tmp_path: Path) -> None:
+def test_a_prose_typo_in_the_closing_text_is_a_job_warning(tmp_path: Path) -> None:
     """The closing text typed 72.05 mA where the engine read 72.02 mA: the job warns, so the
-    panel's "every number matches" line (shown only for an empty list) is not shown."""
+    panel's "every number matches" line (shown only for an empty list) is not shown.
+    Spec: docs/guide/articles.md (issue 23)."""
     home = tmp_path / "home"
     record_id, facts = rc_record(home, closing="The current is 72.05 mA.")
     assert prose_findings(facts) == [ProseNumber("72.05 mA", "The closing text", "72.02 mA")]
@@ -210,7 +220,8 @@ def test_23_a_prose_typo_in_the_closing_text_is_a_job_warning(tmp_path: Path) ->
     assert sidecar["unmatched"] == snapshot["audit"]
 
 
-def test_23_a_closing_text_that_quotes_the_reading_passes(tmp_path: Path) -> None:
+def test_a_closing_text_that_quotes_the_reading_passes(tmp_path: Path) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     home = tmp_path / "home"
     record_id, facts = rc_record(home, closing="The current is 72.02 mA, about 0.07202 A.")
     assert prose_findings(facts) == []
@@ -218,7 +229,8 @@ def test_23_a_closing_text_that_quotes_the_reading_passes(tmp_path: Path) -> Non
     assert job.status == "done" and job.snapshot()["warnings"] == []
 
 
-def test_23_the_cli_prints_the_prose_warning(tmp_path: Path) -> None:
+def test_the_cli_prints_the_prose_warning(tmp_path: Path) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     from test_cli_article import reckoner
 
     home = tmp_path / "home"
@@ -232,8 +244,9 @@ def test_23_the_cli_prints_the_prose_warning(tmp_path: Path) -> None:
 # -- no word of the tool --------------------------------------------------------------------
 
 
-def test_23_a_receipt_path_in_code_type_is_no_tool_word_nor_a_number(rc: Facts) -> None:
-    """A footnote cites the receipt's path, which may spell the tool's name and hold digits."""
+def test_a_receipt_path_in_code_type_is_no_tool_word_nor_a_number(rc: Facts) -> None:
+    """A footnote cites the receipt's path, which may spell the tool's name and hold digits.
+    Spec: docs/guide/articles.md (issue 23)."""
     cited = "Computation/reckoner-with-compute-p-31337-0a1b/attempts/3/receipt.json"
     md = (
         "Computed (computation receipt `3f0a9c21b7d4`[^3f0a9c21b7d4]).\n\n"
@@ -252,8 +265,9 @@ def test_23_a_receipt_path_in_code_type_is_no_tool_word_nor_a_number(rc: Facts) 
     ]
 
 
-def test_23_a_receipt_id_of_digits_alone_is_still_a_name() -> None:
-    """About one receipt id in 300 has no hex letter; the record's own ids are names."""
+def test_a_receipt_id_of_digits_alone_is_still_a_name() -> None:
+    """About one receipt id in 300 has no hex letter; the record's own ids are names.
+    Spec: docs/guide/articles.md (issue 23)."""
     from article_helpers import HAND_ID, hand_rows, row
 
     from reckoner.articles.citation import receipt_id
@@ -272,7 +286,8 @@ def test_23_a_receipt_id_of_digits_alone_is_still_a_name() -> None:
     assert [f.as_json()["text"] for f in audit("receipt `104032198245`", facts)] == ["104032198245"]
 
 
-def test_23_a_hidden_notes_number_is_no_fact_and_no_prose_finding() -> None:
+def test_a_hidden_notes_number_is_no_fact_and_no_prose_finding() -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     from article_helpers import HAND_ID, hand_rows
 
     facts = collect_facts(HAND_ID, hand_rows(), is_open=False)
@@ -281,14 +296,16 @@ def test_23_a_hidden_notes_number_is_no_fact_and_no_prose_finding() -> None:
     assert all("999.5" not in f.text for f in prose_findings(facts))
 
 
-def test_23_the_template_labels_say_no_word_of_the_tool() -> None:
+def test_the_template_labels_say_no_word_of_the_tool() -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     for language, labels in _LABELS.items():
         for key, label in labels.items():
             assert tool_words(label) == [], (language, key, label)
 
 
 @pytest.mark.parametrize(("fmt", "lang"), CASES)
-def test_23_the_template_article_says_no_word_of_the_tool(rc: Facts, fmt: str, lang: str) -> None:
+def test_the_template_article_says_no_word_of_the_tool(rc: Facts, fmt: str, lang: str) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     body = render(rc, lang, fmt)
     assert tool_words(body) == [], body
     assert audit(body, rc, model=True) == []
@@ -339,7 +356,8 @@ def model_jobs(tmp_path: Path, *replies: str) -> list[Job]:
 
 
 @pytest.mark.usefixtures("model_keys")
-def test_23_a_tool_word_in_a_models_prose_is_a_job_warning(tmp_path: Path) -> None:
+def test_a_tool_word_in_a_models_prose_is_a_job_warning(tmp_path: Path) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     job, chinese = model_jobs(tmp_path, TOOL_WORD_MD, TOOL_WORD_ZH)
     words = [f["text"] for f in job.snapshot()["audit"] if f["kind"] == "toolWord"]
     assert words == ["record", "slot", "formula", "derivation step"]
@@ -353,7 +371,8 @@ def test_23_a_tool_word_in_a_models_prose_is_a_job_warning(tmp_path: Path) -> No
 
 
 @pytest.mark.usefixtures("model_keys")
-def test_23_a_models_article_without_tool_words_audits_clean(tmp_path: Path) -> None:
+def test_a_models_article_without_tool_words_audits_clean(tmp_path: Path) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     (job,) = model_jobs(tmp_path, CLEAN_MD)
     assert job.snapshot()["warnings"] == []
 
@@ -405,15 +424,20 @@ def engine_calls(draw: st.DrawFn) -> list[tuple[str, dict[str, Any]]]:
     return calls
 
 
+# Each example runs the real engine on a fresh home and writes a record: fewer than the
+# profile's examples keep it to seconds.
 @settings(
     max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    suppress_health_check=[
+        *settings.default.suppress_health_check,
+        HealthCheck.function_scoped_fixture,
+    ],
 )
 @given(engine_calls())
-def test_23_the_template_article_of_an_engine_record_always_audits_clean(
+def test_the_template_article_of_an_engine_record_always_audits_clean(
     tmp_path_factory: pytest.TempPathFactory, calls: list[tuple[str, dict[str, Any]]]
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     home = tmp_path_factory.mktemp("home")
     with Engine(home=str(home)) as engine:
         last: Any = None
@@ -445,11 +469,12 @@ def test_23_the_template_article_of_an_engine_record_always_audits_clean(
     ("closing", "warned"),
     [("The current is 72.05 mA.", True), ("The current is 72.02 mA.", False)],
 )
-def test_23_the_panel_api_reports_a_prose_warning_so_every_number_matches_is_not_shown(
+def test_the_panel_api_reports_a_prose_warning_so_every_number_matches_is_not_shown(
     tmp_path: Path, closing: str, warned: bool
 ) -> None:
     """The panel shows "Every number in the article matches the record" exactly when the
-    job's warnings are empty (articles.js); over real HTTP, a prose typo fills them."""
+    job's warnings are empty (articles.js); over real HTTP, a prose typo fills them.
+    Spec: docs/guide/articles.md (issue 23)."""
     from test_panel_articles import API, wait_for
 
     from panel_access import http_client

@@ -40,9 +40,10 @@ def _images(page: Any) -> list[dict[str, Any]]:
     )
 
 
-def test_23_the_preview_draws_a_seq_sweeps_figure_as_an_image(
+def test_the_preview_draws_a_seq_sweeps_figure_as_an_image(
     tmp_path: Path, page: Any, out: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     home = tmp_path / "sweep-home"
     record_id, _ = engine_record(home, SWEEP_CALLS)
     with BackgroundPanel(home, poll_ms=300) as panel:
@@ -65,9 +66,10 @@ def test_23_the_preview_draws_a_seq_sweeps_figure_as_an_image(
         assert "<svg" not in page.inner_text("#gen-preview")
 
 
-def test_23_a_hostile_svg_in_an_article_runs_nothing_in_the_preview(
+def test_a_hostile_svg_in_an_article_runs_nothing_in_the_preview(
     panel: BackgroundPanel, page: Any, out: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-browser-test")
     fake = FakeProvider([Reply(HOSTILE)])
     try:

@@ -31,9 +31,11 @@ def start_latex(page: Any, panel: BackgroundPanel, out: Path, *, compile_pdf: bo
     page.click("#gen-start")
 
 
-def test_23_a_compiled_latex_job_shows_the_pdfs_first_page_as_an_image(
+@pytest.mark.tex
+def test_a_compiled_latex_job_shows_the_pdfs_first_page_as_an_image(
     panel: BackgroundPanel, page: Any, out: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     start_latex(page, panel, out, compile_pdf=True)
     page.wait_for_selector("#gen-preview-image", timeout=WAIT_MS)
     deadline = time.monotonic() + 60
@@ -45,9 +47,10 @@ def test_23_a_compiled_latex_job_shows_the_pdfs_first_page_as_an_image(
     assert (out / "reckoner-17000000" / "reckoner-17000000.preview.png").is_file()
 
 
-def test_23_a_latex_job_without_compile_shows_its_source(
+def test_a_latex_job_without_compile_shows_its_source(
     panel: BackgroundPanel, page: Any, out: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     start_latex(page, panel, out, compile_pdf=False)
     page.wait_for_selector("#gen-source", timeout=WAIT_MS)
     source = (out / "reckoner-17000000" / "reckoner-17000000.tex").read_text(encoding="utf-8")
@@ -55,9 +58,11 @@ def test_23_a_latex_job_without_compile_shows_its_source(
     assert page.locator("#gen-preview-image").count() == 0
 
 
-def test_23_a_preview_that_cannot_be_drawn_shows_the_endpoints_sentence(
+@pytest.mark.tex
+def test_a_preview_that_cannot_be_drawn_shows_the_endpoints_sentence(
     panel: BackgroundPanel, page: Any, out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     broken = tmp_path / "bin"
     broken.mkdir()
     (broken / "pdftoppm").write_text("#!/bin/sh\necho 'Syntax Error: broken' >&2\nexit 1\n")

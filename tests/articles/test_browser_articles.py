@@ -42,9 +42,10 @@ def start_model_job(page: Any, out: Path, fake: FakeProvider) -> None:
     page.wait_for_selector("#gen-phase:has-text('Writing the article')", timeout=WAIT_MS)
 
 
-def test_11_1_generate_markdown_dialog_browser_progress_result_and_preview(
+def test_generate_markdown_dialog_browser_progress_result_and_preview(
     panel: BackgroundPanel, page: Any, out: Path
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     open_record(page, panel)
     page.click("#generate-markdown")
     dialog = page.locator("#generate-dialog")
@@ -76,9 +77,11 @@ def test_11_1_generate_markdown_dialog_browser_progress_result_and_preview(
     assert page.input_value("#gen-directory") == str(out / "sub-a")
 
 
-def test_11_1_generate_latex_compiles_and_shows_the_pdf(
+@pytest.mark.tex
+def test_generate_latex_compiles_and_shows_the_pdf(
     panel: BackgroundPanel, page: Any, out: Path
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     open_record(page, panel)
     page.click("#generate-latex")
     page.fill("#gen-directory", str(out))
@@ -90,9 +93,10 @@ def test_11_1_generate_latex_compiles_and_shows_the_pdf(
     assert page.locator("#gen-compile-error").count() == 0
 
 
-def test_11_1_the_open_record_has_its_buttons_disabled(
+def test_the_open_record_has_its_buttons_disabled(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     write_record(
         home, "1800000000000", [row(1, "record_start", {"title": "t", "record": "1800000000000"})],
         open_=True,
@@ -117,9 +121,10 @@ def model_taking(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[float], 
         fake.close()
 
 
-def test_11_1_progress_bar_and_cancel_while_the_model_writes(
+def test_progress_bar_and_cancel_while_the_model_writes(
     panel: BackgroundPanel, page: Any, out: Path, model_taking: Callable[[float], FakeProvider]
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     open_record(page, panel)
     start_model_job(page, out, model_taking(30))
     assert page.get_attribute("#gen-progress", "value") == "10"
@@ -130,14 +135,15 @@ def test_11_1_progress_bar_and_cancel_while_the_model_writes(
 
 
 @pytest.mark.parametrize("closing", ["Escape", "#gen-x"])
-def test_23_closing_the_dialog_while_the_model_writes_cancels_the_job_and_writes_nothing(
+def test_closing_the_dialog_while_the_model_writes_cancels_the_job_and_writes_nothing(
     panel: BackgroundPanel,
     page: Any,
     out: Path,
     model_taking: Callable[[float], FakeProvider],
     closing: str,
 ) -> None:
-    """Escape and the dialog's × take one path (docs/decisions/panel-articles.md)."""
+    """Escape and the dialog's × take one path (docs/decisions/panel-articles.md).
+    Spec: docs/guide/articles.md (issue 23)."""
     open_record(page, panel)
     start_model_job(page, out, model_taking(30))
     job_id = page.get_attribute("#generate-dialog", "data-job")
@@ -168,9 +174,10 @@ def close_losing_the_cancel(
     page.keyboard.press("Escape")
 
 
-def test_23_a_job_the_closing_cancel_came_too_late_for_is_shown_again_not_left_unseen(
+def test_a_job_the_closing_cancel_came_too_late_for_is_shown_again_not_left_unseen(
     panel: BackgroundPanel, page: Any, out: Path, model_taking: Callable[[float], FakeProvider]
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     close_losing_the_cancel(page, panel, out, model_taking(2))
     page.wait_for_selector("#generate-dialog[open] #gen-path", timeout=WAIT_MS)
     assert page.inner_text("#gen-note") == (
@@ -179,9 +186,10 @@ def test_23_a_job_the_closing_cancel_came_too_late_for_is_shown_again_not_left_u
     assert [str(p) for p in out.glob("*.md")] == [page.inner_text("#gen-path")]
 
 
-def test_23_a_late_job_of_a_reopened_dialog_is_named_without_taking_the_form(
+def test_a_late_job_of_a_reopened_dialog_is_named_without_taking_the_form(
     panel: BackgroundPanel, page: Any, out: Path, model_taking: Callable[[float], FakeProvider]
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     close_losing_the_cancel(page, panel, out, model_taking(2))
     page.click("#generate-latex")  # another dialog, open before the first job ends
     page.wait_for_selector("#status:has-text('finished before its cancel')", timeout=WAIT_MS)
@@ -191,9 +199,10 @@ def test_23_a_late_job_of_a_reopened_dialog_is_named_without_taking_the_form(
     assert page.inner_text("#generate-title") == "Generate a LaTeX article"
 
 
-def test_11_1_a_failed_job_shows_its_sentence_and_an_invented_number_its_warning(
+def test_a_failed_job_shows_its_sentence_and_an_invented_number_its_warning(
     panel: BackgroundPanel, page: Any, out: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     fake = FakeProvider([Reply("# Heat\n\nThe answer is 42.5 W.\n")])
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-browser-test")
     try:
@@ -216,9 +225,10 @@ def test_11_1_a_failed_job_shows_its_sentence_and_an_invented_number_its_warning
         fake.close()
 
 
-def test_11_2_settings_generation_block_saves_each_format_on_its_own(
+def test_settings_generation_block_saves_each_format_on_its_own(
     home: Path, panel: BackgroundPanel, page: Any, out: Path
 ) -> None:
+    """Spec: docs/guide/panel.md (the Settings tab)."""
     import json
 
     page.goto(f"{panel.login_url}#/settings")
@@ -242,11 +252,13 @@ def test_11_2_settings_generation_block_saves_each_format_on_its_own(
     page.wait_for_selector("#gen-md-line[data-kind='ok']")
 
 
-def test_11_1_a_compile_failure_shows_its_sentence_and_the_log_tail(
+@pytest.mark.tex
+def test_a_compile_failure_shows_its_sentence_and_the_log_tail(
     panel: BackgroundPanel, page: Any, out: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A body that passes the allow-list but not TeX (a list with no item): the .tex is kept,
-    the log's tail is shown. An unknown command would not do: the allow-list refuses it."""
+    the log's tail is shown. An unknown command would not do: the allow-list refuses it.
+    Spec: docs/guide/panel.md (the Records tab)."""
     body = "\\section*{Heat}\nThe current is $0.0025$ A.\n\\begin{itemize}No item.\\end{itemize}\n"
     fake = FakeProvider([Reply(body)])
     monkeypatch.setenv("OPENAI_API_KEY", "sk-browser-test")

@@ -26,9 +26,10 @@ def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
 
 
-def test_10_article_writes_markdown_with_its_audit_sidecar_and_never_overwrites(
+def test_article_writes_markdown_with_its_audit_sidecar_and_never_overwrites(
     home: Path, tmp_path: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     out = tmp_path / "out"
     out.mkdir()
     first = reckoner("article", HAND_ID, "--home", str(home), "--out", str(out))
@@ -46,9 +47,11 @@ def test_10_article_writes_markdown_with_its_audit_sidecar_and_never_overwrites(
     assert leftovers(out) == []
 
 
-def test_10_article_latex_compiles_into_a_folder_named_after_the_file(
+@pytest.mark.tex
+def test_article_latex_compiles_into_a_folder_named_after_the_file(
     home: Path, tmp_path: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     done = reckoner(
         "article", HAND_ID, "--home", str(home), "--out", str(tmp_path), "--format", "tex",
         "--name", "heat.tex", "--language", "zh-CN", "--compile",
@@ -68,9 +71,10 @@ def test_10_article_latex_compiles_into_a_folder_named_after_the_file(
         ([HAND_ID, "--name", "a/b"], "as the output directory (the dialog's directory, or --out)"),
     ],
 )
-def test_10_bad_input_is_one_sentence_and_writes_nothing(
+def test_bad_input_is_one_sentence_and_writes_nothing(
     home: Path, tmp_path: Path, args: list[str], sentence: str
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     out = tmp_path / "out"
     out.mkdir()
     if "--out" not in args:
@@ -84,14 +88,16 @@ def test_10_bad_input_is_one_sentence_and_writes_nothing(
     assert list(out.iterdir()) == []
 
 
-def test_10_the_open_record_is_refused(tmp_path: Path) -> None:
+def test_the_open_record_is_refused(tmp_path: Path) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     home = tmp_path / "home"
     write_record(home, HAND_ID, hand_rows()[:-1], open_=True)
     done = reckoner("article", HAND_ID, "--home", str(home), "--out", str(tmp_path))
     assert done.returncode == 1 and "still open" in done.stderr
 
 
-def test_10_a_read_only_directory_is_one_sentence(home: Path, tmp_path: Path) -> None:
+def test_a_read_only_directory_is_one_sentence(home: Path, tmp_path: Path) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     if os.geteuid() == 0:
         # root writes anywhere; a read-only bind is what the test needs, so use /proc.
         target = "/proc"
@@ -103,7 +109,8 @@ def test_10_a_read_only_directory_is_one_sentence(home: Path, tmp_path: Path) ->
     assert done.returncode == 1 and "is not writable" in done.stderr
 
 
-def test_10_demo_ends_by_writing_the_demo_records_article(tmp_path: Path) -> None:
+def test_demo_ends_by_writing_the_demo_records_article(tmp_path: Path) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     home = tmp_path / "demo"
     done = reckoner("demo", "--home", str(home), timeout=300)
     assert done.returncode == 0, done.stderr
@@ -116,9 +123,8 @@ def test_10_demo_ends_by_writing_the_demo_records_article(tmp_path: Path) -> Non
     assert sidecar["unmatched"] == []
 
 
-def test_9_1_article_without_out_uses_the_formats_remembered_folder(
-    home: Path, tmp_path: Path
-) -> None:
+def test_article_without_out_uses_the_formats_remembered_folder(home: Path, tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     remembered = tmp_path / "remembered"
     remembered.mkdir()
     state = {"generation": {"markdown": {"directory": str(remembered), "language": "zh-CN"}}}

@@ -52,16 +52,19 @@ def fake() -> Iterator[FakeProvider]:
     provider.close()
 
 
-def test_23_article_help_names_every_remembered_setting_and_its_flag(home: Path) -> None:
+def test_article_help_names_every_remembered_setting_and_its_flag(home: Path) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     done = reckoner(home, "--help")
     text = " ".join(done.stdout.split())
     for setting, flag in REMEMBERED:
         assert f"{setting} ({flag})" in text
 
 
-def test_23_remembered_compile_makes_the_pdf_and_no_compile_overrides_it(
+@pytest.mark.tex
+def test_remembered_compile_makes_the_pdf_and_no_compile_overrides_it(
     home: Path, tmp_path: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     remember(home, {"latex": {"directory": str(tmp_path), "compile": True}})
     compiled = reckoner(home, "--format", "tex", "--name", "kept")
     assert compiled.returncode == 0, compiled.stderr
@@ -73,18 +76,21 @@ def test_23_remembered_compile_makes_the_pdf_and_no_compile_overrides_it(
     assert not (tmp_path / "plain" / "plain.pdf").exists()
 
 
-def test_23_compile_flag_compiles_when_the_remembered_choice_is_off(
+@pytest.mark.tex
+def test_compile_flag_compiles_when_the_remembered_choice_is_off(
     home: Path, tmp_path: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     remember(home, {"latex": {"directory": str(tmp_path), "compile": False}})
     done = reckoner(home, "--format", "tex", "--name", "flagged", "--compile")
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "flagged" / "flagged.pdf").is_file()
 
 
-def test_23_remembered_language_is_used_and_the_language_flag_overrides_it(
+def test_remembered_language_is_used_and_the_language_flag_overrides_it(
     home: Path, tmp_path: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     remember(home, {"markdown": {"directory": str(tmp_path), "language": "zh-CN"}})
     chinese = reckoner(home, "--name", "zh")
     assert chinese.returncode == 0, chinese.stderr
@@ -94,9 +100,10 @@ def test_23_remembered_language_is_used_and_the_language_flag_overrides_it(
     assert "已知条件" not in (tmp_path / "en.md").read_text(encoding="utf-8")
 
 
-def test_23_remembered_directory_is_per_format_and_out_overrides_it(
+def test_remembered_directory_is_per_format_and_out_overrides_it(
     home: Path, tmp_path: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     markdown, latex, given = (tmp_path / name for name in ("md", "tex", "given"))
     for folder in (markdown, latex, given):
         folder.mkdir()
@@ -107,9 +114,10 @@ def test_23_remembered_directory_is_per_format_and_out_overrides_it(
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
-def test_23_remembered_writer_model_and_base_url_are_used(
+def test_remembered_writer_model_and_base_url_are_used(
     home: Path, tmp_path: Path, fake: FakeProvider, kind: str
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     remember_writer(home, tmp_path, kind, "remembered-model", fake.url_for(kind))
     done = reckoner(home)
     assert done.returncode == 0, done.stderr
@@ -119,9 +127,10 @@ def test_23_remembered_writer_model_and_base_url_are_used(
     assert sidecar["writer"] != "template"
 
 
-def test_23_model_and_base_url_flags_override_the_remembered_ones(
+def test_model_and_base_url_flags_override_the_remembered_ones(
     home: Path, tmp_path: Path, fake: FakeProvider
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     remember_writer(home, tmp_path, "openai", "remembered", "http://127.0.0.1:9/v1")
     done = reckoner(home, "--model", "typed-model", "--base-url", fake.openai_url)
     assert done.returncode == 0, done.stderr
@@ -129,9 +138,10 @@ def test_23_model_and_base_url_flags_override_the_remembered_ones(
     assert request["json"]["model"] == "typed-model"
 
 
-def test_23_writer_flag_overrides_the_remembered_writer(
+def test_writer_flag_overrides_the_remembered_writer(
     home: Path, tmp_path: Path, fake: FakeProvider
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     remember_writer(home, tmp_path, "openai", "remembered", fake.openai_url)
     done = reckoner(home, "--writer", "template")
     assert done.returncode == 0, done.stderr

@@ -105,7 +105,8 @@ def compute_facts() -> Facts:
     return collect_facts(HAND_ID, compute_rows(), is_open=False)
 
 
-def test_12_facts_hold_each_archived_run_in_seq_order_and_nothing_of_a_refused_one() -> None:
+def test_facts_hold_each_archived_run_in_seq_order_and_nothing_of_a_refused_one() -> None:
+    """Spec: docs/guide/articles.md (issue 12: compute runs in articles)."""
     entries = compute_facts().entries
     assert entries == (
         Message(2, "The determinant comes from a numpy run.", False),
@@ -125,7 +126,8 @@ def test_12_facts_hold_each_archived_run_in_seq_order_and_nothing_of_a_refused_o
     assert [e.failed for e in entries if isinstance(e, ComputeFact)] == [False, True, True]
 
 
-def test_12_an_engine_that_never_started_is_a_failed_run_and_damaged_rows_carry_nothing() -> None:
+def test_an_engine_that_never_started_is_a_failed_run_and_damaged_rows_carry_nothing() -> None:
+    """Spec: docs/guide/articles.md (issue 12: compute runs in articles)."""
     rows = [
         row(1, "record_start", {"title": "t"}),
         compute_row(2, RUN, ok=False, exit=None, stdoutTail="", code="MATH_NO_SUBPROCESS"),
@@ -142,9 +144,10 @@ def test_12_an_engine_that_never_started_is_a_failed_run_and_damaged_rows_carry_
 
 
 @pytest.mark.parametrize(("fmt", "lang"), CASES)
-def test_12_template_cites_each_run_and_shows_failures_as_failures_and_audits_clean(
+def test_template_cites_each_run_and_shows_failures_as_failures_and_audits_clean(
     fmt: str, lang: str
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 12: compute runs in articles)."""
     body = render(compute_facts(), lang, fmt)
     assert body == render(compute_facts(), lang, fmt)  # the same record, the same bytes
     assert audit(body, compute_facts()) == []
@@ -182,8 +185,9 @@ def test_12_template_cites_each_run_and_shows_failures_as_failures_and_audits_cl
         assert absent not in body
 
 
-def test_12_markdown_shows_the_output_verbatim_in_a_fence_it_cannot_close() -> None:
-    """Issue 21 case 9: the escape character reaches the .md in caret notation, never raw."""
+def test_markdown_shows_the_output_verbatim_in_a_fence_it_cannot_close() -> None:
+    """Issue 21 case 9: the escape character reaches the .md in caret notation, never raw.
+    Spec: docs/guide/articles.md (issue 12: compute runs in articles)."""
     body = render(compute_facts(), "en", "md")
     assert f"````text\n{OUTPUT.replace(chr(0x1B), '^[')}\n````" in body
     assert "\x1b" not in body
@@ -200,7 +204,8 @@ def test_12_markdown_shows_the_output_verbatim_in_a_fence_it_cannot_close() -> N
     assert "which is not a result:\n\n```text\npartial 4242.5\n```" in body
 
 
-def test_12_latex_escapes_the_output_line_by_line_and_passes_the_checks() -> None:
+def test_latex_escapes_the_output_line_by_line_and_passes_the_checks() -> None:
+    """Spec: docs/guide/articles.md (issue 12: compute runs in articles)."""
     body = render(compute_facts(), "en", "tex")
     check_body(body)
     assert "^^" not in body and "\\begin{verbatim}" not in body
@@ -213,12 +218,14 @@ def test_12_latex_escapes_the_output_line_by_line_and_passes_the_checks() -> Non
     assert lines[2] == "\\mbox{}```\n"
 
 
-def test_12_the_audit_still_flags_a_number_no_run_printed() -> None:
+def test_the_audit_still_flags_a_number_no_run_printed() -> None:
+    """Spec: docs/guide/articles.md (issue 12: compute runs in articles)."""
     body = render(compute_facts(), "en", "md") + "\nThe determinant is about -2.31.\n"
     assert [unmatched.text for unmatched in audit(body, compute_facts())] == ["2.31"]
 
 
-def test_12_the_model_receives_each_run_and_the_rule_to_cite_and_never_recompute() -> None:
+def test_the_model_receives_each_run_and_the_rule_to_cite_and_never_recompute() -> None:
+    """Spec: docs/guide/articles.md (issue 12: compute runs in articles)."""
     document = json.loads(facts_json(compute_facts()))
     runs = [entry for entry in document["sequence"] if entry["kind"] == "computation"]
     assert runs == [
@@ -268,10 +275,12 @@ def test_12_the_model_receives_each_run_and_the_rule_to_cite_and_never_recompute
         assert "never present its output as a result" in rules
 
 
+@pytest.mark.tex
 @pytest.mark.parametrize("language", ["en", "zh-CN"])
-def test_12_a_real_pdf_of_an_article_with_runs_cites_the_receipts_and_the_output(
+def test_a_real_pdf_of_an_article_with_runs_cites_the_receipts_and_the_output(
     tmp_path: Path, language: str
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 12: compute runs in articles)."""
     text = article_pdf_text(compute_facts(), language, tmp_path)
     flat = re.sub(r"\s+", "", text)
     for shown in (
@@ -285,12 +294,14 @@ def test_12_a_real_pdf_of_an_article_with_runs_cites_the_receipts_and_the_output
     assert "  det = -2.0000001" in text  # the leading spaces survive typesetting
 
 
-def test_12_reckoner_article_cites_a_real_python_run_made_with_a_record_open(
+@pytest.mark.tex
+def test_reckoner_article_cites_a_real_python_run_made_with_a_record_open(
     tmp_path: Path, out: Path
 ) -> None:
     """End to end through the CLI: a record opened with `reckoner call`, a real python run
     and a failing one with `reckoner compute run` (which writes their rows), the record
-    closed, then `reckoner article` in Markdown and in LaTeX with a real compile."""
+    closed, then `reckoner article` in Markdown and in LaTeX with a real compile.
+    Spec: docs/guide/articles.md (issue 12: compute runs in articles)."""
     home, project = tmp_path / "home", tmp_path / "bar"
     project.mkdir()
     where = ["--home", str(home)]
@@ -335,8 +346,9 @@ def test_12_reckoner_article_cites_a_real_python_run_made_with_a_record_open(
     assert runs[0]["receipt"] in re.sub(r"\s+", "", text)  # the footnote
 
 
-def test_12_steps_and_runs_interleave_and_results_hold_only_steps() -> None:
-    """A run is not a step: it never enters the results table, and seq decides the order."""
+def test_steps_and_runs_interleave_and_results_hold_only_steps() -> None:
+    """A run is not a step: it never enters the results table, and seq decides the order.
+    Spec: docs/guide/articles.md (issue 12: compute runs in articles)."""
     rows = compute_rows()
     for moved in rows:
         moved["seq"] += moved["seq"] >= 4

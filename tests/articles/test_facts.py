@@ -50,7 +50,8 @@ def test_every_number_is_cut_to_four_significant_figures_exponential_outside_1e_
     assert cut(stored) == shown
 
 
-def test_10_facts_of_a_hand_written_record_with_every_row_kind() -> None:
+def test_facts_of_a_hand_written_record_with_every_row_kind() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     facts = collect_facts(HAND_ID, hand_rows(), is_open=False)
     assert facts.title == "Heating a 4.7 kOhm resistor"  # the first accepted record_start
     conditions = dict(facts.conditions)
@@ -81,18 +82,21 @@ def test_10_facts_of_a_hand_written_record_with_every_row_kind() -> None:
     assert facts.closing == "The power is about 30559 watt."
 
 
-def test_10_the_open_record_cannot_be_generated() -> None:
+def test_the_open_record_cannot_be_generated() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     with pytest.raises(ArticleRefusal, match="still open"):
         collect_facts(HAND_ID, hand_rows(), is_open=True)
 
 
-def test_10_a_blank_closing_text_counts_as_absent() -> None:
+def test_a_blank_closing_text_counts_as_absent() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     rows = hand_rows()
     rows[-1]["content"]["text"] = "   "
     assert collect_facts(HAND_ID, rows, is_open=False).closing is None
 
 
-def test_10_hidden_note_numbers_are_not_facts_but_visible_prose_numbers_are() -> None:
+def test_hidden_note_numbers_are_not_facts_but_visible_prose_numbers_are() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     facts = collect_facts(HAND_ID, hand_rows(), is_open=False)
     from decimal import Decimal
 
@@ -101,7 +105,8 @@ def test_10_hidden_note_numbers_are_not_facts_but_visible_prose_numbers_are() ->
     assert Decimal("77777") in facts.reference  # a stored number, even of a deleted slot
 
 
-def test_10_language_auto_probes_the_records_own_prose_for_cjk() -> None:
+def test_language_auto_probes_the_records_own_prose_for_cjk() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     facts = collect_facts(HAND_ID, hand_rows(), is_open=False)
     assert resolve_language("auto", facts) == "en"
     assert resolve_language("zh-CN", facts) == "zh-CN"
@@ -112,7 +117,8 @@ def test_10_language_auto_probes_the_records_own_prose_for_cjk() -> None:
         resolve_language("fr", facts)
 
 
-def test_10_damaged_rows_are_skipped_like_refused_ones() -> None:
+def test_damaged_rows_are_skipped_like_refused_ones() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     rows = hand_rows()
     rows[4]["content"]["value"] = {"num": "not a number", "dim": [0] * 7}
     rows[5]["content"] = "not an object"

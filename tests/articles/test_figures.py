@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from article_helpers import HAND_ID, METRE, row
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from test_template_and_audit import engine_record
 
@@ -54,7 +54,8 @@ def points(element: ET.Element) -> int:
     return len(line.attrib["points"].split())
 
 
-def test_23_a_seq_sweep_and_an_indexed_array_get_svg_figures_with_units(sweep_facts: Any) -> None:
+def test_a_seq_sweep_and_an_indexed_array_get_svg_figures_with_units(sweep_facts: Any) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     body = render(sweep_facts, "en", "md")
     figures = svgs(body)
     assert len(figures) == 2  # T against L, q against k; the complex z gets none
@@ -71,9 +72,10 @@ def test_23_a_seq_sweep_and_an_indexed_array_get_svg_figures_with_units(sweep_fa
     assert render(sweep_facts, "en", "md") == body  # the same facts, the same bytes
 
 
-def test_23_a_figure_the_record_does_not_draw_is_audited_like_any_text(sweep_facts: Any) -> None:
+def test_a_figure_the_record_does_not_draw_is_audited_like_any_text(sweep_facts: Any) -> None:
     """Only the figures drawn from the record's sweeps are read as pictures: an SVG or a
-    plot a model wrote itself, with a number of its own, is flagged."""
+    plot a model wrote itself, with a number of its own, is flagged.
+    Spec: docs/guide/articles.md (issue 23)."""
     svg_body = render(sweep_facts, "en", "md") + (
         '\n<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9">\n<text>98765</text>\n</svg>\n'
     )
@@ -83,7 +85,8 @@ def test_23_a_figure_the_record_does_not_draw_is_audited_like_any_text(sweep_fac
     assert "98765" in [found.text for found in audit(tex_body, sweep_facts)]
 
 
-def test_23_a_complex_or_a_non_sweep_array_gets_no_figure(tmp_path: Path) -> None:
+def test_a_complex_or_a_non_sweep_array_gets_no_figure(tmp_path: Path) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     rows = [
         row(1, "record_start", {"title": "No sweeps"}),
         row(2, "set", {"name": "w", "value": {"array": [1, 2, 3], "dim": METRE}}),
@@ -125,7 +128,8 @@ def test_23_a_complex_or_a_non_sweep_array_gets_no_figure(tmp_path: Path) -> Non
         assert "<svg" not in body and "addplot" not in body
 
 
-def test_23_a_long_sweep_is_thinned_to_a_bounded_figure(tmp_path: Path) -> None:
+def test_a_long_sweep_is_thinned_to_a_bounded_figure(tmp_path: Path) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     calls: list[tuple[str, dict[str, Any]]] = [
         ("record_start", {"title": "Long sweep"}),
         ("eval", {"formula": "$seq_{k=0}^{99999}($sin(k/1000))", "target": "s"}),
@@ -143,7 +147,8 @@ HOSTILE = Figure(
 )
 
 
-def test_23_a_hostile_label_is_escaped_in_svg_and_tex() -> None:
+def test_a_hostile_label_is_escaped_in_svg_and_tex() -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     drawn = ET.fromstring(svg(HOSTILE, "en"))
     assert not any(node.tag.endswith("script") for node in drawn.iter())
     assert '</svg><script>alert(1)</script>"&' in texts(drawn)
@@ -168,7 +173,8 @@ def test_23_a_hostile_label_is_escaped_in_svg_and_tex() -> None:
         "\\end{axis}\\end{tikzpicture}",
     ],
 )
-def test_23_a_plot_that_reads_a_file_or_runs_code_is_refused(body: str) -> None:
+def test_a_plot_that_reads_a_file_or_runs_code_is_refused(body: str) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     with pytest.raises(BodyRefusal, match="LaTeX body"):
         check_body(body)
 
@@ -188,10 +194,12 @@ def compiled(body: str, language: str, folder: Path) -> str:
     return pdf_text(folder / "article.pdf")
 
 
+@pytest.mark.tex
 @pytest.mark.parametrize("language", ["en", "zh-CN"])
-def test_23_the_latex_article_draws_a_pgfplots_figure_with_unit_labels_and_numbers_equations(
+def test_the_latex_article_draws_a_pgfplots_figure_with_unit_labels_and_numbers_equations(
     sweep_facts: Any, tmp_path: Path, language: str
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     body = render(sweep_facts, language, "tex")
     assert body.count("\\addplot") == 2
     assert audit(body, sweep_facts) == []
@@ -200,7 +208,9 @@ def test_23_the_latex_article_draws_a_pgfplots_figure_with_unit_labels_and_numbe
     assert "(1)" in text and "(2)" in text and "(3)" in text  # one per step's display
 
 
-def test_23_a_long_url_in_a_lookup_source_breaks_inside_the_margin(tmp_path: Path) -> None:
+@pytest.mark.tex
+def test_a_long_url_in_a_lookup_source_breaks_inside_the_margin(tmp_path: Path) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     url = "https://example.org/" + "/".join(f"segment{n:02d}-of-a-very-long-path" for n in range(8))
     rows = [
         row(1, "record_start", {"title": "A long source"}),
@@ -225,7 +235,6 @@ def test_23_a_long_url_in_a_lookup_source_breaks_inside_the_margin(tmp_path: Pat
     assert max(len(line) for line in text.splitlines()) <= 110  # and stays within the page
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     st.lists(
         st.floats(allow_nan=False, allow_infinity=False, min_value=-1e308, max_value=1e308),
@@ -234,7 +243,8 @@ def test_23_a_long_url_in_a_lookup_source_breaks_inside_the_margin(tmp_path: Pat
     ),
     st.sampled_from(["en", "zh-CN"]),
 )
-def test_23_any_sweep_draws_a_well_formed_bounded_svg(ys: list[float], language: str) -> None:
+def test_any_sweep_draws_a_well_formed_bounded_svg(ys: list[float], language: str) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     figure = Figure(
         x=Axis(None, (0, 0, 0, 0, 0, 0, 0), tuple(float(i) for i in range(len(ys)))),
         y=Axis("y", (1, 0, 0, 0, 0, 0, 0), tuple(ys)),

@@ -21,9 +21,10 @@ def runner(home: Path) -> JobRunner:
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "latex"])
-def test_10_a_full_disk_on_the_second_file_fails_the_job_and_leaves_nothing(
+def test_a_full_disk_on_the_second_file_fails_the_job_and_leaves_nothing(
     home: Path, out: Path, fmt: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     real = host_files.write_all
     calls = {"n": 0}
 
@@ -43,9 +44,8 @@ def test_10_a_full_disk_on_the_second_file_fails_the_job_and_leaves_nothing(
     assert list(out.iterdir()) == []
 
 
-def test_10_a_taken_name_gets_the_next_number_and_a_file_there_survives(
-    home: Path, out: Path
-) -> None:
+def test_a_taken_name_gets_the_next_number_and_a_file_there_survives(home: Path, out: Path) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     (out / "reckoner-17000000.md").write_text("mine")
     (out / "reckoner-17000000-2.audit.json").write_text("{}")
     (out / "reckoner-17000000-3").mkdir()  # a LaTeX folder name taken by a folder
@@ -59,7 +59,9 @@ def test_10_a_taken_name_gets_the_next_number_and_a_file_there_survives(
     assert (out / "reckoner-17000000-2" / "reckoner-17000000-2.audit.json").is_file()
 
 
-def test_10_progress_passes_through_every_phase_in_order(home: Path, out: Path) -> None:
+@pytest.mark.tex
+def test_progress_passes_through_every_phase_in_order(home: Path, out: Path) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     seen: list[tuple[str, int]] = []
     runner(home).run(
         JobRequest(HAND_ID, "latex", str(out), compile=True),
@@ -71,11 +73,12 @@ def test_10_progress_passes_through_every_phase_in_order(home: Path, out: Path) 
     assert percents == sorted(percents) and percents[-1] == 100
 
 
-def test_10_a_job_killed_mid_compile_leaves_nothing_once_the_next_job_runs(
+def test_a_job_killed_mid_compile_leaves_nothing_once_the_next_job_runs(
     tmp_path: Path, out: Path
 ) -> None:
     """A SIGKILLed `reckoner article` cannot clean up; its temporaries carry its pid, and the
-    next job in that folder removes those of processes that are gone."""
+    next job in that folder removes those of processes that are gone.
+    Spec: docs/guide/articles.md (article generation)."""
     import json
     import signal
     import subprocess

@@ -34,7 +34,8 @@ from reckoner.articles.writers.template import render
         ("$a$ and $b", "odd number"),
     ],
 )
-def test_10_a_body_that_restructures_or_reaches_out_is_refused(body: str, reason: str) -> None:
+def test_a_body_that_restructures_or_reaches_out_is_refused(body: str, reason: str) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     with pytest.raises(BodyRefusal, match=reason) as refusal:
         check_body(body)
     assert str(refusal.value).count(". ") == 0  # one sentence
@@ -47,16 +48,19 @@ def test_10_a_body_that_restructures_or_reaches_out_is_refused(body: str, reason
         "$$x^2$$ and \\[ y \\] and \\textbf{bold}",
     ],
 )
-def test_10_escaped_signs_and_comments_do_not_count(body: str) -> None:
+def test_escaped_signs_and_comments_do_not_count(body: str) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     check_body(body)
 
 
 @pytest.mark.parametrize("language", ["en", "zh-CN"])
-def test_10_the_template_body_passes_the_checks(language: str) -> None:
+def test_the_template_body_passes_the_checks(language: str) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     check_body(render(collect_facts(HAND_ID, hand_rows(), is_open=False), language, "tex"))
 
 
-def test_10_the_shell_is_ctexart_for_zh_and_article_with_fontspec_for_en() -> None:
+def test_the_shell_is_ctexart_for_zh_and_article_with_fontspec_for_en() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     english = shell("BODY", "en")
     assert english.startswith("\\documentclass[11pt,a4paper]{article}\n\\usepackage{fontspec}")
     chinese = shell("BODY", "zh-CN")
@@ -81,13 +85,16 @@ def article_pdf_text(facts: Facts, language: str, folder: Path, stem: str = "art
     return pdf_text(folder / f"{stem}.pdf")
 
 
-def test_10_capability_finds_the_toolchain_and_both_shells() -> None:
-    """.ci/run installs latexmk, XeLaTeX and ctex; the probe must see them."""
+@pytest.mark.tex
+def test_capability_finds_the_toolchain_and_both_shells() -> None:
+    """.ci/run installs latexmk, XeLaTeX and ctex; the probe must see them.
+    Spec: docs/guide/articles.md (article generation)."""
     found = capability()
     assert found["latexmk"] and found["xelatex"] and found["ctex"] and found["fontspec"]
     assert found["shells"] == {"en": True, "zh-CN": True}
 
 
+@pytest.mark.tex
 @pytest.mark.parametrize(
     ("language", "expected"),
     [
@@ -95,9 +102,10 @@ def test_10_capability_finds_the_toolchain_and_both_shells() -> None:
         ("zh-CN", ["已知条件", "代入"]),
     ],
 )
-def test_10_a_real_pdf_compiles_and_carries_the_articles_text(
+def test_a_real_pdf_compiles_and_carries_the_articles_text(
     tmp_path: Path, language: str, expected: list[str]
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     facts = collect_facts(HAND_ID, hand_rows(), is_open=False)
     tex = tmp_path / "article.tex"
     tex.write_text(shell(render(facts, language, "tex"), language), encoding="utf-8")
@@ -109,7 +117,9 @@ def test_10_a_real_pdf_compiles_and_carries_the_articles_text(
         assert piece in text
 
 
-def test_10_a_compile_failure_reports_the_log_tail_and_keeps_the_tex(tmp_path: Path) -> None:
+@pytest.mark.tex
+def test_a_compile_failure_reports_the_log_tail_and_keeps_the_tex(tmp_path: Path) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     tex = tmp_path / "broken.tex"
     tex.write_text(shell("\\undefinedcommandhere", "en"), encoding="utf-8")
     outcome = compile_pdf(tex, lambda: False)
@@ -118,9 +128,11 @@ def test_10_a_compile_failure_reports_the_log_tail_and_keeps_the_tex(tmp_path: P
     assert "undefinedcommandhere" in outcome.log_tail
 
 
-def test_10_plain_xelatex_is_the_fallback_without_latexmk(
+@pytest.mark.tex
+def test_plain_xelatex_is_the_fallback_without_latexmk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     from reckoner.articles import compiler
 
     real_which = compiler.processes.which
@@ -135,12 +147,14 @@ def test_10_plain_xelatex_is_the_fallback_without_latexmk(
     assert "4712" in pdf_text(tmp_path / "fallback.pdf")
 
 
-def test_10_a_message_whose_lines_start_blank_or_with_a_bracket_still_compiles(
+@pytest.mark.tex
+def test_a_message_whose_lines_start_blank_or_with_a_bracket_still_compiles(
     tmp_path: Path,
 ) -> None:
     """Manual 10 (the record's words reach the article as written): a line break before a
     line starting with [ is not read as \\\\'s optional argument, and an empty first line is
-    still a line to end."""
+    still a line to end.
+    Spec: docs/guide/articles.md (article generation)."""
     from article_helpers import row
 
     rows = [

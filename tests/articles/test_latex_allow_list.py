@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from article_helpers import HAND_ID, OHM, row, write_record
 from fake_providers import FakeProvider, Reply
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reckoner.articles.compiler import compile_pdf
@@ -86,11 +86,10 @@ BYPASSES = [
 
 
 @pytest.mark.parametrize(("body", "named"), BYPASSES)
-def test_21_9_a_body_outside_the_allow_list_is_refused_naming_the_command(
-    body: str, named: str
-) -> None:
+def test_a_body_outside_the_allow_list_is_refused_naming_the_command(body: str, named: str) -> None:
     """Issue 21 case 9: the checker itself refuses each bypass, in one sentence that names
-    what was refused and says what to use instead."""
+    what was refused and says what to use instead.
+    Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     with pytest.raises(BodyRefusal) as refusal:
         check_body(body)
     sentence = str(refusal.value)
@@ -131,8 +130,9 @@ $I$ & 0.0025 \\
 """
 
 
-def test_21_9_the_latex_a_model_is_asked_for_passes() -> None:
-    """Text, emphasis, lists, tables, sectioning below the article's own and maths pass."""
+def test_the_latex_a_model_is_asked_for_passes() -> None:
+    """Text, emphasis, lists, tables, sectioning below the article's own and maths pass.
+    Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     check_body(MODEL_LATEX)
 
 
@@ -172,12 +172,13 @@ def everything_under(folder: Path) -> list[Path]:
 
 
 @pytest.mark.parametrize(("body", "named"), BYPASSES)
-def test_21_9_a_model_that_sends_a_bypass_twice_fails_the_job_and_writes_no_tex(
+def test_a_model_that_sends_a_bypass_twice_fails_the_job_and_writes_no_tex(
     home: Path, out: Path, body: str, named: str
 ) -> None:
     """Issue 21 case 9: through the model writer, each bypass is refused, sent back once
     with the reason, and refused again; the job fails with the sentence and no .tex (which
-    a user could compile by hand) is left anywhere."""
+    a user could compile by hand) is left anywhere.
+    Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     job, sent = model_job(home, out, "openai", [Reply(body), Reply(body)], compile=True)
     assert job.status == "failed", job.error
     assert "refused twice" in (job.error or "") and named in (job.error or "")
@@ -186,10 +187,11 @@ def test_21_9_a_model_that_sends_a_bypass_twice_fails_the_job_and_writes_no_tex(
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
-def test_21_9_a_bypass_corrected_on_the_retry_gives_a_tex_that_passes_the_allow_list(
+def test_a_bypass_corrected_on_the_retry_gives_a_tex_that_passes_the_allow_list(
     home: Path, out: Path, kind: str
 ) -> None:
-    """The .tex handed to the user holds the corrected body, never the refused one."""
+    """The .tex handed to the user holds the corrected body, never the refused one.
+    Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     job, _ = model_job(
         home, out, kind, [Reply("\\UseName{input}{/etc/hostname}"), Reply(MODEL_LATEX)]
     )
@@ -203,12 +205,12 @@ def document_body(tex: str) -> str:
     return tex[tex.index("\\begin{document}\n") + 16 : tex.rindex("\\end{document}")]
 
 
+@pytest.mark.tex
 @pytest.mark.skipif(shutil.which("xelatex") is None, reason="XeLaTeX is not installed here")
-def test_21_9_the_tex_a_failed_compile_keeps_is_one_the_allow_list_passed(
-    home: Path, out: Path
-) -> None:
+def test_the_tex_a_failed_compile_keeps_is_one_the_allow_list_passed(home: Path, out: Path) -> None:
     """The failure message suggests compiling the kept .tex by hand: that file passed the
-    allow-list (an allowed body that TeX still rejects, an unknown column type)."""
+    allow-list (an allowed body that TeX still rejects, an unknown column type).
+    Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     broken = "\\section*{Heating}\n\\begin{tabular}{q}x\\end{tabular}\n"
     job, _ = model_job(home, out, "openai", [Reply(broken)], compile=True)
     assert job.status == "done" and job.compile_error, job.error
@@ -216,9 +218,8 @@ def test_21_9_the_tex_a_failed_compile_keeps_is_one_the_allow_list_passed(
     check_body(document_body(Path(job.path or "").read_text(encoding="utf-8")))
 
 
-def test_21_9_a_model_reply_with_crlf_line_ends_is_not_refused_for_them(
-    home: Path, out: Path
-) -> None:
+def test_a_model_reply_with_crlf_line_ends_is_not_refused_for_them(home: Path, out: Path) -> None:
+    """Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     job, _ = model_job(home, out, "openai", [Reply(MODEL_LATEX.replace("\n", "\r\n"))])
     assert job.status == "done" and job.attempts == 1, job.error
     assert "\r" not in Path(job.path or "").read_text(encoding="utf-8")
@@ -238,11 +239,12 @@ def _written_form(written: str) -> str:
 
 
 @pytest.mark.parametrize("notation", NOTATIONS, ids=lambda notation: notation.name)
-def test_21_9_every_notation_the_math_renderer_typesets_passes_the_allow_list(
+def test_every_notation_the_math_renderer_typesets_passes_the_allow_list(
     notation: Any,
 ) -> None:
     """The list is derived from what the renderer emits: each notation's own spelling,
-    typeset inside a display and in running text, passes."""
+    typeset inside a display and in running text, passes.
+    Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     formula = _written_form(notation.written)
     if notation.kind.value == "constant":
         formula = f"{notation.name} * @x"
@@ -351,24 +353,24 @@ def hostile_records(draw: Any) -> list[dict[str, Any]]:
     return rows
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile_records(), st.sampled_from(["en", "zh-CN"]))
-def test_21_9_the_template_latex_of_any_record_passes_the_allow_list(
+def test_the_template_latex_of_any_record_passes_the_allow_list(
     rows: list[dict[str, Any]], language: str
 ) -> None:
     """Issue 21 case 9: whatever a record holds (hostile titles, messages, names, formulas,
-    units, URLs, program output), the template's LaTeX passes the same allow-list."""
+    units, URLs, program output), the template's LaTeX passes the same allow-list.
+    Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     facts = collect_facts(HAND_ID, rows, is_open=False)
     check_body(render(facts, language, "tex"))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile_records())
-def test_21_9_the_template_markdown_of_any_record_carries_no_control_character(
+def test_the_template_markdown_of_any_record_carries_no_control_character(
     rows: list[dict[str, Any]],
 ) -> None:
     """Every text the template writes has its control characters dropped (prose) or shown
-    in caret notation (verbatim output) in Markdown too."""
+    in caret notation (verbatim output) in Markdown too.
+    Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     body = render(collect_facts(HAND_ID, rows, is_open=False), "en", "md")
     assert not set(body) & set(CONTROL_CHARACTERS)
 
@@ -394,7 +396,8 @@ DEL_ROWS = [
 ]
 
 
-def test_21_9_markdown_drops_control_characters_from_every_text_the_template_writes() -> None:
+def test_markdown_drops_control_characters_from_every_text_the_template_writes() -> None:
+    """Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     body = render(collect_facts(HAND_ID, DEL_ROWS, is_open=False), "en", "md")
     assert not set(body) & set(CONTROL_CHARACTERS)
     assert body.startswith("# Delete key \\[31mred\\[0m\n")
@@ -413,15 +416,17 @@ def reckoner(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
     )
 
 
+@pytest.mark.tex
 @pytest.mark.skipif(
     shutil.which("xelatex") is None or shutil.which("pdftotext") is None,
     reason="XeLaTeX and pdftotext are not installed here (Debian: texlive-xetex, poppler-utils)",
 )
-def test_21_9_a_record_with_del_in_its_texts_compiles_to_a_pdf_that_carries_them(
+def test_a_record_with_del_in_its_texts_compiles_to_a_pdf_that_carries_them(
     tmp_path: Path,
 ) -> None:
     """Issue 21 case 9: a DEL (U+007F) in a record message broke every compile of that
-    record; `reckoner article --format tex --compile` now makes the PDF."""
+    record; `reckoner article --format tex --compile` now makes the PDF.
+    Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     home = tmp_path / "home"
     write_record(home, HAND_ID, DEL_ROWS)
     done = reckoner(
@@ -462,12 +467,13 @@ def fake_toolchain(folder: Path, programs: list[str]) -> Path:
 
 
 @pytest.mark.parametrize("programs", [["xelatex"], ["latexmk", "xelatex"]])
-def test_21_9_every_compile_runs_with_shell_escape_off_and_file_access_in_its_folder(
+def test_every_compile_runs_with_shell_escape_off_and_file_access_in_its_folder(
     home: Path, out: Path, tmp_path: Path, programs: list[str]
 ) -> None:
     """Issue 21 case 9: whatever starts the TeX process, it is told no shell escape on its
     command line and gets shell_escape=f, openin_any=p and openout_any=p (kpathsea's
-    paranoid file access) in its environment; with latexmk and with plain xelatex."""
+    paranoid file access) in its environment; with latexmk and with plain xelatex.
+    Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     log = fake_toolchain(tmp_path / "bin", programs)
     done = reckoner(
         "article", HAND_ID, "--home", str(home), "--out", str(out),
@@ -534,12 +540,14 @@ HOSTILE_ROWS = [
 ]
 
 
+@pytest.mark.tex
 @_NEEDS_TEX
-def test_21_9_a_hostile_records_template_latex_passes_and_compiles_showing_its_words(
+def test_a_hostile_records_template_latex_passes_and_compiles_showing_its_words(
     tmp_path: Path,
 ) -> None:
     """The escapes that make the template pass the allow-list also compile: TeX's specials,
-    a command in a name, control characters, a backslash in a URL, all shown as text."""
+    a command in a name, control characters, a backslash in a URL, all shown as text.
+    Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     facts = collect_facts(HAND_ID, HOSTILE_ROWS, is_open=False)
     body = render(facts, "en", "tex")
     check_body(body)
@@ -555,10 +563,12 @@ def test_21_9_a_hostile_records_template_latex_passes_and_compiles_showing_its_w
         assert piece in text, piece
 
 
+@pytest.mark.tex
 @_NEEDS_TEX
-def test_21_9_the_latex_a_model_is_asked_for_compiles(tmp_path: Path) -> None:
+def test_the_latex_a_model_is_asked_for_compiles(tmp_path: Path) -> None:
     """The allow-list admits what the loaded packages define: a body using its text, list,
-    table, sectioning and math commands compiles in both shells."""
+    table, sectioning and math commands compiles in both shells.
+    Spec: docs/guide/articles.md (issue 21, case 9: the LaTeX allow-list)."""
     for language in ("en", "zh-CN"):
         tex = tmp_path / f"model-{language}.tex"
         tex.write_text(shell(MODEL_LATEX, language), encoding="utf-8")

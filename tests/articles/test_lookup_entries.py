@@ -113,7 +113,8 @@ def lookup_facts() -> Facts:
     return collect_facts(HAND_ID, lookup_rows(), is_open=False)
 
 
-def test_10_only_the_answered_lookup_is_an_entry_in_seq_order() -> None:
+def test_only_the_answered_lookup_is_an_entry_in_seq_order() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     entries = lookup_facts().entries
     assert [type(entry).__name__ for entry in entries] == ["Message", "LookupFact"]
     lookup = entries[1]
@@ -123,9 +124,10 @@ def test_10_only_the_answered_lookup_is_an_entry_in_seq_order() -> None:
 
 
 @pytest.mark.parametrize(("fmt", "lang"), CASES)
-def test_10_template_shows_the_lookup_verbatim_with_sources_and_audits_clean(
+def test_template_shows_the_lookup_verbatim_with_sources_and_audits_clean(
     fmt: str, lang: str
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     body = render(lookup_facts(), lang, fmt)
     assert body == render(lookup_facts(), lang, fmt)  # deterministic bytes
     assert audit(body, lookup_facts()) == []
@@ -146,7 +148,8 @@ def test_10_template_shows_the_lookup_verbatim_with_sources_and_audits_clean(
     assert marks[lang] in body
 
 
-def test_10_markdown_escapes_the_answer_and_links_each_source() -> None:
+def test_markdown_escapes_the_answer_and_links_each_source() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     body = render(lookup_facts(), "en", "md")
     assert "Looked up: What is the resistivity of copper at 20 degC?" in body
     assert "> Copper: 1.678923e-8 ohm\\*m at 20 degC (rho\\_20).  \n" in body
@@ -159,7 +162,8 @@ def test_10_markdown_escapes_the_answer_and_links_each_source() -> None:
     assert "- Resistivity and Conductivity: [" in body
 
 
-def test_10_latex_escapes_the_answer_and_the_sources_and_passes_the_checks() -> None:
+def test_latex_escapes_the_answer_and_the_sources_and_passes_the_checks() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     body = render(lookup_facts(), "en", "tex")
     check_body(body)
     assert "rho\\_20" in body and "Electrical resistivity \\& conductivity" in body
@@ -171,19 +175,22 @@ def test_10_latex_escapes_the_answer_and_the_sources_and_passes_the_checks() -> 
     assert "resistivity-conductivity-d\\_418.html}" in joined
 
 
-def test_10_a_strict_answer_carries_no_open_web_mark() -> None:
+def test_a_strict_answer_carries_no_open_web_mark() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     rows = lookup_rows()
     rows[2]["content"]["tier"] = "strict"
     body = render(collect_facts(HAND_ID, rows, is_open=False), "en", "md")
     assert "1.678923e-8" in body and "open web" not in body
 
 
-def test_10_the_audit_still_catches_a_number_no_lookup_gave() -> None:
+def test_the_audit_still_catches_a_number_no_lookup_gave() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     body = render(lookup_facts(), "en", "md") + "\nAbout 1.9e-8 ohm m.\n"
     assert [unmatched.text for unmatched in audit(body, lookup_facts())] == ["1.9e-8"]
 
 
-def test_10_the_model_receives_the_lookup_verbatim_with_its_sources_and_rules() -> None:
+def test_the_model_receives_the_lookup_verbatim_with_its_sources_and_rules() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     document = json.loads(facts_json(lookup_facts()))
     lookups = [entry for entry in document["sequence"] if entry["kind"] == "lookup"]
     assert lookups == [
@@ -206,18 +213,21 @@ def test_10_the_model_receives_the_lookup_verbatim_with_its_sources_and_rules() 
         assert "open web and is not verified" in rules
 
 
+@pytest.mark.tex
 @pytest.mark.parametrize("language", ["en", "zh-CN"])
-def test_10_a_real_pdf_of_an_article_with_a_lookup_carries_the_answer(
+def test_a_real_pdf_of_an_article_with_a_lookup_carries_the_answer(
     tmp_path: Path, language: str
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     text = article_pdf_text(lookup_facts(), language, tmp_path)
     assert "1.678923e-8" in text and "0.0039303" in text and "April 30, 2025" in text
 
 
-def test_10_reckoner_article_on_a_record_with_lookups_writes_them_and_audits_clean(
+def test_reckoner_article_on_a_record_with_lookups_writes_them_and_audits_clean(
     tmp_path: Path, out: Path
 ) -> None:
-    """End to end through the CLI: the record file, the job, the article and its sidecar."""
+    """End to end through the CLI: the record file, the job, the article and its sidecar.
+    Spec: docs/guide/articles.md (article generation)."""
     home = tmp_path / "lookup-home"
     write_record(home, HAND_ID, lookup_rows())
     done = reckoner("article", HAND_ID, "--home", str(home), "--out", str(out))

@@ -77,9 +77,10 @@ def run_job(
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_10_model_writer_sends_the_rules_and_cut_facts_and_reports_the_prompt_version(
+def test_model_writer_sends_the_rules_and_cut_facts_and_reports_the_prompt_version(
     home: Path, out: Path, kind: str, fakes: list[FakeProvider]
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     fake = serve(fakes, Reply(GOOD_MD))
     notes: list[str] = []
     job = run_job(home, out, kind, fake, notes)
@@ -115,9 +116,10 @@ def test_10_model_writer_sends_the_rules_and_cut_facts_and_reports_the_prompt_ve
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_10_an_invented_number_is_listed_by_the_audit(
+def test_an_invented_number_is_listed_by_the_audit(
     home: Path, out: Path, kind: str, fakes: list[FakeProvider]
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     job = run_job(home, out, kind, serve(fakes, Reply(INVENTED_MD)), [])
     assert job.status == "done"
     assert [(f.text, f.line) for f in job.unmatched] == [("17.5", 5)]
@@ -130,9 +132,10 @@ def test_10_an_invented_number_is_listed_by_the_audit(
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_10_a_hostile_latex_body_is_refused_retried_once_with_the_reason_then_fails(
+def test_a_hostile_latex_body_is_refused_retried_once_with_the_reason_then_fails(
     home: Path, out: Path, kind: str, fakes: list[FakeProvider]
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     fake = serve(fakes, Reply(HOSTILE_TEX), Reply(HOSTILE_TEX))
     job = run_job(home, out, kind, fake, [], format="latex")
     assert job.status == "failed"
@@ -144,9 +147,10 @@ def test_10_a_hostile_latex_body_is_refused_retried_once_with_the_reason_then_fa
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_10_a_refused_body_corrected_on_the_retry_is_accepted(
+def test_a_refused_body_corrected_on_the_retry_is_accepted(
     home: Path, out: Path, kind: str, fakes: list[FakeProvider]
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     fake = serve(fakes, Reply("unbalanced {"), Reply("```latex\n" + GOOD_TEX + "```"))
     job = run_job(home, out, kind, fake, [], format="latex")
     assert job.status == "done" and job.attempts == 2
@@ -159,9 +163,10 @@ def test_10_a_refused_body_corrected_on_the_retry_is_accepted(
     ("status", "phrase"),
     [(401, "refused the API key"), (429, "rate-limiting"), (500, "server error")],
 )
-def test_10_provider_errors_are_one_sentence_without_the_key(
+def test_provider_errors_are_one_sentence_without_the_key(
     home: Path, out: Path, kind: str, status: int, phrase: str, fakes: list[FakeProvider]
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     notes: list[str] = []
     job = run_job(home, out, kind, serve(fakes, Reply(status=status)), notes)
     assert job.status == "failed" and phrase in (job.error or ""), job.error
@@ -171,9 +176,8 @@ def test_10_provider_errors_are_one_sentence_without_the_key(
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_10_a_slow_provider_times_out_with_one_sentence(
-    kind: str, fakes: list[FakeProvider]
-) -> None:
+def test_a_slow_provider_times_out_with_one_sentence(kind: str, fakes: list[FakeProvider]) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     fake = serve(fakes, Reply(GOOD_MD, delay=3))
     writer = ModelWriter(ChatProvider(kind, "m", configured=(fake.url_for(kind),), timeout=0.5))
     facts = collect_facts(HAND_ID, hand_rows(), is_open=False)
@@ -188,7 +192,8 @@ def closed_port() -> int:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_10_an_unreachable_provider_is_one_sentence(kind: str) -> None:
+def test_an_unreachable_provider_is_one_sentence(kind: str) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     base = f"http://127.0.0.1:{closed_port()}" + ("/v1" if kind == "openai" else "")
     writer = ModelWriter(ChatProvider(kind, "m", configured=(base,), timeout=5))
     facts = collect_facts(HAND_ID, hand_rows(), is_open=False)
@@ -197,18 +202,20 @@ def test_10_an_unreachable_provider_is_one_sentence(kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_10_an_answer_that_is_not_an_article_fails_the_job(
+def test_an_answer_that_is_not_an_article_fails_the_job(
     home: Path, out: Path, kind: str, fakes: list[FakeProvider]
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     job = run_job(home, out, kind, serve(fakes, Reply("   ")), [])
     assert job.status == "failed" and "no article text" in (job.error or "")
     assert list(out.iterdir()) == []
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_10_a_missing_key_without_a_base_url_is_one_sentence(
+def test_a_missing_key_without_a_base_url_is_one_sentence(
     kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     monkeypatch.delenv("OPENAI_API_KEY")
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     writer = ModelWriter(ChatProvider(kind, "m"))
@@ -217,9 +224,10 @@ def test_10_a_missing_key_without_a_base_url_is_one_sentence(
         writer.write(facts, "en", "md", lambda: False)
 
 
-def test_10_a_job_waiting_on_the_model_can_be_cancelled(
+def test_a_job_waiting_on_the_model_can_be_cancelled(
     home: Path, out: Path, fakes: list[FakeProvider]
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     fake = serve(fakes, Reply(GOOD_MD, delay=20))
     runner = JobRunner(RecordArchive(HomeLayout(home)), writer_for)
     job = runner.start(

@@ -18,9 +18,10 @@ from panel_access import http_client
 from reckoner.panel.background import BackgroundPanel
 
 
-def test_11_3_generate_markdown_reports_path_preview_and_a_clean_audit(
+def test_generate_markdown_reports_path_preview_and_a_clean_audit(
     http: httpx.Client, out: Path
 ) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     job = generate(http, format="markdown", directory=str(out))
     assert job["status"] == "done" and job["percent"] == 100, job
     assert job["path"] == str(out / "reckoner-17000000.md")
@@ -28,7 +29,9 @@ def test_11_3_generate_markdown_reports_path_preview_and_a_clean_audit(
     assert job["audit"] == [] and job["writer"] == "template" and job["language"] == "en"
 
 
-def test_11_3_generate_latex_compiles_a_pdf(http: httpx.Client, out: Path) -> None:
+@pytest.mark.tex
+def test_generate_latex_compiles_a_pdf(http: httpx.Client, out: Path) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     job = generate(http, format="latex", directory=str(out), compile=True, fileName="x")
     assert job["status"] == "done", job
     assert job["path"] == str(out / "x" / "x.tex") and job["pdf"] == str(out / "x" / "x.pdf")
@@ -36,11 +39,12 @@ def test_11_3_generate_latex_compiles_a_pdf(http: httpx.Client, out: Path) -> No
 
 
 @pytest.mark.parametrize("spelled", ["markdown", "md", "Markdown", "LaTeX", "TEX"])
-def test_9_1_generate_uses_the_remembered_settings_of_its_format(
+def test_generate_uses_the_remembered_settings_of_its_format(
     http: httpx.Client, out: Path, spelled: str
 ) -> None:
     """9.1: a job takes its format's remembered directory and language, whichever spelling
-    of the format it names."""
+    of the format it names.
+    Spec: docs/guide/records.md (the home directory and state.json)."""
     canonical = "latex" if "tex" in spelled.lower() else "markdown"
     remembered = {"format": canonical, "directory": str(out), "language": "zh-CN"}
     saved = http.put(f"{API}/settings", json={"generation": remembered})
@@ -62,16 +66,18 @@ def test_9_1_generate_uses_the_remembered_settings_of_its_format(
         ({"writer": "gemini"}, "not one of template, openai, anthropic"),
     ],
 )
-def test_10_bad_input_fails_the_job_with_one_sentence_and_the_panel_stays_usable(
+def test_bad_input_fails_the_job_with_one_sentence_and_the_panel_stays_usable(
     http: httpx.Client, out: Path, body: dict[str, Any], sentence: str
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     job = generate(http, **{"directory": str(out), **body})
     assert job["status"] == "failed" and sentence in job["error"], job
     assert list(out.iterdir()) == []
     assert http.get(f"{API}/records-index").status_code == 200
 
 
-def test_10_the_open_record_fails_its_job(home: Path, http: httpx.Client, out: Path) -> None:
+def test_the_open_record_fails_its_job(home: Path, http: httpx.Client, out: Path) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     write_record(
         home,
         "1800000000000",
@@ -105,9 +111,10 @@ def big_record(home: Path, record_id: str, steps: int) -> None:
     write_record(home, record_id, rows)
 
 
-def test_10_cancel_during_the_compile_leaves_nothing_behind(
+def test_cancel_during_the_compile_leaves_nothing_behind(
     home: Path, http: httpx.Client, out: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     big_record(home, "1700000000001", 3000)
     response = http.post(
         f"{API}/generate",
@@ -127,18 +134,22 @@ def test_10_cancel_during_the_compile_leaves_nothing_behind(
     assert list(out.iterdir()) == []
 
 
-def test_11_3_progress_and_cancel_of_an_unknown_job_are_404(http: httpx.Client) -> None:
+def test_progress_and_cancel_of_an_unknown_job_are_404(http: httpx.Client) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     assert http.get(f"{API}/generate-progress", params={"jobId": "job-999"}).status_code == 404
     assert http.post(f"{API}/generate-cancel", json={"jobId": "job-999"}).status_code == 404
 
 
-def test_11_3_capability_probes_the_toolchain_and_shells(http: httpx.Client) -> None:
+@pytest.mark.tex
+def test_capability_probes_the_toolchain_and_shells(http: httpx.Client) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     found = http.get(f"{API}/generate-capability").json()
     assert found["latexmk"] and found["xelatex"] and found["ctex"] and found["fontspec"]
     assert found["shells"] == {"en": True, "zh-CN": True}
 
 
-def test_11_3_directory_browser_lists_directories_only(http: httpx.Client, out: Path) -> None:
+def test_directory_browser_lists_directories_only(http: httpx.Client, out: Path) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     (out / "b-dir").mkdir()
     (out / "a-dir").mkdir()
     (out / ".hidden").mkdir()
@@ -164,9 +175,10 @@ def fake_opener(folder: Path) -> Path:
     return log
 
 
-def test_11_3_reveal_opens_the_folder_of_a_generated_file_and_nothing_else(
+def test_reveal_opens_the_folder_of_a_generated_file_and_nothing_else(
     http: httpx.Client, out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     log = fake_opener(tmp_path)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     job = generate(http, directory=str(out))
@@ -183,9 +195,10 @@ def test_11_3_reveal_opens_the_folder_of_a_generated_file_and_nothing_else(
     )
 
 
-def test_11_3_reveal_without_an_opener_is_one_sentence(
+def test_reveal_without_an_opener_is_one_sentence(
     http: httpx.Client, out: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     job = generate(http, directory=str(out))
     monkeypatch.setenv("PATH", str(out / "empty"))
     response = http.post(f"{API}/reveal", json={"path": job["path"]})
@@ -216,7 +229,8 @@ def test_security_article_endpoints_keep_the_panels_host_origin_and_json_rules(
     assert list(out.iterdir()) == []
 
 
-def test_11_3_an_unusable_generate_body_is_400(http: httpx.Client) -> None:
+def test_an_unusable_generate_body_is_400(http: httpx.Client) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     for body, phrase in [
         (b"[1]", "must be a JSON object"),
         (b"not json", "not valid JSON"),
@@ -231,7 +245,8 @@ def test_11_3_an_unusable_generate_body_is_400(http: httpx.Client) -> None:
         assert response.status_code == 400 and phrase in response.json()["error"]
 
 
-def test_11_2_each_format_saves_on_its_own(home: Path, http: httpx.Client, out: Path) -> None:
+def test_each_format_saves_on_its_own(home: Path, http: httpx.Client, out: Path) -> None:
+    """Spec: docs/guide/panel.md (the Settings tab)."""
     http.put(
         f"{API}/settings",
         json={"generation": {"format": "latex", "directory": str(out), "compile": True}},
@@ -250,7 +265,8 @@ def test_11_2_each_format_saves_on_its_own(home: Path, http: httpx.Client, out: 
     assert key.status_code == 400 and "sk-secret" not in (home / "state.json").read_text()
 
 
-def test_9_1_older_flat_keys_migrate_into_both_formats_at_mount(out: Path) -> None:
+def test_older_flat_keys_migrate_into_both_formats_at_mount(out: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     home = out / "old"
     write_record(home, HAND_ID, hand_rows())
     (home / "state.json").write_text(

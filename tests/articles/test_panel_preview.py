@@ -41,9 +41,11 @@ def one_sentence(response: httpx.Response, status: int, phrase: str) -> None:
     assert phrase in sentence and "Traceback" not in sentence and "\n" not in sentence
 
 
-def test_23_a_compiled_latex_job_previews_its_first_page_as_a_png_cached_beside_the_pdf(
+@pytest.mark.tex
+def test_a_compiled_latex_job_previews_its_first_page_as_a_png_cached_beside_the_pdf(
     http: httpx.Client, out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     job = compiled(http, out, compile=True)
     drawn = http.get(f"{API}/article-preview", params={"path": job["pdf"]})
     assert drawn.status_code == 200, drawn.text
@@ -56,18 +58,21 @@ def test_23_a_compiled_latex_job_previews_its_first_page_as_a_png_cached_beside_
     assert again.content == drawn.content
 
 
-def test_23_a_latex_job_without_compile_carries_its_source_as_the_preview(
+def test_a_latex_job_without_compile_carries_its_source_as_the_preview(
     http: httpx.Client, out: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     job = compiled(http, out, compile=False)
     assert job["pdf"] is None
     assert job["preview"] == (out / "x" / "x.tex").read_text(encoding="utf-8")
     assert "\\begin{document}" in job["preview"]
 
 
-def test_23_the_preview_needs_the_panels_token(
+@pytest.mark.tex
+def test_the_preview_needs_the_panels_token(
     panel: BackgroundPanel, http: httpx.Client, out: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     job = compiled(http, out, compile=True)
     stranger = httpx.get(
         panel.url.rstrip("/") + f"{API}/article-preview", params={"path": job["pdf"]}, timeout=30
@@ -76,6 +81,7 @@ def test_23_the_preview_needs_the_panels_token(
     assert not stranger.content.startswith(PNG)
 
 
+@pytest.mark.tex
 @pytest.mark.parametrize(
     "hostile",
     [
@@ -86,17 +92,20 @@ def test_23_the_preview_needs_the_panels_token(
         "",
     ],
 )
-def test_23_the_preview_refuses_any_path_no_job_compiled_with_one_sentence(
+def test_the_preview_refuses_any_path_no_job_compiled_with_one_sentence(
     http: httpx.Client, out: Path, hostile: str
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     compiled(http, out, compile=True)
     refused = http.get(f"{API}/article-preview", params={"path": hostile.format(out=out)})
     one_sentence(refused, 400, "draws only a PDF this panel compiled")
 
 
-def test_23_a_pdf_swapped_for_a_link_out_of_the_folder_is_refused(
+@pytest.mark.tex
+def test_a_pdf_swapped_for_a_link_out_of_the_folder_is_refused(
     http: httpx.Client, out: Path, tmp_path: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     job = compiled(http, out, compile=True)
     pdf = Path(job["pdf"])
     outside = tmp_path / "secret.pdf"
@@ -108,9 +117,11 @@ def test_23_a_pdf_swapped_for_a_link_out_of_the_folder_is_refused(
     assert not (out / "x" / "x.preview.png").exists()
 
 
-def test_23_a_folder_swapped_for_a_link_is_refused(
+@pytest.mark.tex
+def test_a_folder_swapped_for_a_link_is_refused(
     http: httpx.Client, out: Path, tmp_path: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     job = compiled(http, out, compile=True)
     moved = tmp_path / "elsewhere"
     (out / "x").rename(moved)
@@ -120,9 +131,11 @@ def test_23_a_folder_swapped_for_a_link_is_refused(
     assert not (moved / "x.preview.png").exists()
 
 
-def test_23_a_cache_name_linked_out_of_the_folder_is_never_written_through(
+@pytest.mark.tex
+def test_a_cache_name_linked_out_of_the_folder_is_never_written_through(
     http: httpx.Client, out: Path, tmp_path: Path
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     job = compiled(http, out, compile=True)
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
@@ -132,9 +145,11 @@ def test_23_a_cache_name_linked_out_of_the_folder_is_never_written_through(
     assert victim.read_text() == "keep me"
 
 
-def test_23_a_pdftoppm_that_hangs_is_stopped_at_the_deadline_with_one_sentence(
+@pytest.mark.tex
+def test_a_pdftoppm_that_hangs_is_stopped_at_the_deadline_with_one_sentence(
     http: httpx.Client, out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     job = compiled(http, out, compile=True)
     marker = new_marker()
     fake_pdftoppm(tmp_path / "bin", monkeypatch, f"exec sleep {marker}")
@@ -147,9 +162,11 @@ def test_23_a_pdftoppm_that_hangs_is_stopped_at_the_deadline_with_one_sentence(
     assert not (out / "x" / "x.preview.png").exists()
 
 
-def test_23_a_pdftoppm_that_prints_without_end_is_cut_at_the_cap_with_one_sentence(
+@pytest.mark.tex
+def test_a_pdftoppm_that_prints_without_end_is_cut_at_the_cap_with_one_sentence(
     http: httpx.Client, out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
     job = compiled(http, out, compile=True)
     fake_pdftoppm(tmp_path / "bin", monkeypatch, "exec yes")
     monkeypatch.setattr(preview, "MAX_PREVIEW_BYTES", 64 * 1024)

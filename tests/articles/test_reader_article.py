@@ -140,6 +140,7 @@ def test_a_step_overwritten_before_anything_read_it_is_folded_into_its_correctio
         assert body.count("P = {I}^{2} \\cdot R") == 1
 
 
+@pytest.mark.tex
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 def test_the_latex_article_compiles_with_xelatex_and_reads_back_with_its_units(
     facts: Facts, lang: str, tmp_path: Path

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from article_helpers import HAND_ID, hand_rows
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from test_template_and_audit import records
 
@@ -38,11 +38,12 @@ from reckoner.articles.writers.template import render
         ("-2^2", r"-{2}^{2}"),
     ],
 )
-def test_issue10_formulas_sharing_a_shape_keep_their_own_numbers_and_slots(
+def test_formulas_sharing_a_shape_keep_their_own_numbers_and_slots(
     formula: str, latex: str
 ) -> None:
     """Issue 10: each formula is typeset from the core's tree; sharing a shape with another
-    formula (other constants, other slots) never lends it the other's text."""
+    formula (other constants, other slots) never lends it the other's text.
+    Spec: docs/guide/articles.md (issue 10)."""
     clear_caches()
     formula_latex("7 * @zz")  # the shape of several cases above, typeset first
     assert formula_latex(formula) == latex
@@ -58,17 +59,19 @@ def test_issue10_formulas_sharing_a_shape_keep_their_own_numbers_and_slots(
         " + ".join(["@" + "a" * 60] * 200),
     ],
 )
-def test_issue10_a_formula_the_parser_refuses_gets_no_latex_through_a_shape(formula: str) -> None:
+def test_a_formula_the_parser_refuses_gets_no_latex_through_a_shape(formula: str) -> None:
     """Issue 10: a formula the core refuses is shown as written, even when its shape (with
-    the numbers as placeholders) would parse."""
+    the numbers as placeholders) would parse.
+    Spec: docs/guide/articles.md (issue 10)."""
     clear_caches()
     assert formula_latex(formula) is None
 
 
 @pytest.mark.parametrize("enabled", [True, False])
-def test_issue10_the_collector_is_left_as_it_was_after_facts_and_render(enabled: bool) -> None:
+def test_the_collector_is_left_as_it_was_after_facts_and_render(enabled: bool) -> None:
     """Issue 10 (Speed): the pause around facts and the template restores the collector,
-    also when the facts are refused."""
+    also when the facts are refused.
+    Spec: docs/guide/articles.md (issue 10)."""
     was = gc.isenabled()
     try:
         gc.enable() if enabled else gc.disable()
@@ -82,8 +85,9 @@ def test_issue10_the_collector_is_left_as_it_was_after_facts_and_render(enabled:
         gc.enable() if was else gc.disable()
 
 
-def test_issue10_overlapping_pauses_resume_the_collector_once_the_last_ends() -> None:
-    """Issue 10 (Speed): jobs on threads overlap; the collector resumes when the last ends."""
+def test_overlapping_pauses_resume_the_collector_once_the_last_ends() -> None:
+    """Issue 10 (Speed): jobs on threads overlap; the collector resumes when the last ends.
+    Spec: docs/guide/articles.md (issue 10)."""
     assert gc.isenabled()
     inside, release = threading.Event(), threading.Event()
 
@@ -118,13 +122,13 @@ numbers = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.lists(numbers, max_size=60))
-def test_issue10_cutting_numbers_in_one_pass_gives_the_bytes_of_cutting_each(
+def test_cutting_numbers_in_one_pass_gives_the_bytes_of_cutting_each(
     xs: list[float],
 ) -> None:
     """Issue 10 (Speed): the batch cut is the manual's cut (four decimals at most, the
-    exponential form below 1e-3 and from 1e6), number for number."""
+    exponential form below 1e-3 and from 1e6), number for number.
+    Spec: docs/guide/articles.md (issue 10)."""
     assert cut_all(xs) == [cut(x) for x in xs]
 
 
@@ -150,13 +154,13 @@ def _formulas() -> st.SearchStrategy[str]:
     return st.recursive(st.sampled_from(_ATOMS), grow, max_leaves=12)
 
 
-@settings(max_examples=400, deadline=None)
 @given(_formulas(), st.booleans())
-def test_issue10_a_formula_typeset_through_its_shape_reads_as_the_direct_typesetting(
+def test_a_formula_typeset_through_its_shape_reads_as_the_direct_typesetting(
     formula: str, fresh: bool
 ) -> None:
     """Issue 10 (Speed): typesetting through a shared shape template gives exactly the LaTeX
-    of the formula's own parse tree, and no LaTeX where the core refuses the formula."""
+    of the formula's own parse tree, and no LaTeX where the core refuses the formula.
+    Spec: docs/guide/articles.md (issue 10)."""
     if fresh:
         clear_caches()
     # The same structure with other slots and other constants: the first is typeset as it
@@ -167,14 +171,14 @@ def test_issue10_a_formula_typeset_through_its_shape_reads_as_the_direct_typeset
         assert formula_latex(variant) == _shape_latex(variant), variant
 
 
-@settings(max_examples=100, deadline=None)
 @given(records(), st.randoms(use_true_random=False))
-def test_issue10_rows_out_of_seq_order_give_the_facts_and_bytes_of_the_sorted_record(
+def test_rows_out_of_seq_order_give_the_facts_and_bytes_of_the_sorted_record(
     rows: list[dict[str, Any]], rng: Any
 ) -> None:
     """Issue 10 (manual 10: messages and steps interleave by seq): facts are read in one
     pass in the written order; a file whose rows are out of order is read sorted, with the
-    same facts and the same article as the record in order."""
+    same facts and the same article as the record in order.
+    Spec: docs/guide/articles.md (issue 10)."""
     shuffled = rows[:]
     rng.shuffle(shuffled)
     in_order = collect_facts(HAND_ID, rows, is_open=False)
@@ -185,11 +189,12 @@ def test_issue10_rows_out_of_seq_order_give_the_facts_and_bytes_of_the_sorted_re
 
 
 @pytest.mark.parametrize("slots", [1000, 2400])
-def test_issue10_a_long_formula_of_short_names_is_typeset_as_the_core_reads_it(
+def test_a_long_formula_of_short_names_is_typeset_as_the_core_reads_it(
     slots: int,
 ) -> None:
     """Issue 10 (Speed): a formula near the length limit whose placeholders would be longer
-    than its own names is typeset directly, as the core parses it."""
+    than its own names is typeset directly, as the core parses it.
+    Spec: docs/guide/articles.md (issue 10)."""
     clear_caches()
     formula = " + ".join(["@a"] * slots)
     assert formula_latex(formula) == _shape_latex(formula)
@@ -208,11 +213,12 @@ def test_issue10_a_long_formula_of_short_names_is_typeset_as_the_core_reads_it(
         ("_x", r"\mathit{\_x}"),
     ],
 )
-def test_issue10_a_name_of_letters_then_digits_takes_the_digits_as_its_subscript(
+def test_a_name_of_letters_then_digits_takes_the_digits_as_its_subscript(
     name: str, latex: str
 ) -> None:
     """Issue 10 (each formula typeset as mathematics): a trailing run of digits after
-    letters is a subscript; any other name keeps its digits in its body."""
+    letters is a subscript; any other name keeps its digits in its body.
+    Spec: docs/guide/articles.md (issue 10)."""
     assert identifier(name) == latex
 
 
@@ -242,7 +248,6 @@ def _pooled_values(draw: st.DrawFn, depth: int = 0) -> Any:
     return {"object": draw(st.dictionaries(names, _pooled_values(depth + 1), min_size=1))}
 
 
-@settings(max_examples=200, deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -254,13 +259,14 @@ def _pooled_values(draw: st.DrawFn, depth: int = 0) -> Any:
         max_size=12,
     )
 )
-def test_issue10_a_value_found_again_is_the_value_its_row_gives_read_alone(
+def test_a_value_found_again_is_the_value_its_row_gives_read_alone(
     calls: list[tuple[str, str, Any, dict[str, Any]]],
 ) -> None:
     """Issue 10 (Speed; manual 10: conditions are each slot's last set, steps carry what they
     read): the collector finds a value it met before by its number, or by its content, rather
     than reading it again; each condition and each step is still what its own row gives when
-    it is the only row of a record, however the same numbers came before."""
+    it is the only row of a record, however the same numbers came before.
+    Spec: docs/guide/articles.md (issue 10)."""
     start = {"seq": 1, "tool": "record_start", "ok": True, "content": {"title": "t"}}
     end = {"seq": 99, "tool": "record_end", "ok": True, "content": {}}
     rows: list[dict[str, Any]] = []
@@ -283,11 +289,11 @@ def test_issue10_a_value_found_again_is_the_value_its_row_gives_read_alone(
     assert whole.conditions == tuple(conditions.items())
 
 
-@settings(max_examples=100, deadline=None)
 @given(st.lists(numbers, max_size=40))
-def test_issue10_each_stored_number_is_shown_as_its_own_cut(xs: list[float]) -> None:
+def test_each_stored_number_is_shown_as_its_own_cut(xs: list[float]) -> None:
     """Issue 10 (Speed; manual 10: every number is cut before a writer sees it): the texts
-    of a record's numbers, cut in one pass and handed out together, are each number's cut."""
+    of a record's numbers, cut in one pass and handed out together, are each number's cut.
+    Spec: docs/guide/articles.md (issue 10)."""
     start = {"seq": 1, "tool": "record_start", "ok": True, "content": {"title": "t"}}
     # Results of steps: a given keeps the digits it was written with (``shown_given``).
     evals = [

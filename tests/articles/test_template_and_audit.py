@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from article_helpers import HAND_ID, OHM, hand_rows, row
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reckoner.articles.audit import audit
@@ -26,9 +26,8 @@ def hand_facts() -> Any:
 
 
 @pytest.mark.parametrize(("fmt", "lang"), CASES)
-def test_10_template_on_the_hand_record_is_deterministic_and_audits_clean(
-    fmt: str, lang: str
-) -> None:
+def test_template_on_the_hand_record_is_deterministic_and_audits_clean(fmt: str, lang: str) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     body = render(hand_facts(), lang, fmt)
     assert body == render(hand_facts(), lang, fmt)
     assert audit(body, hand_facts()) == []
@@ -38,7 +37,8 @@ def test_10_template_on_the_hand_record_is_deterministic_and_audits_clean(
     assert "ENGINE_" not in body and "4712 " not in body
 
 
-def test_10_template_markdown_shows_title_table_steps_results_and_closing() -> None:
+def test_template_markdown_shows_title_table_steps_results_and_closing() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     body = render(hand_facts(), "en", "md")
     assert body.startswith("# Heating a 4.7 kOhm resistor\n")
     assert "## Given" in body and "## Solution" in body and "## Results" in body
@@ -57,7 +57,8 @@ def test_10_template_markdown_shows_title_table_steps_results_and_closing() -> N
     assert body.rstrip().endswith("The power is about 30559 watt.")
 
 
-def test_10_template_chinese_labels() -> None:
+def test_template_writes_chinese_labels_for_zh_cn() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     body = render(hand_facts(), "zh-CN", "md")
     assert "## 已知条件" in body and "## 求解过程" in body and "## 结论" in body
     assert "代入" in body
@@ -80,11 +81,13 @@ def test_10_template_chinese_labels() -> None:
         ("rated at 10,000 hours", False),  # one number, not 10 and 000
     ],
 )
-def test_10_audit_matches_a_fact_rounded_to_the_digits_shown(shown: str, clean: bool) -> None:
+def test_audit_matches_a_fact_rounded_to_the_digits_shown(shown: str, clean: bool) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     assert (audit(shown, hand_facts()) == []) is clean
 
 
-def test_10_audit_reports_line_and_column() -> None:
+def test_audit_reports_line_and_column() -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     found = audit("ok 12 V\nthen 4711.5 ohm", hand_facts())
     assert [(f.text, f.line, f.column) for f in found] == [("4711.5", 2, 6)]
 
@@ -93,15 +96,17 @@ def test_10_audit_reports_line_and_column() -> None:
     "shown",
     ["run 0001e3000000", "1e999999999", "2.5e-99999999", "7 × 10⁻⁹⁹⁹⁹⁹⁹⁹⁹", "1e" + "9" * 5000],
 )
-def test_10_audit_reads_a_number_no_double_reaches_and_flags_it(shown: str) -> None:
+def test_audit_reads_a_number_no_double_reaches_and_flags_it(shown: str) -> None:
     """The audit holds every number against the facts; text that reads as a number beyond
-    any double (a hash, a run id, a typo) is one more unmatched number, never a crash."""
+    any double (a hash, a run id, a typo) is one more unmatched number, never a crash.
+    Spec: docs/guide/articles.md (article generation)."""
     found = audit(shown, hand_facts())
     assert [f.text for f in found] == [shown.removeprefix("run ")]
 
 
-def test_10_audit_accepts_a_run_id_that_reads_as_a_huge_number_when_the_record_holds_it() -> None:
-    """A compute row's run id is a fact of the record, whatever it reads as."""
+def test_audit_accepts_a_run_id_that_reads_as_a_huge_number_when_the_record_holds_it() -> None:
+    """A compute row's run id is a fact of the record, whatever it reads as.
+    Spec: docs/guide/articles.md (article generation)."""
     rows = [
         *hand_rows()[:-1],
         row(
@@ -156,9 +161,10 @@ ENGINE_CALLS: list[tuple[str, dict[str, Any]]] = [
 
 
 @pytest.mark.parametrize(("fmt", "lang"), CASES)
-def test_10_template_on_an_engine_made_record_audits_clean(
+def test_template_on_an_engine_made_record_audits_clean(
     tmp_path: Path, fmt: str, lang: str
 ) -> None:
+    """Spec: docs/guide/articles.md (article generation)."""
     _, facts = engine_record(tmp_path / "home", ENGINE_CALLS)
     assert len(facts.steps) == 4  # the refused eval carries nothing
     body = render(facts, lang, fmt)
@@ -261,12 +267,12 @@ def records(draw: st.DrawFn) -> list[dict[str, Any]]:
     return rows
 
 
-@settings(max_examples=80, deadline=None)
 @given(records(), st.sampled_from(CASES))
-def test_10_template_output_always_audits_clean(rows: list[dict[str, Any]], case: Any) -> None:
+def test_template_output_always_audits_clean(rows: list[dict[str, Any]], case: Any) -> None:
     """The template writer shows only cut facts and the words of the record (a run's output
     among them, issue 12), so the audit never finds a stray number; a LaTeX body always
-    passes the host's checks."""
+    passes the host's checks.
+    Spec: docs/guide/articles.md (article generation)."""
     fmt, lang = case
     facts = collect_facts(HAND_ID, rows, is_open=False)
     body = render(facts, lang, fmt)

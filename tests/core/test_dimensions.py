@@ -64,7 +64,8 @@ SLOTS = {
 # -- 6.1 the name table -------------------------------------------------------------------
 
 
-def test_6_1_the_name_table_is_the_manuals_24_rows_exactly() -> None:
+def test_the_name_table_holds_exactly_its_24_rows() -> None:
+    """Spec: docs/reference/units.md (the name table)."""
     assert len(NAME_TABLE) == 24
     assert [(r.vector, r.kind, r.names) for r in NAME_TABLE] == MANUAL_TABLE
     assert BASE_SYMBOLS == ("m", "kg", "s", "A", "K", "mol", "cd")
@@ -72,9 +73,10 @@ def test_6_1_the_name_table_is_the_manuals_24_rows_exactly() -> None:
 
 
 @pytest.mark.parametrize(("vector", "kind", "names"), MANUAL_TABLE, ids=lambda x: str(x))
-def test_6_1_a_name_maps_to_its_vector_and_the_vector_back_to_its_first_name(
+def test_a_name_maps_to_its_vector_and_the_vector_back_to_its_first_name(
     vector: tuple[int, ...], kind: str, names: tuple[str, ...]
 ) -> None:
+    """Spec: docs/reference/units.md (the name table)."""
     for name in names:
         assert ROW_BY_NAME[name].vector == vector
     assert dims.first_name(vector) == names[0]
@@ -82,21 +84,24 @@ def test_6_1_a_name_maps_to_its_vector_and_the_vector_back_to_its_first_name(
     assert get(Quantity(1.0, vector))["dim"] == names[0]
 
 
-def test_6_1_a_vector_with_no_row_is_unnamed_and_mentioned_by_its_integers() -> None:
+def test_a_vector_with_no_row_is_unnamed_and_mentioned_by_its_integers() -> None:
+    """Spec: docs/reference/units.md (the name table)."""
     v = (4, 2, -6, -2, 0, 0, 0)
     assert dims.kind(v) == "unnamed" and dims.first_name(v) is None
     assert dims.spell(v) == "unnamed [4,2,-6,-2,0,0,0]"
     assert get(Quantity(1.0, v))["dim"] == [4, 2, -6, -2, 0, 0, 0]
 
 
-def test_6_1_the_first_name_is_the_one_messages_mention() -> None:
+def test_the_first_name_is_the_one_messages_mention() -> None:
+    """Spec: docs/reference/units.md (the name table)."""
     message = refused("@t + @V", ErrorCode.INCOMPATIBLE_DIMENSION, SLOTS)
     assert "second [0,0,1,0,0,0,0]" in message and "volt [2,1,-3,-1,0,0,0]" in message
     kelvin = refused("@k + 1", ErrorCode.INCOMPATIBLE_DIMENSION, {"k": q(1.0, "kelvin")})
     assert "kelvin" in kelvin and "degC" not in kelvin
 
 
-def test_6_1_degc_is_the_only_name_with_a_non_identity_map() -> None:
+def test_degc_is_the_only_name_with_a_non_identity_map() -> None:
+    """Spec: docs/reference/units.md (the name table)."""
     for name in ALL_NAMES:
         mapping = dims.affine_map(name)
         if name == "degC":
@@ -132,19 +137,24 @@ def test_6_1_degc_is_the_only_name_with_a_non_identity_map() -> None:
         ("@arr*@I", (2, 1, -3, -1, 0, 0, 0)),
     ],
 )
-def test_6_2_vector_arithmetic(text: str, dim: str | tuple[int, ...]) -> None:
+def test_operators_and_powers_combine_vectors_by_exponent_arithmetic(
+    text: str, dim: str | tuple[int, ...]
+) -> None:
+    """Spec: docs/reference/units.md (vector arithmetic)."""
     value = value_of(text, SLOTS)
     assert isinstance(value, Quantity)
     assert value.vector == (vec(dim) if isinstance(dim, str) else dim)
 
 
 @pytest.mark.parametrize("text", ["@V + @R", "@V - @I", "@V + 1", "1 - @t", "@arr + 1", "@z + 1j"])
-def test_6_2_adding_different_vectors_is_refused(text: str) -> None:
+def test_adding_different_vectors_is_refused(text: str) -> None:
+    """Spec: docs/reference/units.md (vector arithmetic)."""
     message = refused(text, ErrorCode.INCOMPATIBLE_DIMENSION, SLOTS)
     assert "joins" in message
 
 
-def test_6_2_a_bare_number_added_to_a_dimensional_value_says_why() -> None:
+def test_a_bare_number_added_to_a_dimensional_value_says_why() -> None:
+    """Spec: docs/reference/units.md (vector arithmetic)."""
     message = refused("@V + 1", ErrorCode.INCOMPATIBLE_DIMENSION, SLOTS)
     assert "bare number" in message and "character 4" in message
 
@@ -161,7 +171,8 @@ def _sample(n: Notation, arg: str) -> str:
 @pytest.mark.parametrize(
     "notation", [n for n in NOTATIONS if n.dim_rule is DimRule.CONSTANT], ids=lambda n: n.name
 )
-def test_6_3_constants_carry_the_zero_vector(notation: Notation) -> None:
+def test_constants_carry_the_zero_vector(notation: Notation) -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     message = refused(f"@R + {notation.name}", ErrorCode.INCOMPATIBLE_DIMENSION, SLOTS)
     assert "dim-less [0,0,0,0,0,0,0]" in message
     assert value_of(f"$arg({notation.name})").vector == ZERO  # type: ignore[union-attr]
@@ -170,16 +181,19 @@ def test_6_3_constants_carry_the_zero_vector(notation: Notation) -> None:
 @pytest.mark.parametrize(
     "notation", [n for n in NOTATIONS if n.dim_rule is DimRule.KEEP], ids=lambda n: n.name
 )
-def test_6_3_abs_re_im_conj_keep_the_arguments_vector(notation: Notation) -> None:
+def test_abs_re_im_conj_keep_the_arguments_vector(notation: Notation) -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     for arg in ("@z", "@R", "@arr"):
         assert value_of(_sample(notation, arg), SLOTS).vector == vec("ohm")  # type: ignore[union-attr]
 
 
-def test_6_3_arg_gives_the_zero_vector() -> None:
+def test_arg_gives_the_zero_vector() -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     assert value_of("$arg(@z)", SLOTS).vector == ZERO  # type: ignore[union-attr]
 
 
-def test_6_3_sqrt_halves_the_vector() -> None:
+def test_sqrt_halves_the_vector() -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     assert value_of("$sqrt(@area)", SLOTS).vector == vec("metre")  # type: ignore[union-attr]
     assert value_of("$sqrt(@R*@R)", SLOTS).vector == vec("ohm")  # type: ignore[union-attr]
     assert dims.halve(vec("ohm"))[0] == 1 and dims.halve(vec("ohm"))[2] == dims.Fraction(-3, 2)
@@ -188,38 +202,44 @@ def test_6_3_sqrt_halves_the_vector() -> None:
 @pytest.mark.parametrize(
     "notation", [n for n in NOTATIONS if n.dim_rule is DimRule.DIMENSIONLESS], ids=lambda n: n.name
 )
-def test_6_3_dimensionless_functions_refuse_a_dimensional_argument(notation: Notation) -> None:
+def test_dimensionless_functions_refuse_a_dimensional_argument(notation: Notation) -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     message = refused(_sample(notation, "@R"), ErrorCode.INCOMPATIBLE_DIMENSION, SLOTS)
     assert "dimensionless" in message and "ohm" in message and notation.name in message
     assert value_of(_sample(notation, "@half"), SLOTS).vector == ZERO  # type: ignore[union-attr]
     assert value_of(_sample(notation, "@R/@R"), SLOTS).vector == ZERO  # type: ignore[union-attr]
 
 
-def test_6_3_len_counts_any_vector_into_the_zero_vector() -> None:
+def test_len_counts_any_vector_into_the_zero_vector() -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     value = value_of("$len(@arr)", SLOTS)
     assert value.vector == ZERO and value.payload == 2.0  # type: ignore[union-attr]
 
 
-def test_6_3_transpose_keeps_the_vector() -> None:
+def test_transpose_keeps_the_vector() -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     slots = {"m": q([[1.0, 2.0]], "volt")}
     assert value_of("$transpose(@m)", slots).vector == vec("volt")  # type: ignore[union-attr]
 
 
-def test_6_3_atan2_takes_one_vector_and_gives_radians() -> None:
+def test_atan2_takes_one_vector_and_gives_radians() -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     value = value_of("$atan2(@R, @R)", SLOTS)
     assert value.vector == ZERO and value.payload == pytest.approx(math.pi / 4)  # type: ignore[union-attr]
     refused("$atan2(@R, @V)", ErrorCode.INCOMPATIBLE_DIMENSION, SLOTS)
 
 
 @pytest.mark.parametrize("name", ["$min", "$max", "$mod"])
-def test_6_3_min_max_mod_take_one_vector_and_keep_it(name: str) -> None:
+def test_min_max_mod_take_one_vector_and_keep_it(name: str) -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     assert value_of(f"{name}(@R, 2*@R)", SLOTS).vector == vec("ohm")  # type: ignore[union-attr]
     message = refused(f"{name}(@R, @V)", ErrorCode.INCOMPATIBLE_DIMENSION, SLOTS)
     assert "ohm" in message and "volt" in message
     refused(f"{name}(@R, 1)", ErrorCode.INCOMPATIBLE_DIMENSION, SLOTS)
 
 
-def test_6_3_every_notation_has_the_rule_of_its_class_in_the_manual() -> None:
+def test_every_notation_follows_the_dimension_rule_of_its_class() -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     rules = {n.name: n.dim_rule for n in NOTATIONS}
     expected = {
         DimRule.CONSTANT: ["$pi", "$e", "$inf", "$i", "$j"],
@@ -284,11 +304,13 @@ def test_6_3_every_notation_has_the_rule_of_its_class_in_the_manual() -> None:
         "$sqrt(-@arr)",
     ],
 )
-def test_6_3_value_restrictions_are_undefined_result(text: str) -> None:
+def test_value_restrictions_are_undefined_result(text: str) -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     refused(text, ErrorCode.UNDEFINED_RESULT, SLOTS)
 
 
-def test_6_3_restricted_functions_accept_their_complex_branch() -> None:
+def test_restricted_functions_accept_their_complex_branch() -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     assert scalar("$sqrt(-4+0j)") == 2j
     assert scalar("$ln(-1+0j)") == pytest.approx(math.pi * 1j)
     assert type(scalar("$asin(2+0j)")) is complex
@@ -296,7 +318,8 @@ def test_6_3_restricted_functions_accept_their_complex_branch() -> None:
     assert scalar("$asin(-1)") == pytest.approx(-math.pi / 2)
 
 
-def test_6_3_the_refusal_names_the_function_position_and_value() -> None:
+def test_the_refusal_names_the_function_position_and_value() -> None:
+    """Spec: docs/reference/notations.md (the dimension rule of every notation class)."""
     message = refused("1 + $ln(-2)", ErrorCode.UNDEFINED_RESULT)
     assert "$ln" in message and "character 5" in message and "-2" in message
     message = refused("$sqrt(@arr - 2*@arr)", ErrorCode.UNDEFINED_RESULT, SLOTS)
@@ -308,7 +331,8 @@ def test_6_3_the_refusal_names_the_function_position_and_value() -> None:
 # -- 6.4 whole vectors only ----------------------------------------------------------------
 
 
-def test_6_4_fractional_intermediates_are_legal_and_refused_at_the_slot() -> None:
+def test_fractional_intermediates_are_legal_and_refused_at_the_slot() -> None:
+    """Spec: docs/reference/units.md (whole vectors only)."""
     assert scalar("$sqrt(@R)*$sqrt(@R)", SLOTS) == pytest.approx(4.0)
     assert scalar("(@R^(1/3))^3", SLOTS) == pytest.approx(4.0)
     assert scalar("@R^0.5*@R^0.5", SLOTS) == pytest.approx(4.0)
@@ -317,13 +341,15 @@ def test_6_4_fractional_intermediates_are_legal_and_refused_at_the_slot() -> Non
         assert "fractional vector" in message
 
 
-def test_6_4_an_intermediate_with_no_row_is_legal() -> None:
+def test_an_intermediate_with_no_row_is_legal() -> None:
+    """Spec: docs/reference/units.md (whole vectors only)."""
     value = value_of("(@V)^2/@R", SLOTS)
     assert value.vector == vec("watt") and value.payload == 36.0  # type: ignore[union-attr]
     assert value_of("@V^2", SLOTS).vector == (4, 2, -6, -2, 0, 0, 0)  # type: ignore[union-attr]
 
 
-def test_6_4_an_exponent_beyond_max_dimension_exponent_cannot_be_stored() -> None:
+def test_an_exponent_beyond_max_dimension_exponent_cannot_be_stored() -> None:
+    """Spec: docs/reference/units.md (whole vectors only)."""
     # Found by the property tests: @m^1e300 built a vector no JSON reader can hold.
     message = refused("@x^1e300", ErrorCode.INCOMPATIBLE_DIMENSION, SLOTS)
     assert "MAX_DIMENSION_EXPONENT" in message and str(MAX_DIMENSION_EXPONENT) in message
@@ -343,7 +369,8 @@ def test_6_4_an_exponent_beyond_max_dimension_exponent_cannot_be_stored() -> Non
 
 
 @pytest.mark.parametrize("exponent", ["$inf", "-$inf", "($inf-$inf)"])
-def test_6_4_a_dimensional_base_under_a_non_finite_exponent_has_no_vector(exponent: str) -> None:
+def test_a_dimensional_base_under_a_non_finite_exponent_has_no_vector(exponent: str) -> None:
+    """Spec: docs/reference/units.md (whole vectors only)."""
     # Found by the property tests: Fraction(inf) escaped as ENGINE_UNKNOWN_ERROR.
     message = refused(f"@R^{exponent}", ErrorCode.UNDEFINED_RESULT, SLOTS)
     assert "no dimension vector" in message
@@ -356,7 +383,8 @@ def test_6_4_a_dimensional_base_under_a_non_finite_exponent_has_no_vector(expone
 # -- 6.5 a dim read as a claim ---------------------------------------------------------------
 
 
-def test_6_5_a_get_dim_is_a_claim_about_the_stored_vector() -> None:
+def test_a_get_dim_is_a_claim_about_the_stored_vector() -> None:
+    """Spec: docs/reference/units.md (a get dim read as a claim)."""
     value = q(298.15, "kelvin")
     assert get(value, dim="kelvin")["num"] == 298.15
     assert get(value, dim="degC")["num"] == pytest.approx(25.0)

@@ -64,7 +64,8 @@ FORMULA_CASES: list[tuple[str, ErrorCode, list[str]]] = [
 ]
 
 
-def test_8_2_the_19_codes_are_one_enum_in_the_manuals_order() -> None:
+def test_the_19_codes_are_one_enum_in_their_documented_order() -> None:
+    """Spec: docs/reference/codes.md (the error codes)."""
     assert [c.value for c in ErrorCode] == MANUAL_CODES
     assert set(RAISED_WHEN) == set(ErrorCode)
     assert all(text for text in RAISED_WHEN.values())
@@ -72,7 +73,8 @@ def test_8_2_the_19_codes_are_one_enum_in_the_manuals_order() -> None:
     assert ErrorCode("ENGINE_UNDEFINED_RESULT") is ErrorCode.UNDEFINED_RESULT
 
 
-def test_8_1_a_failure_is_one_receipt_with_code_and_error() -> None:
+def test_a_failure_is_one_receipt_with_code_and_error() -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     failure = Failure(ErrorCode.SLOT_NOT_FOUND, "the slot @x does not exist; set it first")
     assert failure.receipt() == {
         "ok": False,
@@ -84,16 +86,18 @@ def test_8_1_a_failure_is_one_receipt_with_code_and_error() -> None:
 
 
 @pytest.mark.parametrize(("formula", "code", "pieces"), FORMULA_CASES, ids=lambda x: str(x)[:30])
-def test_8_1_each_code_carries_position_value_expectation_and_fix(
+def test_each_code_carries_position_value_expectation_and_fix(
     formula: str, code: ErrorCode, pieces: list[str]
 ) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     message = refused(formula, code, SLOTS)
     for piece in pieces:
         assert piece in message, (piece, message)
     _one_sentence(message)
 
 
-def test_8_2_every_code_but_the_records_two_and_unknown_is_raised_by_the_core() -> None:
+def test_every_code_but_the_records_two_and_unknown_is_raised_by_the_core() -> None:
+    """Spec: docs/reference/codes.md (the error codes)."""
     raised = {code for _, code, _ in FORMULA_CASES}
     set_side = parse_value({"num": 1, "dim": "volts"})
     assert isinstance(set_side, Failure)
@@ -108,24 +112,28 @@ def _one_sentence(message: str) -> None:
     assert message[0].islower() or message[0] in "'$@[(" or message[0].isupper()
 
 
-def test_8_2_the_charset_refusal_names_character_code_point_and_whole_charset() -> None:
+def test_the_charset_refusal_names_character_code_point_and_whole_charset() -> None:
+    """Spec: docs/reference/codes.md (the error codes)."""
     message = refused("1 × 2", ErrorCode.INVALID_FORMULA)
     assert "'×'" in message and "U+00D7" in message and "character 3" in message
     assert "+ - * / ^ ( ) [ ] { } , . _ = ->" in message and "space, tab, newline" in message
 
 
-def test_8_2_the_unknown_notation_refusal_lists_all_35_names() -> None:
+def test_the_unknown_notation_refusal_lists_all_35_names() -> None:
+    """Spec: docs/reference/codes.md (the error codes)."""
     message = refused("$Pi", ErrorCode.INVALID_NOTATION)
     listed = message.split("are ", 1)[1].split(", ")
     assert listed == [n.name for n in NOTATIONS]
 
 
-def test_8_2_a_missing_field_lists_the_fields_and_an_index_names_the_length() -> None:
+def test_a_missing_field_lists_the_fields_and_an_index_names_the_length() -> None:
+    """Spec: docs/reference/codes.md (the error codes)."""
     assert "its fields are v, w" in refused("@o.z", ErrorCode.FIELD_NOT_FOUND, SLOTS)
     assert "length 3" in refused("@a[-1]", ErrorCode.INVALID_INDEX, SLOTS)
 
 
-def test_8_2_a_bare_unbound_name_gives_the_at_rewrite() -> None:
+def test_a_bare_unbound_name_gives_the_at_rewrite() -> None:
+    """Spec: docs/reference/codes.md (the error codes)."""
     assert "write @V" in refused("V * 2", ErrorCode.NAME_NOT_BOUND, SLOTS)
 
 
@@ -143,9 +151,10 @@ def test_8_2_a_bare_unbound_name_gives_the_at_rewrite() -> None:
         ({"re": 1}, ErrorCode.INVALID_ARGS, ["{re, im}", "without im"]),
     ],
 )
-def test_8_1_set_side_sentences_name_the_spot_the_value_and_the_rule(
+def test_set_side_sentences_name_the_spot_the_value_and_the_rule(
     raw: Any, code: ErrorCode, pieces: list[str]
 ) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     message = set_refused(raw, code)
     for piece in pieces:
         assert piece in message, (piece, message)
@@ -166,23 +175,27 @@ def test_8_1_set_side_sentences_name_the_spot_the_value_and_the_rule(
         ({"n": 1}, "an object"),
     ],
 )
-def test_8_2_a_name_that_breaks_the_rule_is_invalid_identifier(raw: Any, needle: str) -> None:
+def test_a_name_that_breaks_the_rule_is_invalid_identifier(raw: Any, needle: str) -> None:
+    """Spec: docs/reference/codes.md (the error codes)."""
     failure = check_name(raw, "name")
     assert failure is not None and failure.code is ErrorCode.INVALID_IDENTIFIER
     assert needle in failure.message
 
 
 @pytest.mark.parametrize("name", ["R", "_x", "R1", "a_b_2", "ohm", "sum", "A" * 500])
-def test_2_3_a_name_following_the_rule_passes(name: str) -> None:
+def test_a_name_following_the_rule_passes(name: str) -> None:
+    """Spec: docs/guide/formulas.md (the slot table and its rules)."""
     assert check_name(name, "name") is None
 
 
 # -- ENGINE_UNKNOWN_ERROR and nothing escaping ------------------------------------------------
 
 
-def test_8_1_an_unexpected_fault_in_evaluation_is_unknown_error(
+def test_an_unexpected_fault_in_evaluation_is_unknown_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
+
     def broken(x: Any) -> Any:
         raise RuntimeError("boom")
 
@@ -193,9 +206,11 @@ def test_8_1_an_unexpected_fault_in_evaluation_is_unknown_error(
     assert result.message == "internal error: RuntimeError: boom"
 
 
-def test_8_1_an_unexpected_fault_in_set_or_get_is_unknown_error(
+def test_an_unexpected_fault_in_set_or_get_is_unknown_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
+
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise KeyError("lost")
 
@@ -208,9 +223,11 @@ def test_8_1_an_unexpected_fault_in_set_or_get_is_unknown_error(
     assert isinstance(rendered, Failure) and rendered.code is ErrorCode.UNKNOWN_ERROR
 
 
-def test_8_1_exhausted_stack_and_memory_become_coded_sentences(
+def test_exhausted_stack_and_memory_become_coded_sentences(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
+
     def deep(*args: Any, **kwargs: Any) -> Any:
         raise RecursionError
 
@@ -248,7 +265,8 @@ class Weird:
         {None: 1},
     ],
 )
-def test_8_1_nothing_escapes_parse_value(raw: Any) -> None:
+def test_nothing_escapes_parse_value(raw: Any) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     result = parse_value(raw)
     assert isinstance(result, Failure) and result.code is not ErrorCode.UNKNOWN_ERROR
 
@@ -267,12 +285,14 @@ def test_8_1_nothing_escapes_parse_value(raw: Any) -> None:
         (None, None, ""),
     ],
 )
-def test_8_1_nothing_escapes_render_value(form: Any, digits: Any, dim: Any) -> None:
+def test_nothing_escapes_render_value(form: Any, digits: Any, dim: Any) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     result = render_value(q(1.0), form, digits, dim)
     assert isinstance(result, Failure) and result.code is not ErrorCode.UNKNOWN_ERROR
 
 
-def test_3_4_a_huge_digits_count_is_harmless() -> None:
+def test_a_huge_digits_count_is_harmless() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     for digits in (17, 10**5, 10**400):
         # text keeps the shortest spelling: zeros past it would claim digits 1/3 lacks.
         text = "0.3333333333333333"
@@ -280,7 +300,8 @@ def test_3_4_a_huge_digits_count_is_harmless() -> None:
         assert render_value(q(1 / 3), None, digits, None) == expected
 
 
-def test_8_1_a_failed_evaluation_changes_nothing() -> None:
+def test_a_failed_evaluation_changes_nothing() -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     slots = {"a": q(np.array([1.0, 2.0])), "o": obj(v=q([1.0, 2j]))}
     before = copy.deepcopy(slots)
     for formula in ("@a / (@a - @a)", "-@a + @o", "$seq_{k=0}^{1}(@a[k] / 0)", "@o.v * 1/0"):
@@ -290,7 +311,8 @@ def test_8_1_a_failed_evaluation_changes_nothing() -> None:
     assert slots["o"].fields["v"].payload == [1.0, 2j]  # type: ignore[union-attr]
 
 
-def test_8_1_a_succeeding_evaluation_does_not_alias_a_slot_it_changes() -> None:
+def test_a_succeeding_evaluation_does_not_alias_a_slot_it_changes() -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     slots = {"a": q(np.array([1.0, 2.0]))}
     result = evaluate("-@a", slots)
     assert not isinstance(result, Failure)
@@ -308,7 +330,8 @@ def test_8_1_a_succeeding_evaluation_does_not_alias_a_slot_it_changes() -> None:
         {"num": 1, "dim": ["\n", 0, 0, 0, 0, 0, 0]},
     ],
 )
-def test_8_1_a_sentence_stays_one_line_whatever_text_it_quotes(raw: Any) -> None:
+def test_a_sentence_stays_one_line_whatever_text_it_quotes(raw: Any) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     # Found by the slow property run: an unknown key "\n" was quoted raw.
     result = parse_value(raw)
     assert isinstance(result, Failure) and result.code is not ErrorCode.UNKNOWN_ERROR
@@ -316,7 +339,8 @@ def test_8_1_a_sentence_stays_one_line_whatever_text_it_quotes(raw: Any) -> None
     assert "\\n" in result.message
 
 
-def test_8_1_a_quoted_array_keeps_its_brackets_balanced() -> None:
+def test_a_quoted_array_keeps_its_brackets_balanced() -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     slots = {"m": q([[1.0, 2.0, 3.0, 4.0, 5.0], [1.0]])}
     message = refused("@m.f", ErrorCode.UNSUPPORTED_INDEX, slots)
     assert "the array [[1, 2, 3, ...], [1]] of length 2" in message

@@ -62,13 +62,13 @@ def _outcome(action: object) -> object:
 GENERAL = {"+": add, "-": subtract, "*": multiply}
 
 
-@settings(max_examples=600, deadline=None)
 @given(st.sampled_from(["+", "-", "*"]), scalars, vectors, scalars, vectors)
-def test_issue_8_scalar_operators_match_the_general_rules_bit_for_bit(
+def test_scalar_operators_match_the_general_rules_bit_for_bit(
     symbol: str, x: float | complex, vx: Vector, y: float | complex, vy: Vector
 ) -> None:
     """4.4: + - * of two scalars (real or complex) take binary's direct route; the value,
-    its vector, or the refusal of unlike vectors is what add, subtract, multiply give."""
+    its vector, or the refusal of unlike vectors is what add, subtract, multiply give.
+    Spec: docs/guide/formulas.md (issue 8)."""
     a, b = Quantity(x, vx), Quantity(y, vy)
     _same(
         _outcome(lambda: binary(symbol, a, b, 0)),
@@ -76,13 +76,13 @@ def test_issue_8_scalar_operators_match_the_general_rules_bit_for_bit(
     )
 
 
-@settings(max_examples=400, deadline=None)
 @given(st.sampled_from(FUNCTIONS), scalars, vectors)
-def test_issue_8_a_function_of_a_scalar_matches_apply_unary(
+def test_a_function_of_a_scalar_matches_apply_unary(
     notation: object, x: float | complex, vector: Vector
 ) -> None:
     """5.3, 6.3: the compiled scalar route of every one-argument function answers what
-    apply_unary answers: the same bits, the same vector, or the same refusal."""
+    apply_unary answers: the same bits, the same vector, or the same refusal.
+    Spec: docs/guide/formulas.md (issue 8)."""
     q = Quantity(x, vector)
     fast = scalar_unary(notation, 3)  # type: ignore[arg-type]
     _same(_outcome(lambda: fast(q)), _outcome(lambda: apply_unary(notation, q, 3)))  # type: ignore[arg-type]
@@ -98,17 +98,17 @@ def _value(formula: str, slots: dict[str, Value]) -> Quantity:
     return value
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     st.floats(-1e6, 1e6, allow_nan=False),
     st.floats(1e-6, 1e6, allow_nan=False),
     st.floats(1e-9, 1e3, allow_nan=False),
 )
-def test_issue_8_a_folded_constant_prefix_gives_the_left_to_right_double(
+def test_a_folded_constant_prefix_gives_the_left_to_right_double(
     k: float, f: float, inductance: float
 ) -> None:
     """4.4: left to right; computing 2*$pi*<k> once at compile time gives the very double
-    the steps give in order: ((2*pi)*k)*f*L."""
+    the steps give in order: ((2*pi)*k)*f*L.
+    Spec: docs/guide/formulas.md (issue 8)."""
     slots = _slots(f={"num": f, "dim": "hertz"}, L={"num": inductance, "dim": "henry"})
     got = _value(f"2*$pi*{k!r}*@f*@L", slots)
     assert _bits(got.payload) == _bits(2.0 * math.pi * k * f * inductance)  # type: ignore[arg-type]
@@ -116,9 +116,10 @@ def test_issue_8_a_folded_constant_prefix_gives_the_left_to_right_double(
     assert _bits(subtracted.payload) == _bits(1.0 - k + f / f)  # type: ignore[arg-type]
 
 
-def test_issue_8_a_prefix_that_fails_is_not_folded_so_its_failure_comes_first() -> None:
+def test_a_prefix_that_fails_is_not_folded_so_its_failure_comes_first() -> None:
     """8: the first failure in evaluation order is the one reported: 1/0 before the missing
-    slot after it, even though 1/0 is the chain's constant prefix."""
+    slot after it, even though 1/0 is the chain's constant prefix.
+    Spec: docs/guide/formulas.md (issue 8)."""
     failure = evaluate("1/0*3*@missing", {})
     assert isinstance(failure, Failure)
     assert failure.message.startswith("division by zero at character 2")
@@ -135,11 +136,12 @@ Z = complex(3.0, -4.0)
         ("$sum_{k=0}^{4}(@z*k)", [Z * float(k) for k in range(5)], "+"),
     ],
 )
-def test_issue_8_a_fold_through_the_scalar_route_adds_in_order(
+def test_a_fold_through_the_scalar_route_adds_in_order(
     formula: str, terms: list[float | complex], fold: str
 ) -> None:
     """5.4: $sum and $prod fold their terms left to right through the operator path; the
-    result is the Python fold of the same terms, for a real and for a complex body."""
+    result is the Python fold of the same terms, for a real and for a complex body.
+    Spec: docs/guide/formulas.md (issue 8)."""
     slots = _slots(a={"num": 1.5}, r={"num": 0.5}, z={"re": 3.0, "im": -4.0})
     expected = terms[0]
     for term in terms[1:]:
@@ -147,18 +149,21 @@ def test_issue_8_a_fold_through_the_scalar_route_adds_in_order(
     assert _bits(_value(formula, slots).payload) == _bits(expected)  # type: ignore[arg-type]
 
 
-@settings(max_examples=3000, deadline=None)
+# 60 exponents, both signs of zero and the whole range of doubles: the decimal-point route
+# has a branch per exponent, so the search is wider than the profile's.
+@settings(max_examples=3000)
 @given(
     st.floats(allow_nan=False, allow_infinity=False, width=64),
     st.integers(min_value=-30, max_value=30).filter(bool),  # 10**0 is the identity map
     st.booleans(),
 )
-def test_issue_14_a_power_of_ten_unit_moves_the_decimal_point_as_the_exact_route_does(
+def test_a_power_of_ten_unit_moves_the_decimal_point_as_the_exact_route_does(
     x: float, k: int, scale_only: bool
 ) -> None:
     """Issue 14 (speed of `unit`): a factor of exactly 10**k with no offset (kOhm, mm, mPa*s)
     converts by moving the decimal point of the written spelling; both directions give the
-    bits the exact integer route gives, a zero's sign included."""
+    bits the exact integer route gives, a zero's sign included.
+    Spec: docs/guide/formulas.md (issue 14)."""
     from fractions import Fraction
 
     from reckoner.core.tagged import UnitSpec

@@ -87,7 +87,8 @@ def concrete(n: Notation) -> list[str]:
     return [n.name + "(" + ", ".join(["0.5"] * n.arities[0]) + ")"]
 
 
-def test_5_the_table_holds_exactly_the_35_names_with_the_manuals_written_forms() -> None:
+def test_the_table_holds_exactly_the_35_names_with_their_written_forms() -> None:
+    """Spec: docs/reference/notations.md (notation)."""
     assert len(NOTATIONS) == 35
     assert {n.name: n.written for n in NOTATIONS} == MANUAL_WRITTEN_FORMS
     assert list(BY_NAME) == list(MANUAL_WRITTEN_FORMS)
@@ -107,7 +108,8 @@ def test_5_the_table_holds_exactly_the_35_names_with_the_manuals_written_forms()
 
 
 @pytest.mark.parametrize("notation", NOTATIONS, ids=lambda n: n.name)
-def test_5_1_every_notation_parses_in_its_written_form(notation: Notation) -> None:
+def test_every_notation_parses_in_its_written_form(notation: Notation) -> None:
+    """Spec: docs/reference/notations.md (the namespace and the positions)."""
     for text in concrete(notation):
         assert not isinstance(compile_formula(text), Failure), text
         result = evaluate(text, SLOTS)
@@ -122,9 +124,10 @@ def test_5_1_every_notation_parses_in_its_written_form(notation: Notation) -> No
 @pytest.mark.parametrize(
     "notation", [n for n in NOTATIONS if n.kind is not Kind.CONSTANT], ids=lambda n: n.name
 )
-def test_5_1_a_wrong_argument_count_is_invalid_arity_repeating_the_written_form(
+def test_a_wrong_argument_count_is_invalid_arity_repeating_the_written_form(
     notation: Notation,
 ) -> None:
+    """Spec: docs/reference/notations.md (the namespace and the positions)."""
     for text in concrete(notation):
         head, _, _ = text.rpartition("(")
         for count in range(0, 5):
@@ -135,7 +138,8 @@ def test_5_1_a_wrong_argument_count_is_invalid_arity_repeating_the_written_form(
             assert notation.written in message and str(count) in message
 
 
-def test_5_1_an_unknown_notation_lists_the_whole_vocabulary() -> None:
+def test_an_unknown_notation_lists_the_whole_vocabulary() -> None:
+    """Spec: docs/reference/notations.md (the namespace and the positions)."""
     for text in ("$foo", "$Sqrt(2)", "$sum_k", "$pi2", "$integ(x, x)"):
         message = refused(text, ErrorCode.INVALID_NOTATION)
         assert "35" in message and VOCABULARY in message
@@ -143,18 +147,21 @@ def test_5_1_an_unknown_notation_lists_the_whole_vocabulary() -> None:
             assert n.name in message
 
 
-def test_5_1_slot_names_never_collide_with_notation() -> None:
+def test_slot_names_never_collide_with_notation() -> None:
+    """Spec: docs/reference/notations.md (the namespace and the positions)."""
     assert scalar("@sum + @abs + @ohm + $abs(-1)", SLOTS) == 7.0
 
 
 @pytest.mark.parametrize("name", ["$pi", "$e", "$inf", "$i", "$j"])
 @pytest.mark.parametrize("suffix", ["()", "(1)", "_{1}", "_"])
-def test_5_2_a_constant_takes_no_parenthesis_and_no_position(name: str, suffix: str) -> None:
+def test_a_constant_takes_no_parenthesis_and_no_position(name: str, suffix: str) -> None:
+    """Spec: docs/reference/notations.md (constants)."""
     message = refused(name + suffix, ErrorCode.INVALID_NOTATION)
     assert f"write it bare as {name}" in message and f"{name}^2" in message
 
 
-def test_5_2_the_constants() -> None:
+def test_the_constants_have_their_values_and_inf_is_no_result() -> None:
+    """Spec: docs/reference/notations.md (constants)."""
     assert scalar("$pi") == math.pi
     assert scalar("$e") == math.e
     assert scalar("$i") == 1j and scalar("$j") == 1j
@@ -166,9 +173,10 @@ def test_5_2_the_constants() -> None:
 @pytest.mark.parametrize(
     "notation", [n for n in NOTATIONS if n.kind is Kind.FUNCTION], ids=lambda n: n.name
 )
-def test_5_3_a_function_without_parentheses_or_with_a_subscript_repeats_its_written_form(
+def test_a_function_without_parentheses_or_with_a_subscript_repeats_its_written_form(
     notation: Notation,
 ) -> None:
+    """Spec: docs/reference/notations.md (functions)."""
     assert notation.written in refused(notation.name, ErrorCode.INVALID_NOTATION)
     assert notation.written in refused(notation.name + " + 1", ErrorCode.INVALID_NOTATION)
     with_sub = notation.name + "_{1}(" + ", ".join(["1"] * notation.arities[0]) + ")"
@@ -222,13 +230,17 @@ def test_5_3_a_function_without_parentheses_or_with_a_subscript_repeats_its_writ
         ("$mod(5.5, 2)", 1.5),
     ],
 )
-def test_5_3_function_meanings(text: str, expected: float | complex) -> None:
+def test_each_function_computes_its_mathematical_value(
+    text: str, expected: float | complex
+) -> None:
+    """Spec: docs/reference/notations.md (functions)."""
     got = scalar(text, SLOTS)
     assert type(got) is type(expected), (text, got)
     assert got == pytest.approx(expected, abs=1e-12)
 
 
-def test_5_3_len_counts_the_outer_elements_and_transpose_transposes() -> None:
+def test_len_counts_the_outer_elements_and_transpose_transposes() -> None:
+    """Spec: docs/reference/notations.md (functions)."""
     assert scalar("$len(@mat)", SLOTS) == 2.0
     assert leaves("$transpose(@mat)", SLOTS) == [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]
     assert value_of("$transpose(@mat)", SLOTS).vector == vec("metre")  # type: ignore[union-attr]
@@ -238,7 +250,8 @@ def test_5_3_len_counts_the_outer_elements_and_transpose_transposes() -> None:
 
 
 @pytest.mark.parametrize("arg", ["@V", "2", "@arr", "$seq_{k=1}^{2}($seq_{j=1}^{k}(j))"])
-def test_5_3_len_and_transpose_refuse_the_wrong_value(arg: str) -> None:
+def test_len_and_transpose_refuse_the_wrong_value(arg: str) -> None:
+    """Spec: docs/reference/notations.md (functions)."""
     if arg not in ("@arr", "$seq_{k=1}^{2}($seq_{j=1}^{k}(j))"):
         assert "array" in refused(f"$len({arg})", ErrorCode.INVALID_ARGS, SLOTS)
     assert "rectangular" in refused(f"$transpose({arg})", ErrorCode.INVALID_ARGS, SLOTS)
@@ -247,7 +260,8 @@ def test_5_3_len_and_transpose_refuse_the_wrong_value(arg: str) -> None:
 # -- 5.4 bounded forms -------------------------------------------------------------------------
 
 
-def test_5_4_sum_prod_and_seq() -> None:
+def test_sum_prod_and_seq_fold_and_collect_over_their_range() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     assert scalar("$sum_{k=1}^{4}(k)") == 10.0
     assert scalar("$prod_{k=1}^{4}(k)") == 24.0
     assert leaves("$seq_{k=0}^{3}(k^2)") == [0.0, 1.0, 4.0, 9.0]
@@ -256,7 +270,8 @@ def test_5_4_sum_prod_and_seq() -> None:
     assert leaves("$seq_{k=1}^{2}($seq_{j=1}^{3}(k*j))") == [[1, 2, 3], [2, 4, 6]]
 
 
-def test_5_4_the_bound_variable_is_a_dimensionless_real() -> None:
+def test_the_bound_variable_is_a_dimensionless_real() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     values = leaves("$seq_{k=1}^{3}(k)")
     assert all(type(v) is float for v in values)
     value = value_of("$seq_{k=1}^{3}(k*@V)", SLOTS)
@@ -264,7 +279,8 @@ def test_5_4_the_bound_variable_is_a_dimensionless_real() -> None:
     assert value_of("$sum_{k=1}^{3}(k)").vector == vec("dim-less")  # type: ignore[union-attr]
 
 
-def test_5_4_sum_and_prod_fold_with_the_operators_vector_arithmetic() -> None:
+def test_sum_and_prod_fold_with_the_operators_vector_arithmetic() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     assert value_of("$sum_{k=1}^{3}(@V)", SLOTS).vector == vec("volt")  # type: ignore[union-attr]
     assert value_of("$prod_{k=1}^{3}(@V)", SLOTS).vector == (6, 3, -9, -3, 0, 0, 0)  # type: ignore[union-attr]
     refused("$sum_{k=1}^{2}(@V^k)", ErrorCode.INCOMPATIBLE_DIMENSION, SLOTS)
@@ -295,7 +311,8 @@ class CountingSlots(Mapping[str, Value]):
 
 
 @pytest.mark.parametrize("body", ["@x*k", "@x^1*k"])
-def test_5_4_bounds_are_evaluated_once_before_the_body(body: str) -> None:
+def test_bounds_are_evaluated_once_before_the_body(body: str) -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     # Both an element-wise body (run over all steps at once) and a stepped one.
     slots = CountingSlots({"lo": q(1.0), "hi": q(5.0), "x": q(2.0)})
     result = evaluate(f"$sum_{{k=@lo}}^{{@hi}}({body})", slots)
@@ -304,7 +321,8 @@ def test_5_4_bounds_are_evaluated_once_before_the_body(body: str) -> None:
     assert list(result.reads) == ["lo", "hi", "x"]
 
 
-def test_5_4_the_variable_is_visible_only_inside_its_own_body() -> None:
+def test_the_variable_is_visible_only_inside_its_own_body() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     for text in (
         "$sum_{k=1}^{3}(k) + k",
         "$sum_{k=1}^{k}(1)",
@@ -317,12 +335,14 @@ def test_5_4_the_variable_is_visible_only_inside_its_own_body() -> None:
         )
 
 
-def test_5_4_an_outer_variable_reaches_inner_bounds_and_bodies() -> None:
+def test_an_outer_variable_reaches_inner_bounds_and_bodies() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     assert scalar("$sum_{i=1}^{3}($sum_{j=1}^{i}(1))") == 6.0
     assert scalar("$sum_{i=1}^{3}($sum_{j=1}^{2}(i*j))") == 18.0
 
 
-def test_5_4_a_nested_variable_of_the_same_name_shadows_the_outer_one() -> None:
+def test_a_nested_variable_of_the_same_name_shadows_the_outer_one() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     assert scalar("$sum_{k=1}^{2}($sum_{k=10}^{11}(k))") == 42.0
     assert scalar("$sum_{k=1}^{2}(k + $sum_{k=10}^{10}(k) + k)") == 26.0
     assert scalar("$sum_{k=1}^{2}($sum_{k=k}^{2}(k))") == 5.0
@@ -331,22 +351,26 @@ def test_5_4_a_nested_variable_of_the_same_name_shadows_the_outer_one() -> None:
 @pytest.mark.parametrize(
     "bounds", ["_{k=1.5}^{3}", "_{k=1}^{@V}", "_{k=1}^{1j}", "_{k=1}^{@arr}", "_{k=$inf}^{1}"]
 )
-def test_5_4_a_bound_must_be_a_dimensionless_integer(bounds: str) -> None:
+def test_a_bound_must_be_a_dimensionless_integer(bounds: str) -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     for name in ("$sum", "$prod", "$seq"):
         message = refused(f"{name}{bounds}(k)", ErrorCode.INVALID_INDEX, SLOTS)
         assert "bound" in message and "whole number" in message
 
 
-def test_5_4_a_complex_bound_with_im_zero_is_an_integer() -> None:
+def test_a_complex_bound_with_im_zero_is_an_integer() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     assert scalar("$sum_{k=0j}^{2+0j}(k)") == 3.0
 
 
-def test_5_4_a_lower_bound_above_the_upper_one_is_invalid_index() -> None:
+def test_a_lower_bound_above_the_upper_one_is_invalid_index() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     message = refused("$sum_{k=3}^{1}(k)", ErrorCode.INVALID_INDEX)
     assert "3" in message and "1" in message and "swap" in message
 
 
-def test_5_4_a_range_over_max_bounded_steps_is_refused_before_the_body_runs() -> None:
+def test_a_range_over_max_bounded_steps_is_refused_before_the_body_runs() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     text = f"$sum_{{k=1}}^{{{MAX_BOUNDED_STEPS + 1}}}(@nope)"
     message = refused(text, ErrorCode.INVALID_INDEX)
     assert str(MAX_BOUNDED_STEPS) in message and "MAX_BOUNDED_STEPS" in message
@@ -354,7 +378,8 @@ def test_5_4_a_range_over_max_bounded_steps_is_refused_before_the_body_runs() ->
     assert "MAX_BOUNDED_STEPS" in huge
 
 
-def test_5_4_enclosing_ranges_multiply_into_the_step_limit() -> None:
+def test_enclosing_ranges_multiply_into_the_step_limit() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     message = refused("$sum_{i=1}^{1000}($seq_{j=1}^{1001}(1))", ErrorCode.INVALID_INDEX)
     assert "1000 enclosing steps" in message and "MAX_BOUNDED_STEPS" in message
     message = refused(
@@ -375,9 +400,8 @@ def test_5_4_enclosing_ranges_multiply_into_the_step_limit() -> None:
         ("1 + $integral(@nope, x)", "$integral"),
     ],
 )
-def test_5_4_the_unevaluable_three_are_refused_with_their_written_form(
-    text: str, name: str
-) -> None:
+def test_the_unevaluable_three_are_refused_with_their_written_form(text: str, name: str) -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     message = refused(text, ErrorCode.UNSUPPORTED_SYMBOL)
     assert BY_NAME[name].written in message and "closed form" in message
 
@@ -404,19 +428,24 @@ def test_5_4_the_unevaluable_three_are_refused_with_their_written_form(
         ("$diff", ErrorCode.INVALID_NOTATION),
     ],
 )
-def test_5_4_positions_out_of_place(text: str, code: ErrorCode) -> None:
+def test_a_position_out_of_place_is_refused_with_the_written_form(
+    text: str, code: ErrorCode
+) -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     message = refused(text, code)
     name = text[: text.index("_")] if "_" in text else text.split("(")[0].split(" ")[0]
     name = name.split("^")[0]
     assert BY_NAME[name].written in message
 
 
-def test_5_4_an_unevaluable_body_is_still_parsed_first() -> None:
+def test_an_unevaluable_body_is_still_parsed_first() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     refused("$integral($foo, x)", ErrorCode.INVALID_NOTATION)
     refused("$diff(2x, x)", ErrorCode.INVALID_IDENTIFIER)
 
 
-def test_5_4_a_bare_name_inside_a_position_is_still_a_bound_variable() -> None:
+def test_a_bare_name_inside_a_position_is_still_a_bound_variable() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     assert "'n'" in refused("$sum_{k=1}^{n}(k)", ErrorCode.NAME_NOT_BOUND)
     assert scalar("$sum_{k=1}^{@n}(k)", SLOTS) == 10.0
 
@@ -449,7 +478,8 @@ STEP_BODIES = [
 
 @pytest.mark.parametrize("name", ["$seq", "$sum", "$prod"])
 @pytest.mark.parametrize("body", STEP_BODIES)
-def test_5_4_an_element_wise_body_gives_exactly_what_the_steps_give(name: str, body: str) -> None:
+def test_an_element_wise_body_gives_exactly_what_the_steps_give(name: str, body: str) -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     # A body holding a power is never run over all steps at once, so `body*1^k` (the same
     # value: its last term times exactly 1) takes the steps one by one.
     for lo, hi in ((0, 12), (-3, 3), (1, 1)):
@@ -468,9 +498,10 @@ def test_5_4_an_element_wise_body_gives_exactly_what_the_steps_give(name: str, b
         assert list(at_once.reads) == list(stepped.reads)
 
 
-def test_5_4_the_element_wise_bodies_above_do_run_all_steps_at_once(
+def test_the_element_wise_bodies_above_do_run_all_steps_at_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     from reckoner.core import evaluator
 
     taken: list[str] = []
@@ -500,9 +531,8 @@ UNARY_FUNCTIONS = [
 
 @pytest.mark.parametrize("name", UNARY_FUNCTIONS)
 @pytest.mark.parametrize("cut", [slice(0, 2), slice(2, 6), slice(0, 10), slice(4, 8)])
-def test_5_3_a_function_of_an_array_maps_exactly_as_over_its_elements(
-    name: str, cut: slice
-) -> None:
+def test_a_function_of_an_array_maps_exactly_as_over_its_elements(name: str, cut: slice) -> None:
+    """Spec: docs/reference/notations.md (functions)."""
     elements = ELEMENTS[cut]
     slots = {"a": q(np.array(elements))}
     mapped = evaluate(f"$atan({name}(@a))" if name != "$exp" else f"{name}(@a)*0", slots)
@@ -522,8 +552,9 @@ def test_5_3_a_function_of_an_array_maps_exactly_as_over_its_elements(
     ]  # bit for bit, the sign of zero included
 
 
-def test_5_4_a_stepped_body_over_max_call_work_is_refused_before_it_runs() -> None:
-    """Issue 8: within the step limit, yet a billion operations; refused before step one."""
+def test_a_stepped_body_over_max_call_work_is_refused_before_it_runs() -> None:
+    """Issue 8: within the step limit, yet a billion operations; refused before step one.
+    Spec: docs/reference/notations.md (bounded forms)."""
     heavy = "+".join(["k^1"] * 1000)
     message = refused(f"$sum_{{k=1}}^{{1000000}}({heavy} + @nope)", ErrorCode.INVALID_INDEX)
     assert "MAX_CALL_WORK" in message and str(MAX_CALL_WORK) in message
@@ -534,13 +565,15 @@ def test_5_4_a_stepped_body_over_max_call_work_is_refused_before_it_runs() -> No
     assert "MAX_CALL_WORK" in nested and "enclosing steps" in nested
 
 
-def test_5_4_array_terms_weigh_their_elements_in_the_work() -> None:
-    """Issue 8: a fold of whole arrays pays for every element it adds."""
+def test_array_terms_weigh_their_elements_in_the_work() -> None:
+    """Issue 8: a fold of whole arrays pays for every element it adds.
+    Spec: docs/reference/notations.md (bounded forms)."""
     big = {"big": q(np.zeros(1_000_000))}
     assert "MAX_CALL_WORK" in refused("$sum_{k=1}^{300}(@big)", ErrorCode.INVALID_INDEX, big)
     assert len(leaves("$sum_{k=1}^{10}(@big)", big)) == 1_000_000
 
 
-def test_5_4_an_element_wise_body_is_not_held_to_the_work_limit() -> None:
+def test_an_element_wise_body_is_not_held_to_the_work_limit() -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     light = "+".join(["k"] * 100)
     assert scalar(f"$sum_{{k=1}}^{{1000000}}({light})") == 100 * 1_000_000 * 1_000_001 / 2

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reckoner import wire
@@ -21,8 +21,8 @@ from reckoner.core.lexer import T, tokenize
 from reckoner.core.notation import BY_NAME, NOTATIONS, Kind
 from reckoner.core.values import Quantity, Value
 
-FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SLOW = settings(max_examples=4000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The long variants: twenty times the examples of the short ones in the default run.
+SLOW = settings(max_examples=4000)
 
 
 def _slot_table() -> dict[str, Value]:
@@ -195,29 +195,29 @@ def _evaluate_twice(formula: Any) -> None:
         assert wire.dumps(stored(second.value)) == wire.dumps(stored(first.value))
 
 
-@FAST
 @given(expressions)
-def test_8_1_grammar_formulas_answer_a_value_or_a_code(formula: str) -> None:
+def test_grammar_formulas_answer_a_value_or_a_code(formula: str) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     _evaluate_twice(formula)
 
 
-@FAST
 @given(st.one_of(token_soup, any_text))
-def test_8_1_random_text_answers_a_value_or_a_code(formula: str) -> None:
+def test_random_text_answers_a_value_or_a_code(formula: str) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     _evaluate_twice(formula)
 
 
-@FAST
 @given(st.one_of(deep_formulas, long_names, giant))
-def test_8_1_adversarial_formulas_answer_a_value_or_a_code(formula: str) -> None:
+def test_adversarial_formulas_answer_a_value_or_a_code(formula: str) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     _evaluate_twice(formula)
 
 
-@FAST
 @given(st.tuples(expressions, any_text, expressions).map(lambda t: f"{t[0]}{t[1]}{t[2]}"))
-def test_4_1_non_ascii_or_control_text_inside_a_formula_is_refused_by_the_charset(
+def test_non_ascii_or_control_text_inside_a_formula_is_refused_by_the_charset(
     formula: str,
 ) -> None:
+    """Spec: docs/guide/formulas.md (the charset and the literals)."""
     result = evaluate(formula, SLOTS)
     _check_answer(formula, result)
     letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -230,11 +230,9 @@ def test_4_1_non_ascii_or_control_text_inside_a_formula_is_refused_by_the_charse
             assert named in outside or named == ">"
 
 
-@FAST
 @given(expressions, st.sampled_from(["$seq", "$sum", "$prod"]), st.integers(-4, 2))
-def test_5_4_all_steps_at_once_gives_exactly_what_the_steps_give(
-    body: str, name: str, lo: int
-) -> None:
+def test_all_steps_at_once_gives_exactly_what_the_steps_give(body: str, name: str, lo: int) -> None:
+    """Spec: docs/reference/notations.md (bounded forms)."""
     # A power is never run over all steps at once, and `*1^k` multiplies by exactly 1.
     at_once = evaluate(f"{name}_{{k={lo}}}^{{{lo + 6}}}({body})", SLOTS)
     stepped = evaluate(f"{name}_{{k={lo}}}^{{{lo + 6}}}({body}*1^k)", SLOTS)
@@ -335,9 +333,9 @@ digit_args = st.one_of(
 )
 
 
-@FAST
 @given(tagged_values, forms, digit_args, dims)
-def test_3_set_and_get_answer_a_value_or_a_code(raw: Any, form: Any, digits: Any, dim: Any) -> None:
+def test_set_and_get_answer_a_value_or_a_code(raw: Any, form: Any, digits: Any, dim: Any) -> None:
+    """Spec: docs/guide/formulas.md (values)."""
     value = parse_value(raw)
     if isinstance(value, Failure):
         assert value.code is not ErrorCode.UNKNOWN_ERROR, (raw, value)
@@ -360,9 +358,9 @@ def test_3_set_and_get_answer_a_value_or_a_code(raw: Any, form: Any, digits: Any
         assert not isinstance(reparsed, Failure) or reparsed.code is not ErrorCode.UNKNOWN_ERROR
 
 
-@FAST
 @given(json_values)
-def test_8_1_any_json_as_a_tool_argument_answers_a_code(raw: Any) -> None:
+def test_any_json_as_a_tool_argument_answers_a_code(raw: Any) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     for result in (parse_value(raw), evaluate(raw, SLOTS), render_value(SLOTS["o"], raw, raw, raw)):
         if isinstance(result, Failure):
             assert result.code is not ErrorCode.UNKNOWN_ERROR, (raw, result)
@@ -370,9 +368,9 @@ def test_8_1_any_json_as_a_tool_argument_answers_a_code(raw: Any) -> None:
     assert failure is None or failure.code is ErrorCode.INVALID_IDENTIFIER
 
 
-@FAST
 @given(st.one_of(any_text, json_values))
-def test_2_3_check_name_accepts_exactly_the_name_rule(raw: Any) -> None:
+def test_check_name_accepts_exactly_the_name_rule(raw: Any) -> None:
+    """Spec: docs/guide/formulas.md (the slot table and its rules)."""
     failure = check_name(raw, "name")
     expected_ok = (
         isinstance(raw, str)
@@ -384,11 +382,11 @@ def test_2_3_check_name_accepts_exactly_the_name_rule(raw: Any) -> None:
     assert (failure is None) == expected_ok, raw
 
 
-@FAST
 @given(
     st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=1, max_size=30)
 )
-def test_4_4_element_wise_arithmetic_matches_numpy(items: list[float]) -> None:
+def test_element_wise_arithmetic_matches_numpy(items: list[float]) -> None:
+    """Spec: docs/guide/formulas.md (arrays)."""
     slots = {"x": Quantity(np.array(items), (0, 0, 0, 0, 0, 0, 0))}
     with np.errstate(all="ignore"):
         want = np.array(items) * 2.0 - np.array(items) / 3.0
@@ -400,9 +398,9 @@ def test_4_4_element_wise_arithmetic_matches_numpy(items: list[float]) -> None:
     assert np.asarray(result.value.payload).tolist() == want.tolist()  # type: ignore[union-attr]
 
 
-@FAST
 @given(st.floats(-1e6, 1e6), st.floats(-1e6, 1e6).filter(lambda b: b != 0))
-def test_5_3_mod_is_fmod_and_atan2_is_the_angle_of_the_point(a: float, b: float) -> None:
+def test_mod_is_fmod_and_atan2_is_the_angle_of_the_point(a: float, b: float) -> None:
+    """Spec: docs/reference/notations.md (functions)."""
     slots = {"a": Quantity(a), "b": Quantity(b)}
     mod = evaluate("$mod(@a, @b)", slots)
     assert isinstance(mod, Evaluated) and mod.value.payload == math.fmod(a, b)  # type: ignore[union-attr]
@@ -417,24 +415,29 @@ def test_5_3_mod_is_fmod_and_atan2_is_the_angle_of_the_point(a: float, b: float)
 @pytest.mark.slow
 @SLOW
 @given(st.one_of(expressions, token_soup, any_text, deep_formulas, long_names, giant))
-def test_8_1_slow_formulas_answer_a_value_or_a_code(formula: str) -> None:
+def test_slow_formulas_answer_a_value_or_a_code(formula: str) -> None:
+    """The long variant (4,000 examples of every generator at once) of the grammar, random
+    text and adversarial tests above, which run by default.
+    Spec: docs/reference/codes.md (the failure shape)."""
     _evaluate_twice(formula)
 
 
 @pytest.mark.slow
 @SLOW
 @given(tagged_values, forms, digit_args, dims)
-def test_3_slow_set_and_get_answer_a_value_or_a_code(
+def test_slow_set_and_get_answer_a_value_or_a_code(
     raw: Any, form: Any, digits: Any, dim: Any
 ) -> None:
-    test_3_set_and_get_answer_a_value_or_a_code.hypothesis.inner_test(raw, form, digits, dim)  # type: ignore[attr-defined]
+    """The long variant (4,000 examples) of test_set_and_get_answer_a_value_or_a_code, which
+    runs by default. Spec: docs/guide/formulas.md (values)."""
+    test_set_and_get_answer_a_value_or_a_code.hypothesis.inner_test(raw, form, digits, dim)  # type: ignore[attr-defined]
 
 
-@FAST
 @given(st.one_of(expressions, token_soup))
-def test_4_1_each_token_the_scanner_makes_is_the_text_at_its_position(formula: str) -> None:
+def test_each_token_the_scanner_makes_is_the_text_at_its_position(formula: str) -> None:
     """Manual 4.1: the scanner reads names, slots, notations and numbers whole; each token
-    is the formula's own text at the position it reports (a slot without its @), in order."""
+    is the formula's own text at the position it reports (a slot without its @), in order.
+    Spec: docs/guide/formulas.md (the charset and the literals)."""
     try:
         tokens = tokenize(formula, frozenset(BY_NAME))
     except EngineError:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from core_helpers import get, get_refused, obj, q, set_refused, set_value, vec
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reckoner.contract.codes import ErrorCode
@@ -52,11 +52,13 @@ KELVIN = [0, 0, 0, 0, 1, 0, 0]
         ),
     ],
 )
-def test_3_1_each_of_the_four_types_is_stored_with_its_vector(raw: Any, echo: Any) -> None:
+def test_each_of_the_four_types_is_stored_with_its_vector(raw: Any, echo: Any) -> None:
+    """Spec: docs/guide/formulas.md (the four value types)."""
     assert stored(set_value(raw)) == echo
 
 
-def test_3_1_an_object_carries_one_vector_per_field_and_none_of_its_own() -> None:
+def test_an_object_carries_one_vector_per_field_and_none_of_its_own() -> None:
+    """Spec: docs/guide/formulas.md (the four value types)."""
     value = set_value(
         {"object": {"v": {"num": 1, "dim": "volt"}, "i": {"num": 2, "dim": "ampere"}}}
     )
@@ -67,7 +69,8 @@ def test_3_1_an_object_carries_one_vector_per_field_and_none_of_its_own() -> Non
 
 
 @pytest.mark.parametrize("bad", ["12", True, False, None, [1], {"n": 1}])
-def test_3_1_a_numeric_position_holds_a_json_number_only(bad: Any) -> None:
+def test_a_numeric_position_holds_a_json_number_only(bad: Any) -> None:
+    """Spec: docs/guide/formulas.md (the four value types)."""
     for raw in (
         {"num": bad},
         {"re": bad, "im": 0},
@@ -79,19 +82,22 @@ def test_3_1_a_numeric_position_holds_a_json_number_only(bad: Any) -> None:
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
-def test_3_1_a_numeric_position_holds_a_finite_double(bad: float) -> None:
+def test_a_numeric_position_holds_a_finite_double(bad: float) -> None:
+    """Spec: docs/guide/formulas.md (the four value types)."""
     message = set_refused({"num": bad}, ErrorCode.INVALID_ARGS)
     assert "finite" in message
     set_refused({"array": [1.0, bad]}, ErrorCode.INVALID_ARGS)
     set_refused({"re": 1.0, "im": bad}, ErrorCode.INVALID_ARGS)
 
 
-def test_3_1_an_integer_beyond_the_largest_double_is_refused_not_crashed() -> None:
+def test_an_integer_beyond_the_largest_double_is_refused_not_crashed() -> None:
+    """Spec: docs/guide/formulas.md (the four value types)."""
     message = set_refused({"num": 10**400}, ErrorCode.INVALID_ARGS)
     assert "largest double" in message
 
 
-def test_3_1_the_message_names_the_kind_that_was_given() -> None:
+def test_the_message_names_the_kind_that_was_given() -> None:
+    """Spec: docs/guide/formulas.md (the four value types)."""
     message = set_refused({"num": "4.7k"}, ErrorCode.INVALID_ARGS)
     assert "value.num" in message and "'4.7k'" in message and "without quotes" in message
     assert "boolean true" in set_refused({"num": True}, ErrorCode.INVALID_ARGS)
@@ -101,7 +107,8 @@ def test_3_1_the_message_names_the_kind_that_was_given() -> None:
 
 
 @pytest.mark.parametrize("raw", [{}, {"dim": "ohm"}])
-def test_3_2_a_bag_with_no_tag_is_refused_with_the_vocabulary(raw: Any) -> None:
+def test_a_bag_with_no_tag_is_refused_with_the_vocabulary(raw: Any) -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     message = set_refused(raw, ErrorCode.INVALID_ARGS)
     assert "no tag" in message and "{num}" in message and "{mag, ang}" in message
 
@@ -115,19 +122,22 @@ def test_3_2_a_bag_with_no_tag_is_refused_with_the_vocabulary(raw: Any) -> None:
         {"array": [], "object": {}},
     ],
 )
-def test_3_2_more_than_one_tag_is_refused(raw: Any) -> None:
+def test_more_than_one_tag_is_refused(raw: Any) -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     assert "exactly one tag" in set_refused(raw, ErrorCode.INVALID_ARGS)
 
 
-def test_3_2_an_unknown_key_is_refused_with_the_tag_vocabulary() -> None:
-    """Issue 14 made `unit` a key of the tagged value; any other key is still unknown."""
+def test_an_unknown_key_is_refused_with_the_tag_vocabulary() -> None:
+    """Issue 14 made `unit` a key of the tagged value; any other key is still unknown.
+    Spec: docs/guide/formulas.md (set's tagged structure)."""
     message = set_refused({"num": 1, "units": "V"}, ErrorCode.INVALID_ARGS)
     assert "'units'" in message
     for tag in ("{num}", "{re, im}", "{mag, ang}", "{array}", "{object}"):
         assert tag in message
 
 
-def test_3_2_dim_beside_object_is_refused() -> None:
+def test_dim_beside_object_is_refused() -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     message = set_refused({"object": {"a": {"num": 1}}, "dim": "ohm"}, ErrorCode.INVALID_ARGS)
     assert "per field" in message
 
@@ -141,11 +151,13 @@ def test_3_2_dim_beside_object_is_refused() -> None:
         ({"ang": 1}, "{mag, ang}"),
     ],
 )
-def test_3_2_half_of_a_pair_is_refused_naming_the_pair(raw: Any, pair: str) -> None:
+def test_half_of_a_pair_is_refused_naming_the_pair(raw: Any, pair: str) -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     assert pair in set_refused(raw, ErrorCode.INVALID_ARGS)
 
 
-def test_3_2_polar_is_converted_to_rectangular_on_entry() -> None:
+def test_polar_is_converted_to_rectangular_on_entry() -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     value = set_value({"mag": 5, "ang": 0.927295218})
     echo = stored(value)
     assert set(echo) == {"re", "im", "dim"}
@@ -153,7 +165,8 @@ def test_3_2_polar_is_converted_to_rectangular_on_entry() -> None:
     assert echo["im"] == pytest.approx(4.0, abs=1e-8)
 
 
-def test_3_2_polar_array_elements_are_converted_too() -> None:
+def test_polar_array_elements_are_converted_too() -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     value = set_value({"array": [{"mag": 2, "ang": math.pi / 2}, 1]})
     first, second = stored(value)["array"]
     assert first["re"] == pytest.approx(0.0, abs=1e-12) and first["im"] == pytest.approx(2.0)
@@ -173,55 +186,65 @@ def test_3_2_polar_array_elements_are_converted_too() -> None:
         None,
     ],
 )
-def test_3_2_array_elements_are_bare(element: Any) -> None:
+def test_array_elements_are_bare(element: Any) -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     message = set_refused({"array": [1, element]}, ErrorCode.INVALID_ARGS)
     assert "value.array[1]" in message
 
 
-def test_3_2_an_object_can_never_be_an_array_element() -> None:
+def test_an_object_can_never_be_an_array_element() -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     message = set_refused({"array": [{"object": {"a": {"num": 1}}}]}, ErrorCode.INVALID_ARGS)
     assert "object can never be an element" in message
 
 
 @pytest.mark.parametrize("items", [{"a": 1}, "1,2", 3, None])
-def test_3_2_array_must_be_a_json_array(items: Any) -> None:
+def test_array_must_be_a_json_array(items: Any) -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     set_refused({"array": items}, ErrorCode.INVALID_ARGS)
 
 
 @pytest.mark.parametrize("fields", [[1], "x", 3, None])
-def test_3_2_object_must_be_a_json_object(fields: Any) -> None:
+def test_object_must_be_a_json_object(fields: Any) -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     set_refused({"object": fields}, ErrorCode.INVALID_ARGS)
 
 
 @pytest.mark.parametrize("raw", [None, 12, "12", [1, 2], True])
-def test_3_2_the_value_must_be_a_tagged_object(raw: Any) -> None:
+def test_the_value_must_be_a_tagged_object(raw: Any) -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     set_refused(raw, ErrorCode.INVALID_ARGS)
 
 
 @pytest.mark.parametrize("name", ["1a", "a-b", "", "né", "a b", "@a"])
-def test_3_2_object_field_names_follow_the_name_rule(name: str) -> None:
+def test_object_field_names_follow_the_name_rule(name: str) -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     set_refused({"object": {name: {"num": 1}}}, ErrorCode.INVALID_IDENTIFIER)
 
 
-def test_3_2_an_object_field_may_itself_be_an_object() -> None:
+def test_an_object_field_may_itself_be_an_object() -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     raw = {"object": {"net": {"object": {"z": {"re": 1, "im": 2, "dim": "ohm"}}}}}
     assert stored(set_value(raw)) == {
         "object": {"net": {"object": {"z": {"re": 1.0, "im": 2.0, "dim": OHM}}}}
     }
 
 
-def test_3_2_empty_arrays_and_empty_objects_are_values() -> None:
+def test_empty_arrays_and_empty_objects_are_values() -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     assert stored(set_value({"array": []})) == {"array": [], "dim": [0] * 7}
     assert stored(set_value({"object": {}})) == {"object": {}}
     assert stored(set_value({"array": [[], [1]]})) == {"array": [[], [1.0]], "dim": [0] * 7}
 
 
-def test_3_2_mixed_real_and_complex_elements_keep_their_kind() -> None:
+def test_mixed_real_and_complex_elements_keep_their_kind() -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     echo = stored(set_value({"array": [1, {"re": 0, "im": 2}, [3, {"re": 4, "im": 0}]]}))
     assert echo["array"] == [1.0, {"re": 0.0, "im": 2.0}, [3.0, {"re": 4.0, "im": 0.0}]]
 
 
-def test_3_2_a_value_nested_past_max_value_depth_is_refused() -> None:
+def test_a_value_nested_past_max_value_depth_is_refused() -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     deep: Any = 1
     for _ in range(MAX_VALUE_DEPTH + 5):
         deep = [deep]
@@ -234,7 +257,8 @@ def test_3_2_a_value_nested_past_max_value_depth_is_refused() -> None:
 
 
 @pytest.mark.parametrize("depth", [2, 32, 64, 65, 100, MAX_VALUE_DEPTH - 1])
-def test_3_2_deeply_nested_arrays_within_the_limit_are_values(depth: int) -> None:
+def test_deeply_nested_arrays_within_the_limit_are_values(depth: int) -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     deep: Any = 1.5
     for _ in range(depth):
         deep = [deep]
@@ -245,7 +269,8 @@ def test_3_2_deeply_nested_arrays_within_the_limit_are_values(depth: int) -> Non
     assert echo == [1.5]
 
 
-def test_3_2_an_array_over_max_array_elements_is_refused() -> None:
+def test_an_array_over_max_array_elements_is_refused() -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     message = set_refused({"array": [0.0] * (MAX_ARRAY_ELEMENTS + 1)}, ErrorCode.INVALID_ARGS)
     assert str(MAX_ARRAY_ELEMENTS) in message and "MAX_ARRAY_ELEMENTS" in message
     nested = {"array": [[0.0] * 1000] * 1001}
@@ -255,7 +280,8 @@ def test_3_2_an_array_over_max_array_elements_is_refused() -> None:
 # -- 3.3 dim --------------------------------------------------------------------------------
 
 
-def test_3_3_a_table_name_gives_its_rows_vector() -> None:
+def test_a_table_name_gives_its_rows_vector() -> None:
+    """Spec: docs/guide/formulas.md (dim)."""
     for name in ALL_NAMES:
         if name == "degC":
             continue
@@ -264,25 +290,29 @@ def test_3_3_a_table_name_gives_its_rows_vector() -> None:
         assert stored(value)["num"] == 2.0
 
 
-def test_3_3_seven_integers_give_that_vector_without_a_map() -> None:
+def test_seven_integers_give_that_vector_without_a_map() -> None:
+    """Spec: docs/guide/formulas.md (dim)."""
     value = set_value({"num": 20, "dim": [0, 0, 0, 0, 1, 0, 0]})
     assert stored(value) == {"num": 20.0, "dim": KELVIN}
     unnamed = set_value({"num": 1, "dim": [1, 2, 3, 4, 5, 6, 7]})
     assert stored(unnamed)["dim"] == [1, 2, 3, 4, 5, 6, 7]
 
 
-def test_3_3_integral_floats_are_integers_but_booleans_are_not() -> None:
+def test_integral_floats_are_integers_but_booleans_are_not() -> None:
+    """Spec: docs/guide/formulas.md (dim)."""
     value = set_value({"num": 1, "dim": [2.0, 1.0, -3.0, -2.0, 0.0, 0.0, 0.0]})
     assert value.vector == vec("ohm")  # type: ignore[union-attr]
     set_refused({"num": 1, "dim": [True, 0, 0, 0, 0, 0, 0]}, ErrorCode.INVALID_DIMENSION)
 
 
 @pytest.mark.parametrize("raw", [{"num": 3}, {"num": 3, "dim": None}])
-def test_3_3_omitted_or_null_dim_is_the_zero_vector(raw: Any) -> None:
+def test_omitted_or_null_dim_is_the_zero_vector(raw: Any) -> None:
+    """Spec: docs/guide/formulas.md (dim)."""
     assert set_value(raw).vector == ZERO  # type: ignore[union-attr]
 
 
-def test_3_3_an_unknown_name_lists_every_name() -> None:
+def test_an_unknown_name_lists_every_name() -> None:
+    """Spec: docs/guide/formulas.md (dim)."""
     message = set_refused({"num": 1, "dim": "volts"}, ErrorCode.INVALID_DIMENSION)
     assert "'volts'" in message
     for name in ALL_NAMES:
@@ -305,23 +335,27 @@ def test_3_3_an_unknown_name_lists_every_name() -> None:
         "Ohm",
     ],
 )
-def test_3_3_any_other_dim_is_invalid_dimension(dim: Any) -> None:
+def test_any_other_dim_is_invalid_dimension(dim: Any) -> None:
+    """Spec: docs/guide/formulas.md (dim)."""
     set_refused({"num": 1, "dim": dim}, ErrorCode.INVALID_DIMENSION)
 
 
-def test_3_3_degc_applies_its_affine_map_on_entry() -> None:
+def test_degc_applies_its_affine_map_on_entry() -> None:
+    """Spec: docs/guide/formulas.md (dim)."""
     assert stored(set_value({"num": 25, "dim": "degC"})) == {"num": 298.15, "dim": KELVIN}
     assert stored(set_value({"num": 25, "dim": "kelvin"}))["num"] == 25.0
 
 
-def test_3_3_the_offset_reaches_the_real_part_and_the_factor_alone_the_imaginary() -> None:
+def test_the_offset_reaches_the_real_part_and_the_factor_alone_the_imaginary() -> None:
+    """Spec: docs/guide/formulas.md (dim)."""
     echo = stored(set_value({"re": 10, "im": 2, "dim": "degC"}))
     assert echo == {"re": 283.15, "im": 2.0, "dim": KELVIN}
     polar = stored(set_value({"mag": 2, "ang": 0, "dim": "degC"}))
     assert polar["re"] == pytest.approx(275.15) and polar["im"] == 0.0
 
 
-def test_3_3_degc_reaches_every_array_element() -> None:
+def test_degc_reaches_every_array_element() -> None:
+    """Spec: docs/guide/formulas.md (dim)."""
     echo = stored(set_value({"array": [0, [100, {"re": 1, "im": 1}]], "dim": "degC"}))
     assert echo["array"] == [273.15, [373.15, {"re": 274.15, "im": 1.0}]]
 
@@ -329,7 +363,8 @@ def test_3_3_degc_reaches_every_array_element() -> None:
 # -- 3.4 get ------------------------------------------------------------------------------
 
 
-def test_3_4_form_omitted_keeps_the_stored_form_with_the_first_table_name() -> None:
+def test_form_omitted_keeps_the_stored_form_with_the_first_table_name() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     assert get(q(4700, "ohm")) == {"num": 4700.0, "dim": "ohm"}
     assert get(q(1 + 2j, "ohm")) == {"re": 1.0, "im": 2.0, "dim": "ohm"}
     assert get(q(300, "kelvin")) == {"num": 300.0, "dim": "kelvin"}  # not degC: first name
@@ -338,22 +373,26 @@ def test_3_4_form_omitted_keeps_the_stored_form_with_the_first_table_name() -> N
     assert get(q(1.0, (1, 2, 3, 4, 5, 6, 7))) == {"num": 1.0, "dim": [1, 2, 3, 4, 5, 6, 7]}
 
 
-def test_3_4_rect_renders_a_real_as_re_and_zero_im() -> None:
+def test_rect_renders_a_real_as_re_and_zero_im() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     assert get(q(-3.0), form="rect") == {"re": -3.0, "im": 0.0, "dim": "dim-less"}
 
 
-def test_3_4_polar_renders_magnitude_and_radians() -> None:
+def test_polar_renders_magnitude_and_radians() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     rendered = get(q(3 + 4j, "volt"), form="polar")
     assert rendered["mag"] == pytest.approx(5.0) and rendered["ang"] == pytest.approx(0.9272952180)
     assert rendered["dim"] == "volt"
 
 
-def test_3_4_a_negative_real_under_polar_has_angle_pi() -> None:
+def test_a_negative_real_under_polar_has_angle_pi() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     assert get(q(-2.0), form="polar") == {"mag": 2.0, "ang": math.pi, "dim": "dim-less"}
     assert get(q(2.0), form="polar") == {"mag": 2.0, "ang": 0.0, "dim": "dim-less"}
 
 
-def test_3_4_form_reaches_every_leaf_of_arrays_and_objects() -> None:
+def test_form_reaches_every_leaf_of_arrays_and_objects() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     value = Obj({"a": q([1.0, [2j]], "metre"), "b": q(-1.0)})
     rendered = get(value, form="rect")
     assert rendered == {
@@ -365,7 +404,8 @@ def test_3_4_form_reaches_every_leaf_of_arrays_and_objects() -> None:
 
 
 @pytest.mark.parametrize("form", ["Rect", "cartesian", "", 1, True, ["rect"]])
-def test_3_4_form_must_be_rect_or_polar(form: Any) -> None:
+def test_form_must_be_rect_or_polar(form: Any) -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     message = get_refused(q(1.0), ErrorCode.INVALID_ARGS, form=form)
     assert '"rect" or "polar"' in message
 
@@ -383,34 +423,40 @@ def test_3_4_form_must_be_rect_or_polar(form: Any) -> None:
         (1 / 3, 1, 0.3),
     ],
 )
-def test_3_4_digits_rounds_to_significant_digits(x: float, digits: int, expected: float) -> None:
+def test_digits_rounds_to_significant_digits(x: float, digits: int, expected: float) -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     assert get(q(x), digits=digits)["num"] == expected
 
 
-def test_3_4_digits_is_never_padded() -> None:
+def test_digits_is_never_padded() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     # 1.5 to 6 digits stays 1.5 (a double), never a string like "1.50000".
     rendered = get(q(1.5), digits=6)["num"]
     assert type(rendered) is float and rendered == 1.5
 
 
-def test_3_4_digits_reaches_complex_parts_array_elements_and_fields() -> None:
+def test_digits_reaches_complex_parts_array_elements_and_fields() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     value = Obj({"z": q(1.23456 + 6.54321j), "a": q([1.23456, [9.87654]])})
     rendered = get(value, digits=3)
     assert rendered["object"]["z"] == {"re": 1.23, "im": 6.54, "dim": "dim-less"}
     assert rendered["object"]["a"]["array"] == [1.23, [9.88]]
 
 
-def test_3_4_digits_accepts_an_integral_float() -> None:
+def test_digits_accepts_an_integral_float() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     assert get(q(3.14159), digits=3.0)["num"] == 3.14
 
 
 @pytest.mark.parametrize("digits", [0, -1, 1.5, "3", True, False, [3], math.nan, math.inf])
-def test_3_4_digits_must_be_a_positive_integer(digits: Any) -> None:
+def test_digits_must_be_a_positive_integer(digits: Any) -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     message = get_refused(q(1.0), ErrorCode.INVALID_ARGS, digits=digits)
     assert "positive integer" in message
 
 
-def test_3_4_dim_name_maps_the_leaves_out_of_si() -> None:
+def test_dim_name_maps_the_leaves_out_of_si() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     assert get(q(298.15, "kelvin"), dim="degC") == {"num": pytest.approx(25.0), "dim": "degC"}
     arr = get(q([273.15, [373.15]], "kelvin"), dim="degC")
     assert arr["array"][0] == pytest.approx(0.0) and arr["array"][1][0] == pytest.approx(100.0)
@@ -418,20 +464,23 @@ def test_3_4_dim_name_maps_the_leaves_out_of_si() -> None:
     assert get(q(5.0), dim="radian") == {"num": 5.0, "dim": "radian"}
 
 
-def test_3_4_dim_of_seven_integers_checks_only_and_echoes_them() -> None:
+def test_dim_of_seven_integers_checks_only_and_echoes_them() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     assert get(q(298.15, "kelvin"), dim=KELVIN) == {"num": 298.15, "dim": KELVIN}
     echoed = get(q(1.0, "ohm"), dim=[2.0, 1.0, -3.0, -2.0, 0.0, 0.0, 0.0])
     assert echoed["num"] == 1.0 and echoed["dim"] == [2, 1, -3, -2, 0, 0, 0]
 
 
-def test_3_4_a_dim_of_the_wrong_vector_names_both_vectors() -> None:
+def test_a_dim_of_the_wrong_vector_names_both_vectors() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     message = get_refused(q(4.0, "ohm"), ErrorCode.INCOMPATIBLE_DIMENSION, dim="volt")
     assert "[2,1,-3,-1,0,0,0]" in message and "[2,1,-3,-2,0,0,0]" in message
     message = get_refused(q(4.0, "ohm"), ErrorCode.INCOMPATIBLE_DIMENSION, dim=[0] * 7)
     assert "[0,0,0,0,0,0,0]" in message and "ohm" in message
 
 
-def test_3_4_an_object_is_checked_field_by_field() -> None:
+def test_an_object_is_checked_field_by_field() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     same = Obj({"a": q(1.0, "ohm"), "b": q(2.0, "ohm")})
     assert get(same, dim="ohm") == {
         "object": {"a": {"num": 1.0, "dim": "ohm"}, "b": {"num": 2.0, "dim": "ohm"}}
@@ -440,18 +489,21 @@ def test_3_4_an_object_is_checked_field_by_field() -> None:
     get_refused(mixed, ErrorCode.INCOMPATIBLE_DIMENSION, dim="ohm")
 
 
-def test_3_4_an_invalid_get_dim_is_invalid_dimension() -> None:
+def test_an_invalid_get_dim_is_invalid_dimension() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     get_refused(q(1.0), ErrorCode.INVALID_DIMENSION, dim="volts")
     get_refused(q(1.0), ErrorCode.INVALID_DIMENSION, dim=[0, 0])
 
 
-def test_3_4_reading_never_changes_what_is_stored() -> None:
+def test_reading_never_changes_what_is_stored() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     value = q(298.15, "kelvin")
     get(value, form="polar", digits=2, dim="degC")
     assert value == Quantity(298.15, vec("kelvin"))
 
 
-def test_3_4_minus_zero_is_rendered_as_zero_when_cut_to_digits() -> None:
+def test_minus_zero_is_rendered_as_zero_when_cut_to_digits() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     for rendered in (
         get(q(-0.0), digits=3)["num"],
         get(q(complex(-0.0, -0.0)), digits=2)["im"],
@@ -459,8 +511,9 @@ def test_3_4_minus_zero_is_rendered_as_zero_when_cut_to_digits() -> None:
         assert rendered == 0.0 and math.copysign(1.0, rendered) == 1.0
 
 
-def test_3_4_an_exact_reading_keeps_the_sign_of_zero_so_it_stores_back_exactly() -> None:
-    """Issue 8: a get receipt with no digits stores back bit for bit, -0.0 included."""
+def test_an_exact_reading_keeps_the_sign_of_zero_so_it_stores_back_exactly() -> None:
+    """Issue 8: a get receipt with no digits stores back bit for bit, -0.0 included.
+    Spec: docs/guide/formulas.md (get and its reading options)."""
     for rendered in (
         get(q(-0.0))["num"],
         get(q(-0.0), form="rect")["re"],
@@ -483,7 +536,8 @@ ROUND_TRIP_VALUES = [
 
 @pytest.mark.parametrize("raw", ROUND_TRIP_VALUES)
 @pytest.mark.parametrize("form", [None, "rect", "polar"])
-def test_3_4_a_get_receipt_fed_back_to_set_round_trips(raw: Any, form: str | None) -> None:
+def test_a_get_receipt_fed_back_to_set_round_trips(raw: Any, form: str | None) -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     value = set_value(raw)
     for dim in (None, _first_dim(raw)):
         receipt = get(value, form=form, dim=dim)
@@ -493,14 +547,16 @@ def test_3_4_a_get_receipt_fed_back_to_set_round_trips(raw: Any, form: str | Non
         _assert_close(stored(again), stored(value))
 
 
-def test_3_4_a_degc_receipt_round_trips_exactly_in_the_stored_form() -> None:
+def test_a_degc_receipt_round_trips_exactly_in_the_stored_form() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     value = set_value({"num": 25, "dim": "degC"})
     receipt = get(value, dim="degC")
     assert receipt == {"num": 25.0, "dim": "degC"}
     assert stored(set_value(receipt)) == stored(value)
 
 
-def test_3_4_a_receipt_carrying_digits_stores_the_cut_numbers() -> None:
+def test_a_receipt_carrying_digits_stores_the_cut_numbers() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     receipt = get(q(3.14159265, "metre"), digits=3)
     assert stored(set_value(receipt)) == {"num": 3.14, "dim": [1, 0, 0, 0, 0, 0, 0]}
 
@@ -553,7 +609,8 @@ def _close(got: Any, want: Any) -> None:
         assert got == want
 
 
-def test_3_4_an_object_receipt_has_no_dim_at_its_own_level() -> None:
+def test_an_object_receipt_has_no_dim_at_its_own_level() -> None:
+    """Spec: docs/guide/formulas.md (get and its reading options)."""
     rendered = get(obj(a=q(1.0, "ohm")))
     assert rendered == {"object": {"a": {"num": 1.0, "dim": "ohm"}}}
 
@@ -561,7 +618,8 @@ def test_3_4_an_object_receipt_has_no_dim_at_its_own_level() -> None:
 FLAT = [0, -0.0, 1, 2.5, -3, 10**20, 5e-324, 1.7976931348623157e308, -1e-300, 2**53 + 1]
 
 
-def test_3_2_a_flat_numeric_array_stores_each_number_as_its_double() -> None:
+def test_a_flat_numeric_array_stores_each_number_as_its_double() -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     value = set_value({"array": FLAT})
     assert isinstance(value, Quantity) and isinstance(value.payload, np.ndarray)
     echo = value.payload.tolist()
@@ -570,7 +628,8 @@ def test_3_2_a_flat_numeric_array_stores_each_number_as_its_double() -> None:
     ]
 
 
-def test_3_3_degc_on_a_flat_array_is_the_scalar_map_on_each_element() -> None:
+def test_degc_on_a_flat_array_is_the_scalar_map_on_each_element() -> None:
+    """Spec: docs/guide/formulas.md (dim)."""
     small = [x for x in FLAT if abs(x) < 1e300]
     echo = stored(set_value({"array": small, "dim": "degC"}))["array"]
     assert echo == [float(x) * 1.0 + 273.15 for x in small]
@@ -587,7 +646,8 @@ def test_3_3_degc_on_a_flat_array_is_the_scalar_map_on_each_element() -> None:
         (None, "null"),
     ],
 )
-def test_3_2_a_bad_element_in_a_flat_array_is_named_by_its_index(bad: Any, needle: str) -> None:
+def test_a_bad_element_in_a_flat_array_is_named_by_its_index(bad: Any, needle: str) -> None:
+    """Spec: docs/guide/formulas.md (set's tagged structure)."""
     message = set_refused({"array": [1.0, 2, bad, 4]}, ErrorCode.INVALID_ARGS)
     assert "value.array[2]" in message and needle in message
 
@@ -625,11 +685,11 @@ nested_elements = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
 @given(nested_elements)
-def test_3_3_an_array_is_numpy_exactly_when_it_is_rectangular_and_real(elements: Any) -> None:
+def test_an_array_is_numpy_exactly_when_it_is_rectangular_and_real(elements: Any) -> None:
     """3.3, issue 8: `make_array`, which checks a whole depth at a time, gives numpy exactly
-    where the straightforward rule finds a shape and real leaves, and the same numbers."""
+    where the straightforward rule finds a shape and real leaves, and the same numbers.
+    Spec: docs/guide/formulas.md (dim)."""
     made = make_array(elements)
     assert isinstance(made, np.ndarray) is _rectangular_reals(elements)
     assert is_rectangular(elements, frozenset({float})) is _rectangular_reals(elements)
@@ -637,9 +697,10 @@ def test_3_3_an_array_is_numpy_exactly_when_it_is_rectangular_and_real(elements:
         assert made.tolist() == elements
 
 
-def test_3_3_rows_of_equal_length_whose_own_rows_differ_are_stored_as_given() -> None:
+def test_rows_of_equal_length_whose_own_rows_differ_are_stored_as_given() -> None:
     """3.3: `[[[1], [2]], [[1, 2], [3, 4]]]` has no shape below its second depth; it is stored
-    as the nested list it is (it once reached numpy and answered an internal error)."""
+    as the nested list it is (it once reached numpy and answered an internal error).
+    Spec: docs/guide/formulas.md (dim)."""
     raw = [[[1.0], [2.0]], [[1.0, 2.0], [3.0, 4.0]]]
     value = set_value({"array": raw})
     assert isinstance(value, Quantity) and value.payload == raw
@@ -661,11 +722,11 @@ leaf_lists = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
 @given(leaf_lists)
-def test_issue_8_leaf_count_and_first_non_finite_leaf_match_a_plain_walk(items: Any) -> None:
+def test_leaf_count_and_first_non_finite_leaf_match_a_plain_walk(items: Any) -> None:
     """Issue 8: the count of leaves and the first leaf that is not finite, each found
-    without a Python call per leaf where it can be, equal a plain walk of the list."""
+    without a Python call per leaf where it can be, equal a plain walk of the list.
+    Spec: docs/guide/formulas.md (issue 8)."""
     leaves = _leaves(items)
     assert element_count(items) == len(leaves)
     bad = [leaf for leaf in leaves if not cmath.isfinite(leaf)]

@@ -36,24 +36,27 @@ def _over_budget(formula: str, slots: dict[str, Quantity] | None = None) -> str:
     return message
 
 
-def test_issue_8_the_154_second_sum_of_sines_is_refused() -> None:
-    """Issue 8: `$sum_{k=1}^{1000000}($sin(k)+...)`, 9,997 characters, ran 154 s."""
+def test_the_154_second_sum_of_sines_is_refused() -> None:
+    """Issue 8: `$sum_{k=1}^{1000000}($sin(k)+...)`, 9,997 characters, ran 154 s.
+    Spec: docs/reference/limits.md (issue 8)."""
     body = _sines(9_975)
     formula = f"$sum_{{k=1}}^{{1000000}}({body})"
     assert 9_900 < len(formula) <= 10_000
     _over_budget(formula)
 
 
-def test_issue_8_190_nested_sines_over_a_large_array_are_refused() -> None:
-    """Issue 8: 190 nested `$sin` ran 23 s; each level maps every element again."""
+def test_nested_sines_190_deep_over_a_large_array_are_refused() -> None:
+    """Issue 8: 190 nested `$sin` ran 23 s; each level maps every element again.
+    Spec: docs/reference/limits.md (issue 8)."""
     slots = {"x": q(np.linspace(0.0, 1.0, MILLION))}
     _over_budget("$sin(" * 190 + "@x" + ")" * 190, slots)
     # The same nesting over a scalar costs 190 operations and runs.
     assert isinstance(scalar("$sin(" * 190 + "0.5" + ")" * 190), float)
 
 
-def test_issue_8_a_complex_array_summed_a_million_times_is_refused() -> None:
-    """Issue 8: a complex array summed a million times ran 29 s."""
+def test_a_complex_array_summed_a_million_times_is_refused() -> None:
+    """Issue 8: a complex array summed a million times ran 29 s.
+    Spec: docs/reference/limits.md (issue 8)."""
     slots = {"c": q([complex(k, 1.0) for k in range(19)])}
     message = _over_budget("$sum_{k=1}^{1000000}(@c)", slots)
     assert "1000000 steps" in message
@@ -61,30 +64,34 @@ def test_issue_8_a_complex_array_summed_a_million_times_is_refused() -> None:
     assert len(leaves("$sum_{k=1}^{1000}(@c)", slots)) == 19
 
 
-def test_issue_8_element_wise_work_on_complex_arrays_is_charged_per_element() -> None:
-    """Issue 8: complex arrays are handled element by element, so each element counts."""
+def test_element_wise_work_on_complex_arrays_is_charged_per_element() -> None:
+    """Issue 8: complex arrays are handled element by element, so each element counts.
+    Spec: docs/reference/limits.md (issue 8)."""
     elements = MAX_CALL_WORK // 2 + 1
     slots = {"c": q([complex(k, 1.0) for k in range(elements)])}
     value_of("@c+@c", slots)  # one pass: half the budget and one element
     _over_budget("@c+@c+@c", slots)
 
 
-def test_issue_8_the_budget_boundary_is_exact_for_a_stepped_body() -> None:
+def test_the_budget_boundary_is_exact_for_a_stepped_body() -> None:
     """Issue 8: a stepped `k^1` costs 5 units a step (the step, the power counted twice,
-    k and 1), so MAX_CALL_WORK / 5 steps run and one step more is refused up front."""
+    k and 1), so MAX_CALL_WORK / 5 steps run and one step more is refused up front.
+    Spec: docs/reference/limits.md (issue 8)."""
     steps = MAX_CALL_WORK // 5
     assert scalar(f"$sum_{{k=1}}^{{{steps}}}(k^1)") == steps * (steps + 1) / 2
     message = _over_budget(f"$sum_{{k=1}}^{{{steps + 1}}}(k^1)")
     assert f"{steps + 1} steps" in message
 
 
-def test_issue_8_nested_bounded_forms_are_refused_before_the_inner_one_runs() -> None:
+def test_nested_bounded_forms_are_refused_before_the_inner_one_runs() -> None:
+    """Spec: docs/reference/limits.md (issue 8)."""
     message = _over_budget("$sum_{i=1}^{1000}($prod_{j=1}^{1000}(1+j^1/1e9))")
     assert "1000 enclosing steps" in message
 
 
-def test_issue_8_vectorised_work_on_a_million_reals_still_runs() -> None:
-    """Issue 8: the budget does not refuse ordinary large real-array arithmetic."""
+def test_vectorised_work_on_a_million_reals_still_runs() -> None:
+    """Issue 8: the budget does not refuse ordinary large real-array arithmetic.
+    Spec: docs/reference/limits.md (issue 8)."""
     x = np.linspace(1.0, 2.0, MILLION)
     slots = {"x": q(x, "ohm"), "y": q(x[::-1].copy(), "ohm")}
     got = leaves("@x*2 + @y - @x/4", slots)
@@ -95,8 +102,9 @@ def test_issue_8_vectorised_work_on_a_million_reals_still_runs() -> None:
     assert scalar("$sum_{k=1}^{1000000}(k+k)") == MILLION * (MILLION + 1)
 
 
-def test_issue_8_a_failing_vectorised_attempt_does_not_retry_over_budget() -> None:
-    """The all-steps-at-once path never falls back to the steps once the budget is spent."""
+def test_a_failing_vectorised_attempt_does_not_retry_over_budget() -> None:
+    """The all-steps-at-once path never falls back to the steps once the budget is spent.
+    Spec: docs/reference/limits.md (issue 8)."""
     body = "+".join(["$sin(k)"] * 40)
     _over_budget(f"$sum_{{k=1}}^{{1000000}}({body})")
 
@@ -110,15 +118,17 @@ HUGE = {"c": q(complex(1e308, 1e308)), "big": q(complex(1.7e308, 1.7e308))}
     "formula",
     ["$inf^(1+1j)", "@c^@c", "$abs(@big)", "@big^(2+1j)", "$exp(@c*@c)", "$sin(@c*@c)"],
 )
-def test_issue_8_overflowing_complex_work_is_undefined_result(formula: str) -> None:
-    """Issue 8 (manual 8.2): overflow and huge complex powers are ENGINE_UNDEFINED_RESULT."""
+def test_overflowing_complex_work_is_undefined_result(formula: str) -> None:
+    """Issue 8 (manual 8.2): overflow and huge complex powers are ENGINE_UNDEFINED_RESULT.
+    Spec: docs/reference/limits.md (issue 8)."""
     message = refused(formula, ErrorCode.UNDEFINED_RESULT, HUGE)
     assert "\n" not in message
 
 
-def test_issue_8_a_dimension_exponent_past_any_double_is_refused_by_its_limit() -> None:
+def test_a_dimension_exponent_past_any_double_is_refused_by_its_limit() -> None:
     """Issue 8: `@x^1e308` with x in joules; the vector is refused like any vector over
-    MAX_DIMENSION_EXPONENT (ENGINE_INCOMPATIBLE_DIMENSION), its exponents spelled short."""
+    MAX_DIMENSION_EXPONENT (ENGINE_INCOMPATIBLE_DIMENSION), its exponents spelled short.
+    Spec: docs/reference/limits.md (issue 8)."""
     slots = {"x": q(2.0, "joule"), "m": q(1.0, "metre")}
     message = refused("@x^1e308", ErrorCode.INCOMPATIBLE_DIMENSION, slots)
     assert "MAX_DIMENSION_EXPONENT" in message and len(message) < 400
@@ -126,8 +136,9 @@ def test_issue_8_a_dimension_exponent_past_any_double_is_refused_by_its_limit() 
     assert "1e900" in deep
 
 
-def test_issue_8_polar_form_of_a_complex_near_the_largest_double() -> None:
-    """Issue 8: `get` with form polar of a complex whose magnitude overflows."""
+def test_polar_form_of_a_complex_near_the_largest_double_stays_finite() -> None:
+    """Issue 8: `get` with form polar of a complex whose magnitude overflows.
+    Spec: docs/reference/limits.md (issue 8)."""
     big = set_value({"re": 1.7e308, "im": 1.7e308})
     refusal = render_value(big, "polar", None, None)
     assert isinstance(refusal, Failure) and refusal.code is ErrorCode.UNDEFINED_RESULT
@@ -136,15 +147,17 @@ def test_issue_8_polar_form_of_a_complex_near_the_largest_double() -> None:
     assert not isinstance(fits, Failure) and fits["mag"] > 1e308  # type: ignore[index]
 
 
-def test_issue_8_rounding_the_largest_double_keeps_it_finite() -> None:
-    """get with digits: rounding 1.7976931348623157e308 to 2 digits would leave the doubles."""
+def test_rounding_the_largest_double_keeps_it_finite() -> None:
+    """get with digits: rounding 1.7976931348623157e308 to 2 digits would leave the doubles.
+    Spec: docs/reference/limits.md (issue 8)."""
     largest = set_value({"num": 1.7976931348623157e308})
     shown = render_value(largest, None, 2, None)
     text = "1.7976931348623157e308"
     assert shown == {"num": 1.7976931348623157e308, "text": text, "dim": "dim-less"}
 
 
-def test_issue_8_the_sum_of_a_constant_body_runs_at_once_and_matches_the_steps() -> None:
+def test_the_sum_of_a_constant_body_runs_at_once_and_matches_the_steps() -> None:
+    """Spec: docs/reference/limits.md (issue 8)."""
     result = evaluate("$sum_{k=1}^{1000}(0.1)", {})
     stepped = evaluate("$sum_{k=1}^{1000}(0.1*1^k)", {})
     assert isinstance(result, Evaluated) and isinstance(stepped, Evaluated)
@@ -154,11 +167,12 @@ def test_issue_8_the_sum_of_a_constant_body_runs_at_once_and_matches_the_steps()
 @pytest.mark.parametrize("digits", [None, 1, 3, 9, 17, 40])
 @pytest.mark.parametrize("dim", [None, "degC"])
 @pytest.mark.parametrize("form", [None, "rect", "polar"])
-def test_issue_8_get_rounds_a_real_array_at_once_exactly_as_element_by_element(
+def test_get_rounds_a_real_array_at_once_exactly_as_element_by_element(
     digits: int | None, dim: str | None, form: str | None
 ) -> None:
     """Issue 8 (speed of a million-element get; manual 3.4): the whole-array rounding of
-    `get` with digits gives, element for element and type for type, what one scalar gets."""
+    `get` with digits gives, element for element and type for type, what one scalar gets.
+    Spec: docs/reference/limits.md (issue 8)."""
     rng = np.random.default_rng(3)
     wide = rng.standard_normal(2_000) * 10.0 ** rng.integers(-300, 300, 2_000)
     edges = [0.0, -0.0, 1.7976931348623157e308, -1.7976931348623157e308, 5e-324, 2.5, 1e16]
@@ -177,19 +191,21 @@ def test_issue_8_get_rounds_a_real_array_at_once_exactly_as_element_by_element(
         assert got == want and repr(got) == repr(want), (i, values[i])
 
 
-def test_issue_8_the_angle_of_a_complex_whose_angle_underflows_is_zero() -> None:
+def test_the_angle_of_a_complex_whose_angle_underflows_is_zero() -> None:
     """Found by fuzzing: cmath.phase raised on 1.7e308+5e-324j (an angle below the
-    smallest double); $arg and get's polar form answer 0 like atan2."""
+    smallest double); $arg and get's polar form answer 0 like atan2.
+    Spec: docs/reference/limits.md (issue 8)."""
     slots = {"b": set_value({"re": 1.7e308, "im": 5e-324})}
     assert scalar("$arg(@b)", slots) == 0.0
     polar = render_value(slots["b"], "polar", None, None)
     assert polar == {"mag": 1.7e308, "ang": 0, "dim": "dim-less"}
 
 
-def test_issue_8_reading_many_large_arrays_is_charged_for_the_row_that_keeps_them() -> None:
+def test_reading_many_large_arrays_is_charged_for_the_row_that_keeps_them() -> None:
     """Issue 8: every array a formula reads is written into its trace row (manual 7.3,
     vars), so reading ten million-element slots would write ten million numbers; each
-    first read is charged before it happens."""
+    first read is charged before it happens.
+    Spec: docs/reference/limits.md (issue 8)."""
     slots = {f"a{i}": q(np.zeros(MILLION)) for i in range(10)}
     formula = "+".join(f"@a{i}" for i in range(10))
     message = _over_budget(formula, slots)

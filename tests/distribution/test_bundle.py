@@ -167,6 +167,7 @@ def _check(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.node
 def test_mcpb_validate_accepts_the_bundle_and_mcpb_pack_packs_it(tmp_path: Path) -> None:
     out = tmp_path / "reckoner.mcpb"
     done = _check(tmp_path, str(out))
@@ -177,6 +178,7 @@ def test_mcpb_validate_accepts_the_bundle_and_mcpb_pack_packs_it(tmp_path: Path)
         assert json.loads(archive.read("manifest.json")) == MANIFEST
 
 
+@pytest.mark.node
 def test_mcpb_validate_refuses_a_manifest_outside_the_specification(tmp_path: Path) -> None:
     """The CLI really judges the manifest: a server type the spec does not name fails it."""
     broken = tmp_path / "bundle"

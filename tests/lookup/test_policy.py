@@ -21,7 +21,8 @@ from reckoner.lookup.policy import (
 )
 
 
-def test_12_4_the_code_defaults() -> None:
+def test_without_preset_or_override_the_code_defaults_apply() -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     resolution = resolve({}, {})
     policy = resolution.policy
     assert policy.tier == "strict" and policy.allowed_hosts == DEFAULT_ALLOWED_HOSTS
@@ -38,7 +39,8 @@ def test_12_4_the_code_defaults() -> None:
     assert set(resolution.source.values()) == {"default"} and resolution.notes == ()
 
 
-def test_12_4_the_override_beats_the_preset_beats_the_defaults_field_by_field() -> None:
+def test_the_override_beats_the_preset_beats_the_defaults_field_by_field() -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     preset = {"maxResults": 5, "enrich": {"pages": 1, "charsPerPage": 900}}
     override = {"maxResults": 7, "enrich": {"pages": 2}}
     resolution = resolve(preset, override)
@@ -63,9 +65,10 @@ def test_12_4_the_override_beats_the_preset_beats_the_defaults_field_by_field() 
         ({"synthesis": {"model": ""}}, "synthesis.model"),
     ],
 )
-def test_12_4_an_unusable_value_is_reported_and_replaced_by_the_layer_below(
+def test_an_unusable_value_is_reported_and_replaced_by_the_layer_below(
     override: dict[str, Any], key: str
 ) -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     preset = {"maxResults": 5, "tier": "open"}
     resolution = resolve(preset, override)
     (note,) = resolution.notes
@@ -73,7 +76,8 @@ def test_12_4_an_unusable_value_is_reported_and_replaced_by_the_layer_below(
     assert resolution.source[key] in ("preset", "default")
 
 
-def test_12_4_an_empty_allow_list_is_a_decision() -> None:
+def test_an_empty_allow_list_is_a_decision() -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     policy = resolve({}, {"allowedHosts": []}).policy
     assert policy.allowed_hosts == ()
     assert not policy.allows("https://en.wikipedia.org/wiki/Copper")
@@ -102,11 +106,13 @@ def test_12_4_an_empty_allow_list_is_a_decision() -> None:
         ("https://[::1]/x", False),
     ],
 )
-def test_12_4_strict_allow_list_matching_on_label_boundaries(url: str, allowed: bool) -> None:
+def test_strict_allow_list_matching_on_label_boundaries(url: str, allowed: bool) -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     assert resolve({}, {}).policy.allows(url) is allowed
 
 
-def test_12_4_open_keeps_every_http_source_and_no_other() -> None:
+def test_open_keeps_every_http_source_and_no_other() -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     policy = resolve({"tier": "open"}, {}).policy
     assert policy.allows("https://anything.example/x")
     assert not policy.allows("file:///etc/passwd")
@@ -115,7 +121,8 @@ def test_12_4_open_keeps_every_http_source_and_no_other() -> None:
 @given(
     st.from_regex(r"[a-z0-9]{1,10}", fullmatch=True), st.from_regex(r"[a-z]{1,8}", fullmatch=True)
 )
-def test_12_4_a_letter_prefix_never_matches(prefix: str, label: str) -> None:
+def test_a_letter_prefix_never_matches(prefix: str, label: str) -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     pattern = f"{label}.org"
     assert not host_matches(f"{prefix}{pattern}", pattern)
     assert host_matches(f"{prefix}.{pattern}", pattern)
@@ -129,7 +136,8 @@ def test_host_normalisation() -> None:
     assert url_host("https://[::1]:8/x") == "::1"
 
 
-def test_11_2_merge_override_sets_clears_and_refuses() -> None:
+def test_merge_override_sets_clears_and_refuses() -> None:
+    """Spec: docs/guide/panel.md (the Settings tab)."""
     stored = {"maxResults": 5, "enrich": {"pages": 2}, "unknownFromNewerBuild": 1}
     merged = merge_override(stored, {"enrich.pages": None, "tier": "open"})
     assert merged == {"maxResults": 5, "unknownFromNewerBuild": 1, "tier": "open"}

@@ -43,9 +43,10 @@ def _default_policy_row() -> dict[str, Any]:
     }
 
 
-def test_12_1_an_answered_lookup_gives_the_model_the_answer_and_origin_alone(
+def test_an_answered_lookup_gives_the_model_the_answer_and_origin_alone(
     lookups: Lookups,
 ) -> None:
+    """Spec: docs/reference/tools.md (the search tool's contract)."""
     _answering(lookups, Source(WIKI, "Copper - Wikipedia"))
     lookups.start()
     receipt = lookups.search()
@@ -54,7 +55,8 @@ def test_12_1_an_answered_lookup_gives_the_model_the_answer_and_origin_alone(
     assert "http" not in json.dumps(receipt) and "cited" not in json.dumps(receipt)
 
 
-def test_12_5_the_answered_row_has_the_exact_shape(lookups: Lookups) -> None:
+def test_the_answered_row_has_the_exact_shape(lookups: Lookups) -> None:
+    """Spec: docs/guide/lookup.md (the recorded fact)."""
     _answering(lookups, Source(WIKI, "Copper - Wikipedia"), Source("https://evil.example/x"))
     lookups.start()
     lookups.search()
@@ -105,7 +107,8 @@ def test_12_5_the_answered_row_has_the_exact_shape(lookups: Lookups) -> None:
     ]
 
 
-def test_12_3_the_question_goes_verbatim_and_extraction_is_a_bare_call(lookups: Lookups) -> None:
+def test_the_question_goes_verbatim_and_extraction_is_a_bare_call(lookups: Lookups) -> None:
+    """Spec: docs/guide/lookup.md (the pipeline of one lookup)."""
     _answering(lookups, Source(WIKI, "Copper - Wikipedia"))
     lookups.start()
     question = "What is the density of copper at 20 degC, in g/cm3?"
@@ -124,7 +127,8 @@ def test_12_3_the_question_goes_verbatim_and_extraction_is_a_bare_call(lookups: 
     assert ANTHROPIC_KEY in (sent.get("x-api-key", ""), sent.get("authorization", "")[7:])
 
 
-def test_12_3_openai_responses_with_url_citations(lookups: Lookups) -> None:
+def test_openai_responses_url_citations_become_the_candidates(lookups: Lookups) -> None:
+    """Spec: docs/guide/lookup.md (the pipeline of one lookup)."""
     lookups.use_openai_only()
     lookups.restart()
     _answering(lookups, Source(WIKI, "Copper - Wikipedia", "Copper density is 8.96 g/cm3"))
@@ -146,7 +150,8 @@ def test_12_3_openai_responses_with_url_citations(lookups: Lookups) -> None:
     assert lookups.openai.headers[0]["authorization"] == f"Bearer {OPENAI_KEY}"
 
 
-def test_12_1_origin_github_when_every_source_relied_on_is_github(lookups: Lookups) -> None:
+def test_origin_github_when_every_source_relied_on_is_github(lookups: Lookups) -> None:
+    """Spec: docs/reference/tools.md (the search tool's contract)."""
     _answering(
         lookups,
         Source("https://github.com/org/repo/blob/main/README.md"),
@@ -158,7 +163,8 @@ def test_12_1_origin_github_when_every_source_relied_on_is_github(lookups: Looku
     assert lookups.search()["origin"] == "github"
 
 
-def test_12_1_origin_web_on_the_open_tier(lookups: Lookups) -> None:
+def test_origin_web_on_the_open_tier(lookups: Lookups) -> None:
+    """Spec: docs/reference/tools.md (the search tool's contract)."""
     lookups.override({"tier": "open"})
     _answering(lookups, Source("https://materials.example.com/cu"))
     lookups.start()
@@ -167,7 +173,8 @@ def test_12_1_origin_web_on_the_open_tier(lookups: Lookups) -> None:
     assert content["tier"] == "open" and len(content["used"]) == 1
 
 
-def test_12_4_strict_matches_hosts_on_label_boundaries(lookups: Lookups) -> None:
+def test_strict_matches_hosts_on_label_boundaries(lookups: Lookups) -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     sources = [
         Source("https://evilwikipedia.org/copper"),
         Source("https://en.wikipedia.org.evil.example/copper"),
@@ -189,7 +196,8 @@ def test_12_4_strict_matches_hosts_on_label_boundaries(lookups: Lookups) -> None
     ]
 
 
-def test_12_4_a_non_http_citation_is_a_candidate_never_used(lookups: Lookups) -> None:
+def test_a_non_http_citation_is_a_candidate_never_used(lookups: Lookups) -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     lookups.override({"tier": "open"})
     _answering(lookups, Source("ftp://wikipedia.org/copper"), Source("javascript:alert(1)"))
     lookups.start()
@@ -200,7 +208,8 @@ def test_12_4_a_non_http_citation_is_a_candidate_never_used(lookups: Lookups) ->
     assert lookups.anthropic.extractions() == []
 
 
-def test_12_6_no_allowed_source_is_insufficient_before_any_extraction(lookups: Lookups) -> None:
+def test_no_allowed_source_is_insufficient_before_any_extraction(lookups: Lookups) -> None:
+    """Spec: docs/reference/codes.md (the lookup's failure codes)."""
     _answering(lookups, Source("https://blog.example.com/copper"))
     lookups.start()
     receipt = lookups.search()
@@ -215,7 +224,8 @@ def test_12_6_no_allowed_source_is_insufficient_before_any_extraction(lookups: L
     assert lookups.anthropic.extractions() == []
 
 
-def test_12_4_an_explicitly_empty_allow_list_answers_nothing(lookups: Lookups) -> None:
+def test_an_explicitly_empty_allow_list_answers_nothing(lookups: Lookups) -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     lookups.override({"allowedHosts": []})
     _answering(lookups, Source(WIKI))
     lookups.start()
@@ -223,7 +233,8 @@ def test_12_4_an_explicitly_empty_allow_list_answers_nothing(lookups: Lookups) -
     assert lookups.search_rows()[0]["content"]["policy"]["allowedHosts"] == []
 
 
-def test_12_6_extraction_answering_insufficient(lookups: Lookups) -> None:
+def test_extraction_answering_insufficient_is_search_insufficient(lookups: Lookups) -> None:
+    """Spec: docs/reference/codes.md (the lookup's failure codes)."""
     _answering(lookups, Source(WIKI))
     lookups.anthropic.script.extract_text = reply_json("", [], insufficient=True)
     lookups.start()
@@ -246,9 +257,10 @@ def test_12_6_extraction_answering_insufficient(lookups: Lookups) -> None:
         'Sure! {"answer": "8.96 g/cm3", "used": [0], "insufficient": false}',
     ],
 )
-def test_12_3_a_reply_that_is_not_the_object_is_failed_and_stays_in_the_record(
+def test_a_reply_that_is_not_the_object_is_failed_and_stays_in_the_record(
     lookups: Lookups, reply: str
 ) -> None:
+    """Spec: docs/guide/lookup.md (the pipeline of one lookup)."""
     _answering(lookups, Source(WIKI))
     lookups.anthropic.script.extract_text = reply
     lookups.start()
@@ -261,14 +273,16 @@ def test_12_3_a_reply_that_is_not_the_object_is_failed_and_stays_in_the_record(
     assert content["synthesis"]["answer"] is None
 
 
-def test_12_3_a_fenced_json_object_is_read(lookups: Lookups) -> None:
+def test_a_fenced_json_object_is_read(lookups: Lookups) -> None:
+    """Spec: docs/guide/lookup.md (the pipeline of one lookup)."""
     _answering(lookups, Source(WIKI))
     lookups.anthropic.script.extract_text = "```json\n" + reply_json(ANSWER, [0]) + "\n```"
     lookups.start()
     assert lookups.search()["answer"] == ANSWER
 
 
-def test_12_4_the_answer_is_cut_to_answer_max_chars(lookups: Lookups) -> None:
+def test_the_answer_is_cut_to_answer_max_chars(lookups: Lookups) -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     lookups.override({"answerMaxChars": 20})
     _answering(lookups, Source(WIKI))
     lookups.start()
@@ -277,9 +291,10 @@ def test_12_4_the_answer_is_cut_to_answer_max_chars(lookups: Lookups) -> None:
     assert lookups.search_rows()[0]["content"]["synthesis"]["answer"] == answer
 
 
-def test_12_6_budget_refuses_before_the_provider_and_survives_a_restart(
+def test_budget_refuses_before_the_provider_and_survives_a_restart(
     lookups: Lookups,
 ) -> None:
+    """Spec: docs/reference/codes.md (the lookup's failure codes)."""
     lookups.override({"maxSearchesPerRecord": 2, "cacheDays": 0})  # each asks the provider
     _answering(lookups, Source(WIKI))
     lookups.start()
@@ -304,7 +319,8 @@ def test_12_6_budget_refuses_before_the_provider_and_survives_a_restart(
     assert lookups.search()["ok"] is True
 
 
-def test_7_4_replay_treats_search_rows_as_facts(lookups: Lookups) -> None:
+def test_replay_treats_search_rows_as_facts(lookups: Lookups) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     _answering(lookups, Source(WIKI))
     lookups.start()
     lookups.search()
@@ -317,7 +333,8 @@ def test_7_4_replay_treats_search_rows_as_facts(lookups: Lookups) -> None:
     assert [row["seq"] for row in lookups.rows()] == [1, 2, 3, 4, 5]
 
 
-def test_12_6_no_provider_configured_names_what_to_set(lookups: Lookups) -> None:
+def test_no_provider_configured_names_what_to_set(lookups: Lookups) -> None:
+    """Spec: docs/reference/codes.md (the lookup's failure codes)."""
     lookups.env.clear()
     lookups.start()
     receipt = lookups.search()
@@ -336,9 +353,10 @@ def test_12_6_no_provider_configured_names_what_to_set(lookups: Lookups) -> None
         (503, "HTTP 503"),
     ],
 )
-def test_12_6_provider_http_failures_are_unavailable_and_never_leak_the_key(
+def test_provider_http_failures_are_unavailable_and_never_leak_the_key(
     lookups: Lookups, status: int, words: str
 ) -> None:
+    """Spec: docs/reference/codes.md (the lookup's failure codes)."""
     lookups.anthropic.script.search_status = status
     lookups.anthropic.script.error_body = json.dumps(
         {"type": "error", "error": {"type": "x", "message": f"bad key {ANTHROPIC_KEY}"}}
@@ -351,7 +369,8 @@ def test_12_6_provider_http_failures_are_unavailable_and_never_leak_the_key(
     assert lookups.call("record_message", {"text": "still serving"}) == {"ok": True}
 
 
-def test_12_6_openai_http_failure_is_unavailable(lookups: Lookups) -> None:
+def test_openai_http_failure_is_unavailable(lookups: Lookups) -> None:
+    """Spec: docs/reference/codes.md (the lookup's failure codes)."""
     lookups.use_openai_only()
     lookups.restart()
     lookups.openai.script.search_status = 401
@@ -362,7 +381,8 @@ def test_12_6_openai_http_failure_is_unavailable(lookups: Lookups) -> None:
     assert OPENAI_KEY not in json.dumps(lookups.rows()) + lookups.log_text()
 
 
-def test_12_6_a_provider_that_does_not_answer_in_time(lookups: Lookups) -> None:
+def test_a_provider_that_does_not_answer_in_time_is_unavailable(lookups: Lookups) -> None:
+    """Spec: docs/reference/codes.md (the lookup's failure codes)."""
     lookups.anthropic.script.search_delay = 3.0
     lookups.start()
     receipt = lookups.search()
@@ -372,7 +392,8 @@ def test_12_6_a_provider_that_does_not_answer_in_time(lookups: Lookups) -> None:
 @pytest.mark.parametrize(
     "body", [b"not json at all", b'{"content": 5}', b'{"type": "message", "content": [{"x": 1}]}']
 )
-def test_12_6_a_malformed_provider_response_is_unavailable(lookups: Lookups, body: bytes) -> None:
+def test_a_malformed_provider_response_is_unavailable(lookups: Lookups, body: bytes) -> None:
+    """Spec: docs/reference/codes.md (the lookup's failure codes)."""
     lookups.anthropic.script.search_raw = body
     lookups.start()
     receipt = lookups.search()
@@ -382,7 +403,8 @@ def test_12_6_a_malformed_provider_response_is_unavailable(lookups: Lookups, bod
     assert lookups.call("record_message", {"text": "still serving"}) == {"ok": True}
 
 
-def test_12_6_extraction_failure_keeps_a_synthesis_without_answer(lookups: Lookups) -> None:
+def test_extraction_failure_keeps_a_synthesis_without_answer(lookups: Lookups) -> None:
+    """Spec: docs/reference/codes.md (the lookup's failure codes)."""
     _answering(lookups, Source(WIKI))
     lookups.anthropic.script.extract_status = 529
     lookups.start()
@@ -391,7 +413,8 @@ def test_12_6_extraction_failure_keeps_a_synthesis_without_answer(lookups: Looku
     assert synthesis["answer"] is None and synthesis["promptVersion"] == PROMPT_VERSION
 
 
-def test_12_6_no_open_record_writes_nothing_and_calls_no_provider(lookups: Lookups) -> None:
+def test_no_open_record_writes_nothing_and_calls_no_provider(lookups: Lookups) -> None:
+    """Spec: docs/reference/codes.md (the lookup's failure codes)."""
     receipt = lookups.search()
     assert receipt["code"] == "ENGINE_OPEN_RECORD_NOT_FOUND"
     assert "record_start" in receipt["error"]
@@ -412,9 +435,10 @@ def test_12_6_no_open_record_writes_nothing_and_calls_no_provider(lookups: Looku
         (["q"], "JSON object"),
     ],
 )
-def test_12_1_a_bad_question_is_refused_with_one_row_and_no_provider_call(
+def test_a_bad_question_is_refused_with_one_row_and_no_provider_call(
     lookups: Lookups, args: Any, words: str
 ) -> None:
+    """Spec: docs/reference/tools.md (the search tool's contract)."""
     lookups.start()
     receipt = lookups.call("search", args)
     assert receipt["ok"] is False and receipt["code"] == "ENGINE_INVALID_ARGS"
@@ -427,9 +451,10 @@ def test_12_1_a_bad_question_is_refused_with_one_row_and_no_provider_call(
     assert lookups.anthropic.requests == []
 
 
-def test_12_4_three_layers_and_a_settings_write_reaching_the_next_lookup(
+def test_three_layers_and_a_settings_write_reaching_the_next_lookup(
     lookups: Lookups,
 ) -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     lookups.preset.update({"maxResults": 3, "answerMaxChars": 500})
     sources = [Source(f"https://nist.gov/{i}") for i in range(5)]
     _answering(lookups, *sources)
@@ -446,7 +471,8 @@ def test_12_4_three_layers_and_a_settings_write_reaching_the_next_lookup(
     assert content["policy"]["answerMaxChars"] == 500
 
 
-def test_12_4_an_unusable_value_is_logged_and_replaced_never_fatal(lookups: Lookups) -> None:
+def test_an_unusable_value_is_logged_and_replaced_never_fatal(lookups: Lookups) -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     lookups.preset.update({"maxResults": 3})
     lookups.override({"maxResults": "lots", "tier": "medium", "enrich": {"pages": -1}})
     _answering(lookups, Source(WIKI))
@@ -458,9 +484,10 @@ def test_12_4_an_unusable_value_is_logged_and_replaced_never_fatal(lookups: Look
     assert "maxResults" in log and "'lots'" in log and "tier" in log and "enrich.pages" in log
 
 
-def test_12_3_both_keys_set_uses_anthropic_unless_the_variable_says_openai(
+def test_both_keys_set_uses_anthropic_unless_the_variable_says_openai(
     lookups: Lookups,
 ) -> None:
+    """Spec: docs/guide/lookup.md (the pipeline of one lookup)."""
     lookups.env.update(
         {"OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": lookups.openai.root + "/v1"}
     )
@@ -474,7 +501,8 @@ def test_12_3_both_keys_set_uses_anthropic_unless_the_variable_says_openai(
     assert len(lookups.openai.searches()) == 1
 
 
-def test_12_4_synthesis_provider_and_model_route_the_extractive_step(lookups: Lookups) -> None:
+def test_synthesis_provider_and_model_route_the_extractive_step(lookups: Lookups) -> None:
+    """Spec: docs/guide/lookup.md (the policy of the row)."""
     lookups.env.update(
         {"OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": lookups.openai.root + "/v1"}
     )
@@ -491,7 +519,8 @@ def test_12_4_synthesis_provider_and_model_route_the_extractive_step(lookups: Lo
     assert synthesis["provider"] == "openai" and synthesis["model"] == "gpt-5.4-mini"
 
 
-def test_12_3_the_model_variable_names_the_model(lookups: Lookups) -> None:
+def test_the_model_variable_names_the_model(lookups: Lookups) -> None:
+    """Spec: docs/guide/lookup.md (the pipeline of one lookup)."""
     lookups.env["ANTHROPIC_MODEL"] = "deepseek-chat"
     _answering(lookups, Source(WIKI))
     lookups.start()
@@ -499,7 +528,8 @@ def test_12_3_the_model_variable_names_the_model(lookups: Lookups) -> None:
     assert {r["model"] for r in lookups.anthropic.requests} == {"deepseek-chat"}
 
 
-def test_12_pure_engine_has_no_search_tool(tmp_path: Any) -> None:
+def test_pure_engine_has_no_search_tool(tmp_path: Any) -> None:
+    """Spec: docs/guide/lookup.md (the outside lookup)."""
     from reckoner import Engine
 
     with Engine(tmp_path / "pure") as engine:
@@ -508,8 +538,9 @@ def test_12_pure_engine_has_no_search_tool(tmp_path: Any) -> None:
     assert receipt["code"] == "ENGINE_INVALID_ARGS" and "unknown tool 'search'" in receipt["error"]
 
 
-def test_12_5_a_running_lookup_counts_against_the_budget(lookups: Lookups) -> None:
-    """Two lookups at once with one left: the second is refused, never both answered."""
+def test_a_running_lookup_counts_against_the_budget(lookups: Lookups) -> None:
+    """Two lookups at once with one left: the second is refused, never both answered.
+    Spec: docs/guide/lookup.md (the recorded fact)."""
     lookups.override({"maxSearchesPerRecord": 1})
     _answering(lookups, Source(WIKI))
     lookups.anthropic.script.search_delay = 0.5
@@ -522,7 +553,8 @@ def test_12_5_a_running_lookup_counts_against_the_budget(lookups: Lookups) -> No
     assert [r["content"]["outcome"] for r in lookups.search_rows()] == ["refused", "answered"]
 
 
-def test_7_2_a_lookup_whose_record_closed_meanwhile_writes_nowhere(lookups: Lookups) -> None:
+def test_a_lookup_whose_record_closed_meanwhile_writes_nowhere(lookups: Lookups) -> None:
+    """Spec: docs/guide/records.md (trace rows)."""
     _answering(lookups, Source(WIKI))
     lookups.anthropic.script.search_delay = 0.5
     lookups.start()
@@ -561,9 +593,10 @@ def _while_searching(lookups: Lookups, meanwhile: Callable[[], dict[str, Any]]) 
         (200, b'{"output": 7}', "unexpected shape"),
     ],
 )
-def test_12_6_openai_faults_are_unavailable_and_the_tool_keeps_serving(
+def test_openai_faults_are_unavailable_and_the_tool_keeps_serving(
     lookups: Lookups, status: int, raw: bytes | None, words: str
 ) -> None:
+    """Spec: docs/reference/codes.md (the lookup's failure codes)."""
     lookups.use_openai_only()
     lookups.restart()
     lookups.openai.script.search_status = status
@@ -577,8 +610,9 @@ def test_12_6_openai_faults_are_unavailable_and_the_tool_keeps_serving(
     assert lookups.search()["ok"] is True
 
 
-def test_12_the_pure_preset_loads_no_provider_sdk() -> None:
-    """The pure preset reaches nothing: serving it never imports a provider SDK."""
+def test_the_pure_preset_loads_no_provider_sdk() -> None:
+    """The pure preset reaches nothing: serving it never imports a provider SDK.
+    Spec: docs/guide/lookup.md (the outside lookup)."""
     import subprocess
     import sys
 
@@ -590,9 +624,10 @@ def test_12_the_pure_preset_loads_no_provider_sdk() -> None:
     assert done.stdout.strip() == "[]"
 
 
-def test_12_5_every_outcome_has_one_row_of_the_same_shape(lookups: Lookups) -> None:
+def test_every_outcome_has_one_row_of_the_same_shape(lookups: Lookups) -> None:
     """answered, insufficient (before and after synthesis), failed (with the raw reply kept)
-    and refused: one row each, the same keys in the same order, synthesis only once it ran."""
+    and refused: one row each, the same keys in the same order, synthesis only once it ran.
+    Spec: docs/guide/lookup.md (the recorded fact)."""
     lookups.override({"maxSearchesPerRecord": 4, "cacheDays": 0})
     lookups.start()
     _answering(lookups, Source(WIKI))

@@ -28,9 +28,10 @@ ANSWER = "Copper's density is 8.96 g/cm3 near room temperature."
 WIKI = "https://en.wikipedia.org/wiki/Copper"
 
 
-def test_12_the_presets_are_derived_from_the_tools_one_per_tool_and_one_with_both() -> None:
+def test_the_presets_are_derived_from_the_tools_one_per_tool_and_one_with_both() -> None:
     """The contract names four presets: the pure one, one per preset tool (its own), and the
-    one serving both, each tool's presets naming its own first."""
+    one serving both, each tool's presets naming its own first.
+    Spec: docs/reference/tools.md (issue 12: the tools per preset)."""
     assert (
         PURE_PRESET,
         *(tool.own_preset for tool in PRESET_TOOLS),
@@ -47,9 +48,10 @@ def _own_rules(tool_preset: str) -> str:
     return (resources.files("reckoner.server") / "presets" / f"{tool_preset}.md").read_text("utf-8")
 
 
-def test_12_the_combined_persona_is_the_one_tool_texts_composed_and_renumbered() -> None:
+def test_the_combined_persona_is_the_one_tool_texts_composed_and_renumbered() -> None:
     """No third copy of the rules: the combined persona is the pure persona, then search's
-    own rules, then compute's, their numbers following on (6-8, then 9-10)."""
+    own rules, then compute's, their numbers following on (6-8, then 9-10).
+    Spec: docs/reference/tools.md (issue 12: the tools per preset)."""
     folder = resources.files("reckoner.server") / "presets"
     assert not (folder / f"{SEARCH_AND_COMPUTE_PRESET}.md").is_file()
     pure = persona(PURE_PRESET)
@@ -67,12 +69,13 @@ def test_12_the_combined_persona_is_the_one_tool_texts_composed_and_renumbered()
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
-def test_12_every_preset_serves_its_tools_and_persona_and_only_search_reaches_a_provider(
+def test_every_preset_serves_its_tools_and_persona_and_only_search_reaches_a_provider(
     preset: str, tmp_path: Path, fakes: None, anthropic_fake: FakeAnthropic
 ) -> None:
     """Each preset lists exactly its contract tools with its persona as the instructions; a
     preset without search answers a search call as an unknown tool and never asks the
-    provider, one without compute never runs one."""
+    provider, one without compute never runs one.
+    Spec: docs/reference/tools.md (issue 12: the tools per preset)."""
     anthropic_fake.script.sources = [Source(WIKI, "Copper - Wikipedia")]
     anthropic_fake.script.extract_text = reply_json(ANSWER, [0])
     project = tmp_path / "proj"
@@ -110,12 +113,13 @@ def test_12_every_preset_serves_its_tools_and_persona_and_only_search_reaches_a_
         assert not (project / "Computation").exists()
 
 
-def test_12_search_and_compute_over_stdio_write_their_rows_and_the_archive(
+def test_search_and_compute_over_stdio_write_their_rows_and_the_archive(
     tmp_path: Path, fakes: None, anthropic_fake: FakeAnthropic
 ) -> None:
     """The combined preset over a real client: the tools, the composed instructions, a
     lookup through the fake provider and a python run, each a row of the open record, the
-    run archived under Computation/reckoner-with-search-and-compute-<project>-<hash>/."""
+    run archived under Computation/reckoner-with-search-and-compute-<project>-<hash>/.
+    Spec: docs/reference/tools.md (issue 12: the tools per preset)."""
     anthropic_fake.script.sources = [Source(WIKI, "Copper - Wikipedia")]
     anthropic_fake.script.extract_text = reply_json(ANSWER, [0])
     home, project = tmp_path / "home", tmp_path / "bar"
@@ -164,8 +168,9 @@ def test_12_search_and_compute_over_stdio_write_their_rows_and_the_archive(
     assert len(anthropic_fake.requests) >= 1
 
 
-def test_12_the_readme_and_the_serve_help_name_every_preset_the_contract_has() -> None:
-    """The docs and `reckoner serve --help` list the presets from the contract, none missing."""
+def test_the_readme_and_the_serve_help_name_every_preset_the_contract_has() -> None:
+    """The docs and `reckoner serve --help` list the presets from the contract, none missing.
+    Spec: docs/reference/tools.md (issue 12: the tools per preset)."""
     import os
     import subprocess
     import sys

@@ -35,9 +35,10 @@ def _fields(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {f["key"]: f for f in view["search"]["fields"]}
 
 
-def test_11_2_the_search_section_shows_three_layers_and_the_effective_value(
+def test_the_search_section_shows_three_layers_and_the_effective_value(
     client: TestClient,
 ) -> None:
+    """Spec: docs/guide/panel.md (the Settings tab)."""
     fields = _fields(client.get(f"{API}/settings").json())
     assert list(fields) == [f.name for f in FIELDS]
     tier = fields["tier"]
@@ -52,7 +53,8 @@ def test_11_2_the_search_section_shows_three_layers_and_the_effective_value(
     assert fields["synthesis.model"]["effective"] is None
 
 
-def test_11_2_a_put_sets_clears_and_resets_overrides(client: TestClient, tmp_path: Path) -> None:
+def test_a_put_sets_clears_and_resets_overrides(client: TestClient, tmp_path: Path) -> None:
+    """Spec: docs/guide/panel.md (the Settings tab)."""
     state = tmp_path / "home" / "state.json"
     answer = client.put(
         f"{API}/settings",
@@ -86,9 +88,10 @@ def test_11_2_a_put_sets_clears_and_resets_overrides(client: TestClient, tmp_pat
         ({"search": ["tier"]}, "must be an object of policy keys"),
     ],
 )
-def test_11_2_an_unusable_value_is_refused_with_one_sentence_and_nothing_saved(
+def test_an_unusable_value_is_refused_with_one_sentence_and_nothing_saved(
     client: TestClient, tmp_path: Path, body: Any, words: str
 ) -> None:
+    """Spec: docs/guide/panel.md (the Settings tab)."""
     answer = client.put(f"{API}/settings", json=body)
     assert answer.status_code == 400 and words in answer.json()["error"]
     assert not (tmp_path / "home" / "state.json").exists()
@@ -126,9 +129,10 @@ def _solve_with_lookups(lookups: Lookups) -> str:
     return lookups.engine.open_record_id
 
 
-def test_11_1_the_lookup_card_shows_question_answer_and_collapsible_sources(
+def test_the_lookup_card_shows_question_answer_and_collapsible_sources(
     lookups: Lookups, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     record_id = _solve_with_lookups(lookups)
     with BackgroundPanel(lookups.home, poll_ms=200) as panel:
         page.goto(f"{panel.login_url}#/records/{record_id}")
@@ -162,7 +166,8 @@ def test_11_1_the_lookup_card_shows_question_answer_and_collapsible_sources(
         assert colour != plain  # the warning accent
 
 
-def test_11_2_the_search_policy_block_edits_the_override_layer(lookups: Lookups, page: Any) -> None:
+def test_the_search_policy_block_edits_the_override_layer(lookups: Lookups, page: Any) -> None:
+    """Spec: docs/guide/panel.md (the Settings tab)."""
     state = lookups.home / "state.json"
     lookups.override({"maxResults": 5})
     with BackgroundPanel(lookups.home, poll_ms=200) as panel:
@@ -201,7 +206,8 @@ def test_11_2_the_search_policy_block_edits_the_override_layer(lookups: Lookups,
         assert lookups.search_rows()[-1]["content"]["policy"]["maxResults"] == 1
 
 
-def test_11_2_the_restart_line_shows_while_restart_is_required(lookups: Lookups, page: Any) -> None:
+def test_the_restart_line_shows_while_restart_is_required(lookups: Lookups, page: Any) -> None:
+    """Spec: docs/guide/panel.md (the Settings tab)."""
     from reckoner.storage.home import HomeLayout
     from reckoner.storage.state_file import StateFile
 

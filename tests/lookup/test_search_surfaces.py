@@ -31,9 +31,10 @@ ANSWER = "Copper's density is 8.96 g/cm3 near room temperature."
 WIKI = "https://en.wikipedia.org/wiki/Copper"
 
 
-def test_12_search_over_stdio_through_a_real_mcp_client(
+def test_search_over_stdio_through_a_real_mcp_client(
     tmp_path: Path, fakes: None, anthropic_fake: FakeAnthropic
 ) -> None:
+    """Spec: docs/guide/lookup.md (the outside lookup)."""
     anthropic_fake.script.sources = [Source(WIKI, "Copper - Wikipedia")]
     anthropic_fake.script.extract_text = reply_json(ANSWER, [0])
     home = tmp_path / "home"
@@ -67,9 +68,11 @@ def test_12_search_over_stdio_through_a_real_mcp_client(
     assert ANTHROPIC_KEY not in json.dumps(rows)
 
 
-def test_12_the_pure_preset_has_no_search_tool(
+def test_the_pure_preset_has_no_search_tool(
     tmp_path: Path, fakes: None, anthropic_fake: FakeAnthropic
 ) -> None:
+    """Spec: docs/guide/lookup.md (the outside lookup)."""
+
     async def main() -> tuple[list[str], Any]:
         async with Client(serve_params(tmp_path / "home", "reckoner", anthropic_fake)) as client:
             names = [t.name for t in (await client.list_tools()).tools]
@@ -82,7 +85,8 @@ def test_12_the_pure_preset_has_no_search_tool(
     assert anthropic_fake.requests == []
 
 
-def test_12_7_the_persona_and_the_description_carry_the_callers_rules() -> None:
+def test_the_persona_and_the_description_carry_the_callers_rules() -> None:
+    """Spec: docs/guide/lookup.md (the caller's side)."""
     pure, searching = persona("reckoner"), persona("reckoner-with-search")
     assert searching.startswith(pure.rstrip("\n")) and "search" not in pure.split("reckoner://")[0]
     for text in (searching, DESCRIPTIONS["search"]):
@@ -94,7 +98,8 @@ def test_12_7_the_persona_and_the_description_carry_the_callers_rules() -> None:
         assert code in DESCRIPTIONS["search"]
 
 
-def test_12_1_the_search_schema_is_the_contract() -> None:
+def test_the_search_schema_is_the_contract() -> None:
+    """Spec: docs/reference/tools.md (the search tool's contract)."""
     tool = PRESET_TOOL_BY_NAME["search"]
     schema = INPUT_SCHEMAS["search"]
     assert list(schema["properties"]) == list(tool.keys) == ["question"]
@@ -116,9 +121,10 @@ def _cli(home: Path, env: dict[str, str], *args: str) -> subprocess.CompletedPro
     )
 
 
-def test_12_cli_call_search_and_show_renders_the_lookup_with_its_sources(
+def test_cli_call_search_and_show_renders_the_lookup_with_its_sources(
     tmp_path: Path, fakes: None, anthropic_fake: FakeAnthropic
 ) -> None:
+    """Spec: docs/guide/lookup.md (the outside lookup)."""
     anthropic_fake.script.sources = [
         Source(WIKI, "Copper - Wikipedia"),
         Source("https://x.example/"),
@@ -145,9 +151,10 @@ def test_12_cli_call_search_and_show_renders_the_lookup_with_its_sources(
     assert "search {question}" in helped
 
 
-def test_12_5_a_lookup_killed_mid_call_leaves_the_record_whole_and_the_budget_unspent(
+def test_a_lookup_killed_mid_call_leaves_the_record_whole_and_the_budget_unspent(
     tmp_path: Path, fakes: None, anthropic_fake: FakeAnthropic
 ) -> None:
+    """Spec: docs/guide/lookup.md (the recorded fact)."""
     import signal
     import time
 
@@ -185,9 +192,10 @@ def test_12_5_a_lookup_killed_mid_call_leaves_the_record_whole_and_the_budget_un
     assert [r["tool"] for r in record_rows(home)] == ["record_start", "search"]
 
 
-def test_9_2_the_log_names_the_search_provider_at_start_and_never_its_key(
+def test_the_log_names_the_search_provider_at_start_and_never_its_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     from reckoner import Engine
     from reckoner.lookup.service import attach_search
 

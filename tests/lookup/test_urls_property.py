@@ -107,10 +107,13 @@ def _allowed(host: str) -> bool:
     return any(host_matches(host, pattern) for pattern in patterns)
 
 
+@pytest.mark.node
 @settings(
-    max_examples=400,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+    suppress_health_check=[
+        *settings.default.suppress_health_check,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.filter_too_much,
+    ],
 )
 @given(urls())
 def test_the_canonical_form_reads_to_itself_and_every_parser_takes_its_host(
@@ -135,10 +138,13 @@ def test_the_canonical_form_reads_to_itself_and_every_parser_takes_its_host(
     assert _allowed(split.hostname) is _allowed(browser["hostname"].strip("[]"))
 
 
+@pytest.mark.node
 @settings(
-    max_examples=400,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+    suppress_health_check=[
+        *settings.default.suppress_health_check,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.filter_too_much,
+    ],
 )
 @given(urls())
 def test_a_raw_citation_that_is_accepted_names_the_browsers_host(whatwg: Whatwg, raw: str) -> None:

@@ -39,9 +39,10 @@ def _populate(home: Path) -> RowBuilder:
 # The list
 
 
-def test_11_1_list_pins_the_open_record_and_orders_closed_newest_first(
+def test_list_pins_the_open_record_and_orders_closed_newest_first(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     _populate(home)
     open_panel(page, panel.login_url)
 
@@ -56,7 +57,8 @@ def test_11_1_list_pins_the_open_record_and_orders_closed_newest_first(
     assert "1600000000000" in page.locator(".unreadable").inner_text()
 
 
-def test_11_1_list_is_keyboard_usable(home: Path, panel: BackgroundPanel, page: Any) -> None:
+def test_list_is_keyboard_usable(home: Path, panel: BackgroundPanel, page: Any) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     _populate(home)
     open_panel(page, panel.login_url)
     page.locator(".records .record-link").last.focus()
@@ -65,7 +67,8 @@ def test_11_1_list_is_keyboard_usable(home: Path, panel: BackgroundPanel, page: 
     assert page.locator("#record-title").inner_text() == "Voltage divider power"
 
 
-def test_11_1_list_poll_shows_a_new_record(home: Path, panel: BackgroundPanel, page: Any) -> None:
+def test_list_poll_shows_a_new_record(home: Path, panel: BackgroundPanel, page: Any) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     open_panel(page, panel.login_url)
     assert page.locator(".empty").is_visible()
     late = RowBuilder("1700000300000", "Arrived later", 1_700_000_300_000)
@@ -78,9 +81,10 @@ def test_11_1_list_poll_shows_a_new_record(home: Path, panel: BackgroundPanel, p
 # Select mode and deletion
 
 
-def test_11_1_select_all_and_delete_behind_a_confirmation_dialog(
+def test_select_all_and_delete_behind_a_confirmation_dialog(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     _populate(home)
     open_panel(page, panel.login_url)
     page.click("#select-mode")
@@ -109,9 +113,10 @@ def test_11_1_select_all_and_delete_behind_a_confirmation_dialog(
     page.wait_for_function("document.activeElement?.id === 'main'", timeout=WAIT_MS)
 
 
-def test_11_1_escape_closes_the_dialog_and_deletes_nothing(
+def test_escape_closes_the_dialog_and_deletes_nothing(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     _populate(home)
     open_panel(page, panel.login_url)
     page.click("#select-mode")
@@ -122,9 +127,10 @@ def test_11_1_escape_closes_the_dialog_and_deletes_nothing(
     assert len(list((home / "records").glob("17*.jsonl"))) == 2
 
 
-def test_11_1_unreadable_identifiers_can_be_deleted(
+def test_unreadable_identifiers_can_be_deleted(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     _populate(home)
     open_panel(page, panel.login_url)
     page.click("#delete-unreadable")
@@ -138,9 +144,10 @@ def test_11_1_unreadable_identifiers_can_be_deleted(
 # One record
 
 
-def test_11_1_record_timeline_groups_rows_into_cards(
+def test_record_timeline_groups_rows_into_cards(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     divider = _populate(home)
     open_panel(page, f"{panel.login_url}#/records/{divider.record_id}")
 
@@ -177,9 +184,10 @@ def test_11_1_record_timeline_groups_rows_into_cards(
     assert step.locator(".result .unit").inner_text() == "W"
 
 
-def test_11_1_formula_is_typeset_with_the_ascii_one_click_away(
+def test_formula_is_typeset_with_the_ascii_one_click_away(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     divider = _populate(home)
     open_panel(page, f"{panel.login_url}#/records/{divider.record_id}")
     formula = page.locator(".card.eval .fx").first
@@ -193,7 +201,8 @@ def test_11_1_formula_is_typeset_with_the_ascii_one_click_away(
     assert formula.locator(".tex .katex").is_visible()
 
 
-def test_11_1_sweep_result_is_plotted(home: Path, panel: BackgroundPanel, page: Any) -> None:
+def test_sweep_result_is_plotted(home: Path, panel: BackgroundPanel, page: Any) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     divider = _populate(home)
     open_panel(page, f"{panel.login_url}#/records/{divider.record_id}")
     sweep = page.locator(".card.eval").nth(1)
@@ -206,9 +215,10 @@ def test_11_1_sweep_result_is_plotted(home: Path, panel: BackgroundPanel, page: 
     assert page.locator(".card.eval").first.locator(".plot").count() == 0
 
 
-def test_11_1_chip_jumps_to_the_row_that_wrote_the_slot(
+def test_chip_jumps_to_the_row_that_wrote_the_slot(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     divider = _populate(home)
     open_panel(page, f"{panel.login_url}#/records/{divider.record_id}")
     page.locator(".card.eval").first.locator("button.chip", has_text="@R").click()
@@ -219,9 +229,10 @@ def test_11_1_chip_jumps_to_the_row_that_wrote_the_slot(
     assert page.evaluate("document.activeElement.id") == "row-2"
 
 
-def test_11_1_display_all_shows_refusals_and_notes_and_is_remembered(
+def test_display_all_shows_refusals_and_notes_and_is_remembered(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     divider = _populate(home)
     url = f"{panel.login_url}#/records/{divider.record_id}"
     open_panel(page, url)
@@ -249,9 +260,10 @@ def test_11_1_display_all_shows_refusals_and_notes_and_is_remembered(
     assert page.locator(".card.failed").count() == 1
 
 
-def test_11_1_refused_markers_render_as_accent_cards(
+def test_refused_markers_render_as_accent_cards(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     builder = RowBuilder("1700000000000", "markers", 1_700_000_000_000)
     builder.refuse(
         "record_start",
@@ -268,9 +280,10 @@ def test_11_1_refused_markers_render_as_accent_cards(
     assert page.locator(".card.failed").count() == 0
 
 
-def test_11_1_live_row_from_an_engine_appears_within_one_poll(
+def test_live_row_from_an_engine_appears_within_one_poll(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     from reckoner import Engine  # type: ignore[attr-defined]
 
     with Engine(home=home) as engine:
@@ -304,10 +317,11 @@ def test_11_1_live_row_from_an_engine_appears_within_one_poll(
         assert page.locator(".badge.incomplete").count() == 0
 
 
-def test_issue_9_two_live_open_records_are_pinned_and_polled(
+def test_two_live_open_records_are_pinned_and_polled(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
-    """Two engines on one home: both open records pinned with their badge, both live."""
+    """Two engines on one home: both open records pinned with their badge, both live.
+    Spec: docs/guide/panel.md (issue 9)."""
     from reckoner import Engine  # type: ignore[attr-defined]
 
     with Engine(home=home) as first, Engine(home=home) as second:
@@ -362,9 +376,10 @@ def test_i18n_simplified_chinese_follows_the_browser_and_switches(
         context.close()
 
 
-def test_11_2_settings_tab_writes_the_panel_preference(
+def test_settings_tab_writes_the_panel_preference(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/panel.md (the Settings tab)."""
     open_panel(page, f"{panel.login_url}#/settings")
     toggle = page.locator("#pref-show-all")
     assert not toggle.is_checked()
@@ -393,9 +408,10 @@ def test_typeset_every_notation_shape_is_accepted_by_the_vendored_katex(
     assert failures == []
 
 
-def test_3_1_complex_arrays_and_objects_render_with_units_spelled_from_the_table(
+def test_complex_arrays_and_objects_render_with_units_spelled_from_the_table(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
+    """Spec: docs/guide/formulas.md (the four value types)."""
     volt = [2, 1, -3, -1, 0, 0, 0]
     builder = RowBuilder("1700000000000", "values", 1_700_000_000_000)
     builder.set("Z", {"re": 3, "im": -4, "dim": [2, 1, -3, -2, 0, 0, 0]})
@@ -432,9 +448,8 @@ def test_3_1_complex_arrays_and_objects_render_with_units_spelled_from_the_table
     )
 
 
-def test_11_1_a_record_deleted_while_open_says_so(
-    home: Path, panel: BackgroundPanel, page: Any
-) -> None:
+def test_a_record_deleted_while_open_says_so(home: Path, panel: BackgroundPanel, page: Any) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     divider = _populate(home)
     open_panel(page, f"{panel.login_url}#/records/{divider.record_id}")
     (home / "records" / f"{divider.record_id}.jsonl").unlink()
@@ -444,12 +459,13 @@ def test_11_1_a_record_deleted_while_open_says_so(
     assert "Voltage divider power" not in page.locator(".records").inner_text()
 
 
-def test_issue_14_readings_show_the_unit_they_were_read_in(
+def test_readings_show_the_unit_they_were_read_in(
     home: Path, panel: BackgroundPanel, page: Any
 ) -> None:
     """Issue 14 (unit on get, read on set and eval): a value read in a unit carries numbers in
     that unit, so the timeline names that unit (30.64 mW, never 30.64 W); a set's and an
-    eval's reading is shown beside what the call stored, a list of readings in order."""
+    eval's reading is shown beside what the call stored, a list of readings in order.
+    Spec: docs/guide/panel.md (issue 14)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "readings"})
         engine.call(

@@ -30,9 +30,10 @@ def _closed(home: Path, record_id: str, title: str, at: int) -> None:
 # 7.5 / 11.3: the record list
 
 
-def test_7_5_index_lists_closed_newest_first_open_and_unreadable(
+def test_index_lists_closed_newest_first_open_and_unreadable(
     home: Path, client: TestClient
 ) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     _closed(home, "1700000000000", "older", 1_700_000_000_000)
     _closed(home, "1700000005000", "newer", 1_700_000_005_000)
     write_open(home, RowBuilder("1700000009000", "running", 1_700_000_009_000))
@@ -57,7 +58,8 @@ def test_7_5_index_lists_closed_newest_first_open_and_unreadable(
     assert body["unreadable"] == ["1600000000000"]
 
 
-def test_11_3_unchanged_index_poll_is_304_with_no_body(home: Path, client: TestClient) -> None:
+def test_unchanged_index_poll_is_304_with_no_body(home: Path, client: TestClient) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     _closed(home, "1700000000000", "one", 1_700_000_000_000)
     first = client.get(f"{API}/records-index")
     etag = first.headers["etag"]
@@ -73,7 +75,8 @@ def test_11_3_unchanged_index_poll_is_304_with_no_body(home: Path, client: TestC
     assert again.headers["etag"] == etag
 
 
-def test_11_3_index_etag_changes_when_a_record_is_added(home: Path, client: TestClient) -> None:
+def test_index_etag_changes_when_a_record_is_added(home: Path, client: TestClient) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     _closed(home, "1700000000000", "one", 1_700_000_000_000)
     _backdate(home / "records")
     etag = client.get(f"{API}/records-index").headers["etag"]
@@ -89,7 +92,8 @@ def test_11_3_index_etag_changes_when_a_record_is_added(home: Path, client: Test
 # 11.3: one record
 
 
-def test_11_3_record_body_has_identity_and_rows(home: Path, client: TestClient) -> None:
+def test_record_body_has_identity_and_rows(home: Path, client: TestClient) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     builder = divider_record()
     write_closed(home, builder)
 
@@ -106,9 +110,10 @@ def test_11_3_record_body_has_identity_and_rows(home: Path, client: TestClient) 
     assert body["rows"] == builder.rows
 
 
-def test_11_1_typeset_map_covers_accepted_evals_and_polls_with_304(
+def test_typeset_map_covers_accepted_evals_and_polls_with_304(
     home: Path, client: TestClient
 ) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     builder = divider_record()
     write_closed(home, builder)
     url = f"{API}/record-typeset/{builder.record_id}"
@@ -125,7 +130,8 @@ def test_11_1_typeset_map_covers_accepted_evals_and_polls_with_304(
     assert client.get(f"{API}/record-typeset/1800000000000").status_code == 404
 
 
-def test_11_3_open_record_is_served_with_ended_at_null(home: Path, client: TestClient) -> None:
+def test_open_record_is_served_with_ended_at_null(home: Path, client: TestClient) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     builder = RowBuilder("1700000009000", "running", 1_700_000_009_000)
     builder.set("a", {"num": 2, "dim": [0, 0, 0, 0, 0, 0, 0]})
     write_open(home, builder)
@@ -137,9 +143,10 @@ def test_11_3_open_record_is_served_with_ended_at_null(home: Path, client: TestC
     assert [row["tool"] for row in body["rows"]] == ["record_start", "set"]
 
 
-def test_11_3_unchanged_record_poll_is_304_without_reading_the_file(
+def test_unchanged_record_poll_is_304_without_reading_the_file(
     home: Path, client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     builder = divider_record()
     write_closed(home, builder)
     archive: Any = client.app.state.archive  # type: ignore[attr-defined]
@@ -165,7 +172,8 @@ def test_11_3_unchanged_record_poll_is_304_without_reading_the_file(
     assert reads == [builder.record_id], "a 304 must not read the record file"
 
 
-def test_11_1_open_record_poll_sees_an_appended_row(home: Path, client: TestClient) -> None:
+def test_open_record_poll_sees_an_appended_row(home: Path, client: TestClient) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     builder = RowBuilder("1700000009000", "running", 1_700_000_009_000)
     path = write_open(home, builder)
     first = client.get(f"{API}/records/1700000009000")
@@ -181,13 +189,15 @@ def test_11_1_open_record_poll_sees_an_appended_row(home: Path, client: TestClie
     assert len(response.json()["rows"]) == 2
 
 
-def test_11_3_missing_record_is_404_json(client: TestClient) -> None:
+def test_missing_record_is_404_json(client: TestClient) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     response = client.get(f"{API}/records/1700000000000")
     assert response.status_code == 404
     assert "1700000000000" in response.json()["error"]
 
 
-def test_7_3_record_below_the_version_gate_is_not_served(home: Path, client: TestClient) -> None:
+def test_record_below_the_version_gate_is_not_served(home: Path, client: TestClient) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     builder = RowBuilder("1700000000000", "old", 1_700_000_000_000)
     (home / "records" / "1700000000000.jsonl").write_bytes(
         encode(builder.rows, header={"seq": 0, "version": 0})
@@ -200,7 +210,8 @@ def test_7_3_record_below_the_version_gate_is_not_served(home: Path, client: Tes
 # 11.3: deleting
 
 
-def test_11_3_delete_removes_a_closed_record(home: Path, client: TestClient) -> None:
+def test_delete_removes_a_closed_record(home: Path, client: TestClient) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     _closed(home, "1700000000000", "one", 1_700_000_000_000)
 
     response = client.delete(f"{API}/records/1700000000000")
@@ -211,7 +222,8 @@ def test_11_3_delete_removes_a_closed_record(home: Path, client: TestClient) -> 
     assert client.get(f"{API}/records-index").json()["closed"] == []
 
 
-def test_11_3_delete_of_the_open_record_is_409_and_keeps_it(home: Path, client: TestClient) -> None:
+def test_delete_of_the_open_record_is_409_and_keeps_it(home: Path, client: TestClient) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     path = write_open(home, RowBuilder("1700000009000", "running", 1_700_000_009_000))
     before = path.read_bytes()
 
@@ -222,9 +234,10 @@ def test_11_3_delete_of_the_open_record_is_409_and_keeps_it(home: Path, client: 
     assert path.read_bytes() == before
 
 
-def test_issue_9_every_lane_s_open_record_is_listed_served_and_kept_from_delete(
+def test_every_lane_s_open_record_is_listed_served_and_kept_from_delete(
     home: Path, client: TestClient
 ) -> None:
+    """Spec: docs/guide/panel.md (issue 9)."""
     write_open(home, RowBuilder("1700000009000", "lane one", 1_700_000_009_000))
     second = RowBuilder("1700000009001", "lane two", 1_700_000_009_001)
     (home / "open").mkdir()
@@ -244,13 +257,15 @@ def test_issue_9_every_lane_s_open_record_is_listed_served_and_kept_from_delete(
     assert path.read_bytes() == before
 
 
-def test_11_3_delete_of_a_missing_record_is_404(client: TestClient) -> None:
+def test_delete_of_a_missing_record_is_404(client: TestClient) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     response = client.delete(f"{API}/records/1700000000000")
     assert response.status_code == 404
     assert set(response.json()) == {"error"}
 
 
-def test_7_3_unreadable_record_can_be_deleted(home: Path, client: TestClient) -> None:
+def test_unreadable_record_can_be_deleted(home: Path, client: TestClient) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     (home / "records" / "1600000000000.jsonl").write_bytes(b"garbage\n")
     assert client.delete(f"{API}/records/1600000000000").status_code == 200
     assert client.get(f"{API}/records-index").json()["unreadable"] == []
@@ -355,7 +370,8 @@ def test_security_page_carries_a_strict_content_security_policy(client: TestClie
     assert response.headers["x-content-type-options"] == "nosniff"
 
 
-def test_11_1_page_embeds_the_name_table_from_the_core(client: TestClient) -> None:
+def test_page_embeds_the_name_table_from_the_core(client: TestClient) -> None:
+    """Spec: docs/guide/panel.md (the Records tab)."""
     from reckoner.contract.dimensions import NAME_TABLE
 
     html = client.get("/").text
@@ -390,7 +406,8 @@ def test_unknown_api_path_is_json_404(client: TestClient) -> None:
 # 9.1 / 11.2 / 11.3: settings
 
 
-def test_11_3_settings_view_has_defaults_when_nothing_is_stored(client: TestClient) -> None:
+def test_settings_view_has_defaults_when_nothing_is_stored(client: TestClient) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     response = client.get(f"{API}/settings")
     assert response.status_code == 200
     home_dir = str(Path.home())
@@ -407,9 +424,10 @@ def test_11_3_settings_view_has_defaults_when_nothing_is_stored(client: TestClie
     }
 
 
-def test_9_1_put_writes_only_the_named_section_and_keeps_other_keys(
+def test_put_writes_only_the_named_section_and_keeps_other_keys(
     home: Path, client: TestClient
 ) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     stored = {
         "schema": 1,
         "generation": {"markdown": {"directory": "/tmp/out", "language": "auto"}},
@@ -436,11 +454,12 @@ def test_9_1_put_writes_only_the_named_section_and_keeps_other_keys(
 
 
 @pytest.mark.parametrize(("spelled", "saved"), [("md", "markdown"), ("TeX", "latex")])
-def test_11_3_a_format_is_named_as_generate_and_the_cli_name_it(
+def test_a_format_is_named_as_generate_and_the_cli_name_it(
     home: Path, client: TestClient, spelled: str, saved: str
 ) -> None:
     """11.3: PUT takes the format by its name or its extension, as generate and
-    `reckoner article --format` do, and saves it under the format's own subtree (9.1)."""
+    `reckoner article --format` do, and saves it under the format's own subtree (9.1).
+    Spec: docs/guide/panel.md (the host endpoints)."""
     response = client.put(
         f"{API}/settings", json={"generation": {"format": spelled, "language": "en"}}
     )
@@ -449,7 +468,8 @@ def test_11_3_a_format_is_named_as_generate_and_the_cli_name_it(
     assert stored == {saved: {"language": "en"}}
 
 
-def test_9_1_null_clears_a_choice_back_to_the_default(home: Path, client: TestClient) -> None:
+def test_null_clears_a_choice_back_to_the_default(home: Path, client: TestClient) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     client.put(f"{API}/settings", json={"panel": {"showAll": True}})
     response = client.put(f"{API}/settings", json={"panel": {"showAll": None}})
     assert response.json()["settings"]["panel"] == {"showAll": False}
@@ -469,9 +489,10 @@ def test_9_1_null_clears_a_choice_back_to_the_default(home: Path, client: TestCl
         (b'{"panel":{"showAll":true},"bogus":{}}', "no settings section 'bogus'"),
     ],
 )
-def test_11_3_unusable_settings_body_is_400_and_writes_nothing(
+def test_unusable_settings_body_is_400_and_writes_nothing(
     home: Path, client: TestClient, body: bytes, phrase: str
 ) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     response = client.put(
         f"{API}/settings", content=body, headers={"Content-Type": "application/json"}
     )
@@ -483,7 +504,8 @@ def test_11_3_unusable_settings_body_is_400_and_writes_nothing(
 
 
 @pytest.mark.parametrize("method", ["POST", "DELETE", "PATCH"])
-def test_11_3_other_methods_on_settings_are_405(client: TestClient, method: str) -> None:
+def test_other_methods_on_settings_are_405(client: TestClient, method: str) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     response = client.request(
         method, f"{API}/settings", content=b"{}", headers={"Content-Type": "application/json"}
     )
@@ -492,7 +514,8 @@ def test_11_3_other_methods_on_settings_are_405(client: TestClient, method: str)
     assert "GET or PUT" in response.json()["error"]
 
 
-def test_11_3_oversized_settings_body_is_refused(client: TestClient) -> None:
+def test_oversized_settings_body_is_refused(client: TestClient) -> None:
+    """Spec: docs/guide/panel.md (the host endpoints)."""
     response = client.put(
         f"{API}/settings",
         content=b'{"panel":{"showAll":true},"pad":"' + b"x" * 70_000 + b'"}',
@@ -508,8 +531,9 @@ def _backdate(path: Path) -> None:
     os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns - 5_000_000_000))
 
 
-def test_7_2_fixture_rows_follow_the_trace_row_shape() -> None:
-    """The helper's rows carry exactly the 7.2 fields, so these tests read real shapes."""
+def test_fixture_rows_follow_the_trace_row_shape() -> None:
+    """The helper's rows carry exactly the 7.2 fields, so these tests read real shapes.
+    Spec: docs/guide/records.md (trace rows)."""
     for row in divider_record().rows:
         assert set(row) == {"seq", "at", "tool", "ok", "content"}
 

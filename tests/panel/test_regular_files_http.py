@@ -22,9 +22,10 @@ pytestmark = pytest.mark.timeout(20)
 
 
 @pytest.mark.parametrize("kind", ["symlink", "fifo"])
-def test_issue_8_the_panel_lists_a_non_regular_record_unreadable_and_never_serves_it(
+def test_the_panel_lists_a_non_regular_record_unreadable_and_never_serves_it(
     home: Path, client: TestClient, tmp_path: Path, kind: str
 ) -> None:
+    """Spec: docs/guide/panel.md (issue 8)."""
     builder = RowBuilder("1700000000000", "Kept", 1_700_000_000_000)
     builder.end()
     write_closed(home, builder)

@@ -122,9 +122,10 @@ def _peak_memory_kib(pid: int) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def test_issue_8_an_over_large_body_is_refused_as_it_streams_in(panel: RunningPanel) -> None:
+def test_an_over_large_body_is_refused_as_it_streams_in(panel: RunningPanel) -> None:
     """A 256 MiB settings body sent in chunks without a length: 413 with one JSON sentence,
-    the connection is dropped long before the end, and the panel works on."""
+    the connection is dropped long before the end, and the panel works on.
+    Spec: docs/guide/panel.md (issue 8)."""
     chunk = b"x" * (1 << 20)
     offered = 256
     produced = 0
@@ -154,10 +155,11 @@ def test_issue_8_an_over_large_body_is_refused_as_it_streams_in(panel: RunningPa
     _assert_panel_still_usable(panel)
 
 
-def test_issue_8_a_declared_over_large_body_is_refused_before_it_is_read(
+def test_a_declared_over_large_body_is_refused_before_it_is_read(
     panel: RunningPanel,
 ) -> None:
-    """Content-Length over the limit is refused up front, naming the declared size."""
+    """Content-Length over the limit is refused up front, naming the declared size.
+    Spec: docs/guide/panel.md (issue 8)."""
     with socket.create_connection(("127.0.0.1", panel.port), timeout=30) as sock:
         sock.sendall(
             (
@@ -180,9 +182,8 @@ def _read_all(sock: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def test_issue_8_a_client_hanging_up_mid_body_is_one_log_line(
-    panel: RunningPanel, home: Path
-) -> None:
+def test_a_client_hanging_up_mid_body_is_one_log_line(panel: RunningPanel, home: Path) -> None:
+    """Spec: docs/guide/panel.md (issue 8)."""
     with socket.create_connection(("127.0.0.1", panel.port), timeout=30) as sock:
         sock.sendall(
             (
@@ -198,11 +199,10 @@ def test_issue_8_a_client_hanging_up_mid_body_is_one_log_line(
     assert _log_text(home).count("client hung up") == 1
 
 
-def test_issue_8_sigterm_stops_the_panel_while_requests_are_stuck(
-    panel: RunningPanel, home: Path
-) -> None:
+def test_sigterm_stops_the_panel_while_requests_are_stuck(panel: RunningPanel, home: Path) -> None:
     """One request whose body never finishes and one reading a FIFO: SIGTERM still ends the
-    panel, cleanly, within its grace period."""
+    panel, cleanly, within its grace period.
+    Spec: docs/guide/panel.md (issue 8)."""
     os.mkfifo(home / "state.json")
     stuck = socket.create_connection(("127.0.0.1", panel.port), timeout=30)
     stuck.sendall(
@@ -234,9 +234,10 @@ def _record_outside(tmp_path: Path, record_id: str) -> Path:
     return outside
 
 
-def test_issue_8_a_symlink_in_records_never_serves_a_file_outside_the_home(
+def test_a_symlink_in_records_never_serves_a_file_outside_the_home(
     panel: RunningPanel, home: Path, tmp_path: Path
 ) -> None:
+    """Spec: docs/guide/panel.md (issue 8)."""
     record_id = "1700000000001"
     (home / "records" / f"{record_id}.jsonl").symlink_to(_record_outside(tmp_path, record_id))
     index = httpx.get(f"{panel.base}{API}/records-index", headers=panel.headers, timeout=10)
@@ -251,9 +252,10 @@ def test_issue_8_a_symlink_in_records_never_serves_a_file_outside_the_home(
     assert typeset.status_code == 404
 
 
-def test_issue_8_a_symlink_as_the_open_record_is_never_followed(
+def test_a_symlink_as_the_open_record_is_never_followed(
     panel: RunningPanel, home: Path, tmp_path: Path
 ) -> None:
+    """Spec: docs/guide/panel.md (issue 8)."""
     (home / "open-record.jsonl").symlink_to(_record_outside(tmp_path, "1700000000002"))
     index = httpx.get(f"{panel.base}{API}/records-index", headers=panel.headers, timeout=10)
     assert index.status_code == 200 and "secret" not in index.text
@@ -262,10 +264,11 @@ def test_issue_8_a_symlink_as_the_open_record_is_never_followed(
 
 
 @pytest.mark.parametrize("where", ["records/1700000000003.jsonl", "open-record.jsonl"])
-def test_issue_8_a_fifo_in_the_home_is_unreadable_and_never_hangs_the_panel(
+def test_a_fifo_in_the_home_is_unreadable_and_never_hangs_the_panel(
     panel: RunningPanel, home: Path, where: str
 ) -> None:
-    """A FIFO named like a record is reported unreadable (or left out), never waited on."""
+    """A FIFO named like a record is reported unreadable (or left out), never waited on.
+    Spec: docs/guide/panel.md (issue 8)."""
     write_closed(home, RowBuilder("1700000000000", "a real one", 1_700_000_000_000))
     os.mkfifo(home / where)
     index = httpx.get(f"{panel.base}{API}/records-index", headers=panel.headers, timeout=3)
@@ -292,11 +295,10 @@ HOSTILE_TARGETS = [
 ]
 
 
-def test_issue_8_hostile_paths_never_leave_the_panel_s_folders(
-    panel: RunningPanel, home: Path
-) -> None:
+def test_hostile_paths_never_leave_the_panel_s_folders(panel: RunningPanel, home: Path) -> None:
     """Raw request targets (no client normalises them) that try to climb out of static/ or
-    records/ are refused; neither /etc/passwd nor a file beside the home is ever served."""
+    records/ are refused; neither /etc/passwd nor a file beside the home is ever served.
+    Spec: docs/guide/panel.md (issue 8)."""
     (home.parent / "secret.jsonl").write_text("outside the home")
     (home.parent / "secret").write_text("outside the home")
     for target in HOSTILE_TARGETS:
@@ -320,9 +322,10 @@ def _inject(app: Any, method: str, failure: Exception) -> None:
     setattr(app.state.archive, method, fail)
 
 
-def test_issue_8_panel_error_bodies_name_no_path_of_this_machine(tmp_path: Path) -> None:
+def test_panel_error_bodies_name_no_path_of_this_machine(tmp_path: Path) -> None:
     """A storage fault, carrying the file's absolute path as an OSError does, reaches the
-    page as one sentence without it; the run log is where the details go."""
+    page as one sentence without it; the run log is where the details go.
+    Spec: docs/guide/panel.md (issue 8)."""
     home = tmp_path / "a-very-recognisable-home"
     (home / "state.json").mkdir(parents=True)  # a directory where the settings file goes
     write_closed(home, RowBuilder("1700000000000", "one", 1_700_000_000_000))

@@ -49,7 +49,8 @@ SAMPLES: dict[str, str] = {
 
 
 @pytest.mark.parametrize(("formula", "latex"), SAMPLES.items())
-def test_4_2_typeset_keeps_the_parsed_structure(formula: str, latex: str) -> None:
+def test_typeset_keeps_the_parsed_structure(formula: str, latex: str) -> None:
+    """Spec: docs/guide/formulas.md (the grammar)."""
     assert formula_latex(formula) == latex
 
 
@@ -66,16 +67,19 @@ def test_4_2_typeset_keeps_the_parsed_structure(formula: str, latex: str) -> Non
         ("x_", r"\mathit{x\_}"),
     ],
 )
-def test_2_3_slot_names_read_as_symbols_with_subscripts(name: str, latex: str) -> None:
+def test_slot_names_read_as_symbols_with_subscripts(name: str, latex: str) -> None:
+    """Spec: docs/guide/formulas.md (the slot table and its rules)."""
     assert identifier(name) == latex
 
 
 @pytest.mark.parametrize("formula", ["1+", "2x", "$nope(1)", "@a @b", "", "1 # 2"])
-def test_4_2_a_formula_the_core_refuses_gets_no_latex(formula: str) -> None:
+def test_a_formula_the_core_refuses_gets_no_latex(formula: str) -> None:
+    """Spec: docs/guide/formulas.md (the grammar)."""
     assert formula_latex(formula) is None
 
 
-def test_7_2_typeset_rows_covers_accepted_evals_only() -> None:
+def test_typeset_rows_covers_accepted_evals_only() -> None:
+    """Spec: docs/guide/records.md (trace rows)."""
     rows = [
         {"seq": 1, "tool": "record_start", "ok": True, "content": {"title": "t", "record": "1"}},
         {"seq": 2, "tool": "eval", "ok": True, "content": {"formula": "@a*2", "target": "b"}},

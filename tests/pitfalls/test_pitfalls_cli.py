@@ -88,12 +88,13 @@ def test_an_empty_library_says_so(dirs: tuple[Path, Path]) -> None:
     assert "No recorded lesson matches" in cli(project, home, "search", "anything").stdout
 
 
-def test_issue_26_delete_merge_duplicates_and_filters_from_the_terminal(
+def test_delete_merge_duplicates_and_filters_from_the_terminal(
     dirs: tuple[Path, Path],
 ) -> None:
     """Issue 26 through the CLI: a near-duplicate title is refused naming the lesson, merge
     folds one lesson into another, delete removes one, and a bad or empty status filter says
-    what it means."""
+    what it means.
+    Spec: docs/guide/pitfalls.md (issue 26)."""
     project, home = dirs
 
     def record(title: str, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -117,11 +118,12 @@ def test_issue_26_delete_merge_duplicates_and_filters_from_the_terminal(
     assert cli(project, home, "list").stdout.strip() == "No lessons recorded yet."
 
 
-def test_issue_26_a_note_added_from_another_project_survives_from_the_terminal(
+def test_a_note_added_from_another_project_survives_from_the_terminal(
     tmp_path: Path,
 ) -> None:
     """A note added from project B to a lesson of project A, then A's next update, and the
-    lesson listed newest first: through `reckoner pitfalls` in each project's directory."""
+    lesson listed newest first: through `reckoner pitfalls` in each project's directory.
+    Spec: docs/guide/pitfalls.md (issue 26)."""
     home, a, b = tmp_path / "home", tmp_path / "A", tmp_path / "B"
     a.mkdir()
     b.mkdir()

@@ -12,11 +12,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from agent_tasks import TASKS, Task, table
 
 
-def test_issue_14_scripted_questions_reach_known_answers_in_fewer_calls(tmp_path: Path) -> None:
+def test_scripted_questions_reach_known_answers_in_fewer_calls(tmp_path: Path) -> None:
     """Issue 14: at least 12 realistic questions (electrical, mechanics, thermal, fluids, a
     sweep, a must-stop) run through `reckoner serve`; with unit/read none needs a hand-made
     unit slot, none needs more calls, and together they need at least 40% fewer calls than
-    the same questions written without `read` (the issue's target)."""
+    the same questions written without `read` (the issue's target).
+    Spec: docs/guide/mcp-clients.md (issue 14)."""
     areas = {task.area.split(" ")[0] for task in TASKS}
     assert len(TASKS) >= 12 and {"electrical", "mechanics", "thermal", "fluids"} <= areas
     assert any(task.stops for task in TASKS) and any("sweep" in task.area for task in TASKS)
@@ -41,18 +42,20 @@ def _units_asked(task: Task) -> set[str]:
     return {"minutes" if u == "min" else u for u in units}
 
 
-def test_issue_14_runs_without_read_are_the_manual_s_calls_only() -> None:
+def test_runs_without_read_are_the_manual_s_calls_only() -> None:
     """The baseline stays the manual's calls: no unit on any value, no read on any call, so
-    every call read and unit save is counted against it."""
+    every call read and unit save is counted against it.
+    Spec: docs/guide/mcp-clients.md (issue 14)."""
     for task in TASKS:
         for tool, args in task.without:
             assert "read" not in args and "unit" not in args, (task.question, tool, args)
             assert tool != "set" or args["value"] is None or "unit" not in args["value"]
 
 
-def test_issue_14_scripts_follow_the_persona_rule_3_message_before_every_eval() -> None:
+def test_scripts_follow_the_persona_rule_3_message_before_every_eval() -> None:
     """Persona rule 3: each step is one eval preceded by a record_message saying what it does;
-    both variants of every question are written that way, so neither is favoured."""
+    both variants of every question are written that way, so neither is favoured.
+    Spec: docs/guide/mcp-clients.md (issue 14)."""
     for task in TASKS:
         for calls in (task.with_units, task.without):
             for before, (tool, _) in itertools.pairwise(calls):

@@ -81,9 +81,10 @@ def _assert_refusal_names(tool: str, what: str, receipt: dict[str, Any]) -> None
         assert receipt["error"].endswith(", ".join(keys)), receipt
 
 
-def test_contract_keys_cover_the_manual_2_1_operations() -> None:
+def test_contract_keys_cover_the_six_operations() -> None:
     """Manual 2.1: the six tools and their keys (issue 14 adds get's unit, and read on eval
-    and on set)."""
+    and on set).
+    Spec: docs/reference/tools.md (the six operations)."""
     assert [t.signature() for t in TOOLS] == [
         "set {name, value, read?}",
         "get {name, form?, digits?, dim?, unit?}",
@@ -117,11 +118,12 @@ def _null_cases() -> list[tuple[Tool, str]]:
 @pytest.mark.parametrize(
     ("tool", "key"), _null_cases(), ids=[f"{t.name}.{k}" for t, k in _null_cases()]
 )
-def test_issue_9_schemas_admit_null_exactly_where_the_engine_treats_it_as_absent(
+def test_schemas_admit_null_exactly_where_the_engine_treats_it_as_absent(
     tool: Tool, key: str, tmp_path: Path
 ) -> None:
     """Issue 9: the schema admits null for a key iff the engine accepts null there (as the
-    key left out, or for set's value as the delete); everywhere else null is refused."""
+    key left out, or for set's value as the delete); everywhere else null is refused.
+    Spec: docs/reference/tools.md (issue 9)."""
     argument = next(a for a in tool.arguments if a.key == key)
     schema = INPUT_SCHEMAS[tool.name]
     base = {**VALID[tool.name]}
@@ -211,8 +213,9 @@ def test_interface_skill_teaches_every_signature() -> None:
         assert f"`{tool.signature()}`" in text, tool.signature()
 
 
-def test_issue_14_unit_and_read_through_a_real_mcp_client(tmp_path: Path) -> None:
-    """Issue 14: unit on set and get, read on eval, and a bad unit, over MCP stdio."""
+def test_unit_and_read_through_a_real_mcp_client(tmp_path: Path) -> None:
+    """Issue 14: unit on set and get, read on eval, and a bad unit, over MCP stdio.
+    Spec: docs/reference/tools.md (issue 14)."""
     home = tmp_path / "home"
 
     async def main() -> list[dict[str, Any]]:
@@ -239,9 +242,10 @@ def test_issue_14_unit_and_read_through_a_real_mcp_client(tmp_path: Path) -> Non
     assert "delta_degC" in receipts[5]["error"]
 
 
-def test_issue_14_read_on_set_and_read_lists_through_a_real_mcp_client(tmp_path: Path) -> None:
+def test_read_on_set_and_read_lists_through_a_real_mcp_client(tmp_path: Path) -> None:
     """Issue 14: read on set (a pure conversion) and a read list on eval (one value in two
-    units) over MCP stdio, each answering what get answers; a list too long refuses."""
+    units) over MCP stdio, each answering what get answers; a list too long refuses.
+    Spec: docs/reference/tools.md (issue 14)."""
     home = tmp_path / "home"
     in_two = [{"unit": "kJ", "digits": 4}, {"unit": "kWh", "digits": 3}]
 

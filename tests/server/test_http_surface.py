@@ -55,10 +55,11 @@ def _session_id(response: httpx.Response) -> str:
 
 
 @pytest.mark.parametrize("host", ["127.0.0.2", "::1", "localhost"])
-def test_issue_8_rebinding_is_refused_on_every_loopback_address(tmp_path: Path, host: str) -> None:
+def test_rebinding_is_refused_on_every_loopback_address(tmp_path: Path, host: str) -> None:
     """A request whose Host is a foreign name (what a DNS-rebinding page sends) is refused
     before the MCP layer, on 127.0.0.2 as on the SDK's own three; nothing is written. The
-    right Host works through the real MCP client."""
+    right Host works through the real MCP client.
+    Spec: docs/guide/mcp-clients.md (issue 8)."""
     home = tmp_path / "home"
     with http_server(home, host=host) as url:
         _, port = _host_port(url)
@@ -102,9 +103,10 @@ def _raw_request(host: str, port: int, head: str, body: bytes, *, then_close: bo
             sock.recv(65536)
 
 
-def test_issue_8_a_client_hanging_up_over_http_is_no_traceback(tmp_path: Path) -> None:
+def test_a_client_hanging_up_over_http_is_no_traceback(tmp_path: Path) -> None:
     """Clients that hang up mid-body, mid-call and right after a call: the server logs at
-    most a line for each, never a traceback, and the next client is served."""
+    most a line for each, never a traceback, and the next client is served.
+    Spec: docs/guide/mcp-clients.md (issue 8)."""
     home = tmp_path / "home"
     stderr: list[bytes] = []
     with http_server(home, stderr_sink=stderr) as url:
@@ -157,9 +159,10 @@ def test_issue_8_a_client_hanging_up_over_http_is_no_traceback(tmp_path: Path) -
         assert "a client hung up mid-request (" in line and "%s" not in line, line
 
 
-def test_issue_8_http_error_bodies_name_no_path_of_this_machine(tmp_path: Path) -> None:
+def test_http_error_bodies_name_no_path_of_this_machine(tmp_path: Path) -> None:
     """Every refusal the HTTP server gives a hostile or broken request is free of the home
-    path and of any file path of the installation."""
+    path and of any file path of the installation.
+    Spec: docs/guide/mcp-clients.md (issue 8)."""
     home = tmp_path / "a-very-recognisable-home"
     with http_server(home) as url:
         base = url.removesuffix("/mcp")
@@ -190,11 +193,12 @@ def test_issue_8_http_error_bodies_name_no_path_of_this_machine(tmp_path: Path) 
         assert "Traceback" not in body, body
 
 
-def test_issue_8_sigterm_stops_the_http_server_while_a_request_is_stuck(tmp_path: Path) -> None:
+def test_sigterm_stops_the_http_server_while_a_request_is_stuck(tmp_path: Path) -> None:
     """A client that sends half a body and waits forever: SIGTERM still ends the server
     (the helper waits at most 30 s for it), with no traceback, and the engine is closed
     (the shared record's engine, open from the start; a session's own opens on its first
-    call)."""
+    call).
+    Spec: docs/guide/mcp-clients.md (issue 8)."""
     home = tmp_path / "home"
     stderr: list[bytes] = []
     with http_server(home, stderr_sink=stderr, extra=("--shared-record",)) as url:

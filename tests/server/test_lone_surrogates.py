@@ -33,7 +33,8 @@ def _closed_rows(home: Path) -> list[dict[str, Any]]:
     return view.rows
 
 
-def test_issue_9_lone_surrogates_over_stdio_are_stored_exactly(tmp_path: Path) -> None:
+def test_lone_surrogates_over_stdio_are_stored_exactly(tmp_path: Path) -> None:
+    """Spec: docs/guide/mcp-clients.md (issue 9)."""
     home = tmp_path / "home"
     server = RawStdioServer(home)
     try:
@@ -88,7 +89,8 @@ def _answer(response: httpx.Response) -> dict[str, Any]:
     return answer
 
 
-def test_issue_9_lone_surrogates_over_http_are_stored_exactly(tmp_path: Path) -> None:
+def test_lone_surrogates_over_http_are_stored_exactly(tmp_path: Path) -> None:
+    """Spec: docs/guide/mcp-clients.md (issue 9)."""
     home = tmp_path / "home"
     with http_server(home) as url, httpx.Client() as client:
         opened = _post(

@@ -69,9 +69,10 @@ def _assert_own_complete_record(home: Path, tag: str, record_id: str) -> None:
         assert all(name.startswith(f"{tag}_") for name in _slot_names(row)), row
 
 
-def test_issue_9_three_stdio_servers_and_reckoner_call_each_run_their_own_record(
+def test_three_stdio_servers_and_reckoner_call_each_run_their_own_record(
     tmp_path: Path,
 ) -> None:
+    """Spec: docs/guide/mcp-clients.md (issue 9)."""
     home = tmp_path / "home"
     seen_ids: dict[str, str] = {}
 
@@ -120,9 +121,10 @@ def _receipt(result: dict[str, Any]) -> dict[str, Any]:
     return receipt
 
 
-def test_issue_9_a_server_killed_mid_call_is_resumed_by_the_next_server_by_replay(
+def test_a_server_killed_mid_call_is_resumed_by_the_next_server_by_replay(
     tmp_path: Path,
 ) -> None:
+    """Spec: docs/guide/mcp-clients.md (issue 9)."""
     home = tmp_path / "home"
     servers = [RawStdioServer(home) for _ in range(3)]
     replacement: RawStdioServer | None = None
@@ -197,10 +199,11 @@ engine.close()
 """
 
 
-def test_issue_9_two_processes_closing_in_the_same_millisecond_never_collide(
+def test_two_processes_closing_in_the_same_millisecond_never_collide(
     tmp_path: Path,
 ) -> None:
-    """Both records carry one id (written by engines that shared no id lock); both close."""
+    """Both records carry one id (written by engines that shared no id lock); both close.
+    Spec: docs/guide/mcp-clients.md (issue 9)."""
     from reckoner.storage.record_format import encode_row, header_line
 
     fixed = "1700000000000"
@@ -260,9 +263,10 @@ print(engine.lane, flush=True)
 """
 
 
-def test_issue_9_two_processes_starting_and_closing_in_one_millisecond_get_two_ids(
+def test_two_processes_starting_and_closing_in_one_millisecond_get_two_ids(
     tmp_path: Path,
 ) -> None:
+    """Spec: docs/guide/mcp-clients.md (issue 9)."""
     home = tmp_path / "home"
     go = tmp_path / "go"
     starters = []
@@ -279,7 +283,8 @@ def test_issue_9_two_processes_starting_and_closing_in_one_millisecond_get_two_i
     assert closed == ["1700000000000-2.jsonl", "1700000000000.jsonl"]
 
 
-def test_issue_9_an_http_server_and_a_stdio_server_share_a_home(tmp_path: Path) -> None:
+def test_an_http_server_and_a_stdio_server_share_a_home(tmp_path: Path) -> None:
+    """Spec: docs/guide/mcp-clients.md (issue 9)."""
     home = tmp_path / "home"
     with http_server(home) as url:
 

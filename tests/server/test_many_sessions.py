@@ -69,12 +69,13 @@ async def _receipt(client: Client, tool: str, args: dict[str, Any]) -> dict[str,
 
 
 @pytest.mark.parametrize("sessions", [2, 8])
-def test_issue_22_concurrent_sessions_with_lookups_and_compute_runs_keep_each_row_in_its_own_record_and_replay_equals_live(  # noqa: E501
+def test_sessions_with_lookups_and_compute_runs_keep_each_row_in_its_record_and_replay_equals_live(
     tmp_path: Path, provider: FakeAnthropic, sessions: int
 ) -> None:
     """Issue 22, Tests: N sessions at once, each with a lookup and a compute run among its
     calls; no crosstalk, every row (the compute and search rows included) in the calling
-    session's record, seq in append order, replay equal to live."""
+    session's record, seq in append order, replay equal to live.
+    Spec: docs/guide/mcp-clients.md (issue 22)."""
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     env = {

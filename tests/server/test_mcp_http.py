@@ -16,8 +16,9 @@ from reckoner.contract.codes import ErrorCode
 SESSION_CALLS = 40
 
 
-def test_2_whole_record_over_streamable_http(tmp_path: Path) -> None:
-    """The six tools over HTTP answer exactly as over stdio; failures set isError."""
+def test_a_whole_record_through_the_six_tools_over_streamable_http(tmp_path: Path) -> None:
+    """The six tools over HTTP answer exactly as over stdio; failures set isError.
+    Spec: docs/reference/tools.md (the tool surface)."""
     home = tmp_path / "home"
     with http_server(home) as url:
 
@@ -52,11 +53,12 @@ def test_2_whole_record_over_streamable_http(tmp_path: Path) -> None:
     ]
 
 
-def test_7_2_two_http_sessions_calling_at_once_never_interleave_or_lose_a_row(
+def test_two_http_sessions_calling_at_once_never_interleave_or_lose_a_row(
     tmp_path: Path,
 ) -> None:
     """Calls from two sessions are serialised on the one engine: every row whole, seq
-    contiguous, every call present, each session's calls in its own order."""
+    contiguous, every call present, each session's calls in its own order.
+    Spec: docs/guide/records.md (trace rows)."""
     home = tmp_path / "home"
     with http_server(home) as url:
         ready: dict[str, anyio.Event] = {}
@@ -146,8 +148,9 @@ def test_http_body_over_the_transport_limit_is_refused_and_the_server_survives(
         assert anyio.run(main) == {"ok": True, "target": "x", "rev": 1}
 
 
-def test_8_2_every_wrong_argument_reaches_the_engine_over_http(tmp_path: Path) -> None:
-    """Over HTTP too, the engine, not the transport, judges every argument (manual 8.1)."""
+def test_every_wrong_argument_reaches_the_engine_over_http(tmp_path: Path) -> None:
+    """Over HTTP too, the engine, not the transport, judges every argument (manual 8.1).
+    Spec: docs/reference/codes.md (the error codes)."""
     home = tmp_path / "home"
     with http_server(home) as url:
 
@@ -187,9 +190,10 @@ def test_invalid_utf8_body_over_http_is_refused_and_the_server_survives(tmp_path
         assert anyio.run(main) == {"ok": True}
 
 
-def test_7_4_http_client_leaving_mid_call_leaves_the_record_whole(tmp_path: Path) -> None:
+def test_http_client_leaving_mid_call_leaves_the_record_whole(tmp_path: Path) -> None:
     """A session that gives up on a long eval and disconnects: the server finishes the call or
-    never starts it, the record stays whole, and the next session continues it."""
+    never starts it, the record stays whole, and the next session continues it.
+    Spec: docs/guide/records.md (recovery by replay)."""
     home = tmp_path / "home"
     with http_server(home) as url:
 

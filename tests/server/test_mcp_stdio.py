@@ -33,8 +33,9 @@ VOLT = [2, 1, -3, -1, 0, 0, 0]
 OHM = [2, 1, -3, -2, 0, 0, 0]
 
 
-def test_2_whole_record_through_the_six_tools(tmp_path: Path) -> None:
-    """Manual 2.1/2.2 and 7.2 over MCP: a record from start to end, each receipt as the result."""
+def test_a_whole_record_through_the_six_tools_over_stdio(tmp_path: Path) -> None:
+    """Manual 2.1/2.2 and 7.2 over MCP: a record from start to end, each receipt as the result.
+    Spec: docs/reference/tools.md (the tool surface)."""
     home = tmp_path / "home"
 
     async def main() -> list[dict[str, Any]]:
@@ -81,8 +82,9 @@ def test_2_whole_record_through_the_six_tools(tmp_path: Path) -> None:
     assert rows[4]["content"]["formula"] == "@V / @R"
 
 
-def test_2_2_unknown_tool_is_an_engine_receipt(tmp_path: Path) -> None:
-    """An unknown tool reaches Engine.call: ENGINE_INVALID_ARGS, never a protocol error."""
+def test_unknown_tool_is_an_engine_receipt(tmp_path: Path) -> None:
+    """An unknown tool reaches Engine.call: ENGINE_INVALID_ARGS, never a protocol error.
+    Spec: docs/reference/tools.md (receipts)."""
 
     async def main() -> dict[str, Any]:
         async with Client(stdio_params(tmp_path / "home")) as client:
@@ -94,9 +96,10 @@ def test_2_2_unknown_tool_is_an_engine_receipt(tmp_path: Path) -> None:
     assert "solve" in receipt["error"]
 
 
-def test_8_2_every_wrong_argument_reaches_the_engine(tmp_path: Path) -> None:
+def test_every_wrong_argument_reaches_the_engine(tmp_path: Path) -> None:
     """Missing, extra and wrongly typed arguments come back as the engine's receipt with
-    isError set, and change nothing (manual 8.1)."""
+    isError set, and change nothing (manual 8.1).
+    Spec: docs/reference/codes.md (the error codes)."""
     home = tmp_path / "home"
 
     async def main() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
@@ -123,8 +126,9 @@ def test_8_2_every_wrong_argument_reaches_the_engine(tmp_path: Path) -> None:
     assert [r["ok"] for r in rows[2:]] == [False] * len(WRONG_ARGUMENTS) + [True]
 
 
-def test_2_2_a_call_with_no_arguments_object_reaches_the_engine(tmp_path: Path) -> None:
-    """A tools/call without an arguments member is judged by the engine, not the transport."""
+def test_a_call_with_no_arguments_object_reaches_the_engine(tmp_path: Path) -> None:
+    """A tools/call without an arguments member is judged by the engine, not the transport.
+    Spec: docs/reference/tools.md (receipts)."""
     server = RawStdioServer(tmp_path / "home")
     try:
         server.initialize()
@@ -142,8 +146,9 @@ def test_2_2_a_call_with_no_arguments_object_reaches_the_engine(tmp_path: Path) 
     assert_only_protocol(server.stdout_lines)
 
 
-def test_4_1_a_20_mb_formula_is_refused_and_the_server_survives(tmp_path: Path) -> None:
-    """A formula 2,000 times over the 10,000-character limit is one short refusal."""
+def test_a_20_mb_formula_is_refused_and_the_server_survives(tmp_path: Path) -> None:
+    """A formula 2,000 times over the 10,000-character limit is one short refusal.
+    Spec: docs/guide/formulas.md (the charset and the literals)."""
     huge = "1+" * (10 * 1024 * 1024) + "1"
 
     async def main() -> tuple[Any, dict[str, Any], dict[str, Any]]:
@@ -215,9 +220,10 @@ def test_stdout_carries_only_protocol_even_at_debug_level(tmp_path: Path) -> Non
     assert_only_protocol(server.stdout_lines)
 
 
-def test_7_4_client_disconnecting_mid_call_leaves_a_recoverable_record(tmp_path: Path) -> None:
+def test_client_disconnecting_mid_call_leaves_a_recoverable_record(tmp_path: Path) -> None:
     """The client hangs up while a long eval runs: the record stays whole, and the next
-    server start replays it (manual 7.3, 7.4)."""
+    server start replays it (manual 7.3, 7.4).
+    Spec: docs/guide/records.md (recovery by replay)."""
     home = tmp_path / "home"
     server = RawStdioServer(home)
     server.initialize()

@@ -45,10 +45,11 @@ def _assert_clean(stderr: str) -> None:
 
 
 @pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
-def test_issue_9_unknown_prompt_and_resource_on_each_handshake_revision_over_stdio(
+def test_unknown_prompt_and_resource_on_each_handshake_revision_over_stdio(
     tmp_path: Path, version: str
 ) -> None:
-    """Raw JSON-RPC over the real server's pipes, offering each handshake revision."""
+    """Raw JSON-RPC over the real server's pipes, offering each handshake revision.
+    Spec: docs/guide/mcp-clients.md (issue 9)."""
     server = RawStdioServer(tmp_path / "home")
     try:
         assert server.initialize(version)["result"]["protocolVersion"] == version
@@ -86,9 +87,10 @@ def _expected_version(mode: str) -> str:
 
 
 @pytest.mark.parametrize("mode", CLIENT_MODES)
-def test_issue_9_unknown_prompt_and_resource_through_the_sdk_client_over_stdio(
+def test_unknown_prompt_and_resource_through_the_sdk_client_over_stdio(
     tmp_path: Path, mode: str
 ) -> None:
+    """Spec: docs/guide/mcp-clients.md (issue 9)."""
     errlog = tmp_path / "stderr.txt"
 
     async def main() -> tuple[str, list[tuple[int, str]]]:
@@ -106,9 +108,8 @@ def test_issue_9_unknown_prompt_and_resource_through_the_sdk_client_over_stdio(
 
 
 @pytest.mark.parametrize("mode", CLIENT_MODES)
-def test_issue_9_unknown_prompt_and_resource_over_streamable_http(
-    tmp_path: Path, mode: str
-) -> None:
+def test_unknown_prompt_and_resource_over_streamable_http(tmp_path: Path, mode: str) -> None:
+    """Spec: docs/guide/mcp-clients.md (issue 9)."""
     stderr: list[bytes] = []
     with http_server(tmp_path / "home", stderr_sink=stderr) as url:
 

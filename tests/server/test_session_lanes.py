@@ -41,11 +41,12 @@ def slot_names(row: dict[str, Any]) -> set[str]:
     return {name for name in names if isinstance(name, str)}
 
 
-def test_issue_22_two_sessions_each_start_their_own_record_and_never_share_a_slot(
+def test_two_sessions_each_start_their_own_record_and_never_share_a_slot(
     tmp_path: Path,
 ) -> None:
     """Issue 22, Why 1: B's record_start is not refused with A's title, and B's `set x = 2`
-    leaves A's x at 1; each record file holds its own session's rows only."""
+    leaves A's x at 1; each record file holds its own session's rows only.
+    Spec: docs/guide/mcp-clients.md (issue 22)."""
     home = tmp_path / "home"
     with http_server(home) as url:
 
@@ -89,11 +90,12 @@ def _steps(tag: str, index: int) -> list[tuple[str, dict[str, Any]]]:
     return calls
 
 
-def test_issue_22_eight_sessions_writing_at_once_keep_every_row_where_it_belongs_and_replay_equals_live(  # noqa: E501
+def test_eight_sessions_writing_at_once_keep_every_row_where_it_belongs_and_replay_equals_live(
     tmp_path: Path,
 ) -> None:
     """Issue 22, Tests: eight sessions at once, no crosstalk; each lane's record replayed by a
-    fresh Engine gives back exactly the slots its session read live (manual 7.4)."""
+    fresh Engine gives back exactly the slots its session read live (manual 7.4).
+    Spec: docs/guide/mcp-clients.md (issue 22)."""
     home = tmp_path / "home"
     live: dict[str, dict[str, dict[str, Any]]] = {}
     with http_server(home) as url:
@@ -141,11 +143,12 @@ def test_issue_22_eight_sessions_writing_at_once_keep_every_row_where_it_belongs
         assert replayed == live[tag], tag
 
 
-def test_issue_22_a_session_that_ends_gives_its_lane_back_and_the_next_session_resumes_its_record(
+def test_a_session_that_ends_gives_its_lane_back_and_the_next_session_resumes_its_record(
     tmp_path: Path,
 ) -> None:
     """Issue 22: the client's DELETE ends the session, its engine closes and its lane's lock
-    is freed with the record left open; a new session resumes that record (lowest lane)."""
+    is freed with the record left open; a new session resumes that record (lowest lane).
+    Spec: docs/guide/mcp-clients.md (issue 22)."""
     home = tmp_path / "home"
     with http_server(home) as url:
 
@@ -171,9 +174,10 @@ def test_issue_22_a_session_that_ends_gives_its_lane_back_and_the_next_session_r
     assert tools == ["record_start", "set", "record_start", "get"]
 
 
-def test_issue_22_with_shared_record_every_session_writes_one_record(tmp_path: Path) -> None:
+def test_with_shared_record_every_session_writes_one_record(tmp_path: Path) -> None:
     """`serve --http --shared-record` keeps the one record per server: B's record_start is
-    refused with A's title and B's set is what A reads."""
+    refused with A's title and B's set is what A reads.
+    Spec: docs/guide/mcp-clients.md (issue 22)."""
     home = tmp_path / "home"
     with http_server(home, extra=("--shared-record",)) as url:
 
@@ -192,12 +196,13 @@ def test_issue_22_with_shared_record_every_session_writes_one_record(tmp_path: P
     assert list(open_rows(home)) == ["one for all"]
 
 
-def test_issue_22_the_session_beyond_the_lane_limit_is_told_the_limit_and_the_fix(
+def test_the_session_beyond_the_lane_limit_is_told_the_limit_and_the_fix(
     tmp_path: Path,
 ) -> None:
     """64 sessions hold 64 lanes; the 65th gets one sentence per call naming the limit and
     the fix, writes nothing, and gets a lane as soon as another session ends: it resumes
-    that session's record."""
+    that session's record.
+    Spec: docs/guide/mcp-clients.md (issue 22)."""
     home = tmp_path / "home"
     with http_server(home) as url:
 
@@ -244,10 +249,11 @@ def test_issue_22_the_session_beyond_the_lane_limit_is_told_the_limit_and_the_fi
     assert all(len(rows[f"held {index}"]) == 1 for index in range(1, MAX_LANES))
 
 
-def test_issue_22_a_pinned_lane_with_a_lane_per_session_is_refused_in_one_sentence(
+def test_a_pinned_lane_with_a_lane_per_session_is_refused_in_one_sentence(
     tmp_path: Path,
 ) -> None:
-    """`--lane` names one record, which serve --http without --shared-record cannot honour."""
+    """`--lane` names one record, which serve --http without --shared-record cannot honour.
+    Spec: docs/guide/mcp-clients.md (issue 22)."""
     done = subprocess.run(
         [*serve_command(tmp_path / "home"), "--http", "--port", "0", "--lane", "3"],
         capture_output=True,

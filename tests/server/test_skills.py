@@ -145,9 +145,10 @@ def test_persona_rule_3_walkthroughs_put_a_message_before_every_eval() -> None:
                 assert before.tool == "record_message", f"{example.id}: {step.line}"
 
 
-def test_issue_14_skill_calls_use_the_contract_keys() -> None:
+def test_skill_calls_use_the_contract_keys() -> None:
     """Issue 14: every call the skills show names a contract tool with only its keys; a call
-    that leaves out a required key or adds another is shown refused."""
+    that leaves out a required key or adds another is shown refused.
+    Spec: docs/guide/mcp-clients.md (issue 14)."""
     for example in ALL_EXAMPLES:
         for step in example.steps:
             tool = TOOL_BY_NAME[step.tool]
@@ -156,9 +157,10 @@ def test_issue_14_skill_calls_use_the_contract_keys() -> None:
             assert well_formed or step.expected["ok"] is False, (example.id, step.line)
 
 
-def test_8_2_interface_skill_names_every_code_and_what_to_do() -> None:
+def test_interface_skill_names_every_code_and_what_to_do() -> None:
     """All 19 codes of manual 8.2 appear in the interface skill's code table, each with when
-    it is raised and what to do."""
+    it is raised and what to do.
+    Spec: docs/reference/codes.md (the error codes)."""
     text = skill_text(INTERFACE)
     rows = [line.split("|") for line in text.splitlines() if line.startswith("| `ENGINE_")]
     assert {cells[1].strip(" `") for cells in rows} == {code.value for code in ErrorCode}
@@ -167,8 +169,9 @@ def test_8_2_interface_skill_names_every_code_and_what_to_do() -> None:
         assert len(cells) == 5 and cells[2].strip() and cells[3].strip(), cells
 
 
-def test_5_interface_skill_lists_every_notation_in_its_written_form() -> None:
-    """All 35 notations of manual 5, each in the written form the core's table gives."""
+def test_interface_skill_lists_every_notation_in_its_written_form() -> None:
+    """All 35 notations of manual 5, each in the written form the core's table gives.
+    Spec: docs/reference/notations.md (notation)."""
     text = skill_text(INTERFACE)
     assert len(NOTATIONS) == 35
     for notation in NOTATIONS:
@@ -176,8 +179,9 @@ def test_5_interface_skill_lists_every_notation_in_its_written_form() -> None:
             assert f"`{form}`" in text, f"{notation.name}: written form {form!r} missing"
 
 
-def test_6_1_interface_skill_carries_the_whole_name_table() -> None:
-    """All 24 rows of manual 6.1: every name with its vector, in the table's order."""
+def test_interface_skill_carries_the_whole_name_table() -> None:
+    """All 24 rows of manual 6.1: every name with its vector, in the table's order.
+    Spec: docs/reference/units.md (the name table)."""
     text = skill_text(INTERFACE)
     rows = [line for line in text.splitlines() if re.match(r"\| `\[[-0-9,]+\]` \|", line)]
     assert len(rows) == len(NAME_TABLE) == 24
@@ -188,8 +192,9 @@ def test_6_1_interface_skill_carries_the_whole_name_table() -> None:
             assert f"`{name}`" in line
 
 
-def test_issue_2_decisions_are_taught() -> None:
-    """$atan2 argument order, $mod's sign, doubles, non-finite refusal and the four limits."""
+def test_decisions_are_taught() -> None:
+    """$atan2 argument order, $mod's sign, doubles, non-finite refusal and the four limits.
+    Spec: docs/guide/mcp-clients.md (issue 2)."""
     text = skill_text(INTERFACE)
     assert "`$atan2(1, 0)` is 0" in text
     assert "with the sign of a" in text
@@ -199,10 +204,11 @@ def test_issue_2_decisions_are_taught() -> None:
         assert limit in text
 
 
-def test_issue_14_skills_teach_units_read_and_the_fixes() -> None:
+def test_skills_teach_units_read_and_the_fixes() -> None:
     """Issue 14: the skills teach unit on set/get, read on eval, never converting in prose,
     temperature differences, integrals by closed form or a $sum, expression bounds, and the
-    worked RLC and pendulum sweep (whose blocks run above)."""
+    worked RLC and pendulum sweep (whose blocks run above).
+    Spec: docs/guide/mcp-clients.md (issue 14)."""
     interface = skill_text(INTERFACE)
     template = skill_text(TEMPLATE)
     for phrase in ('"unit": "kOhm"', "delta_degC", "midpoint `$sum`", "A bound may", "`read`"):
@@ -215,10 +221,11 @@ def test_issue_14_skills_teach_units_read_and_the_fixes() -> None:
     assert any("read" in s.args for s in calls if s.tool == "eval")
 
 
-def test_issue_14_skills_teach_read_on_set_and_read_lists() -> None:
+def test_skills_teach_read_on_set_and_read_lists() -> None:
     """Issue 14: the interface and the template each show, in blocks run above, a set with
     read (a pure conversion) and an eval whose read is a list (one value in two units), and
-    the persona names both."""
+    the persona names both.
+    Spec: docs/guide/mcp-clients.md (issue 14)."""
     for skill in (INTERFACE, TEMPLATE):
         calls = [s for e in ALL_EXAMPLES if e.skill == skill.name for s in e.steps]
         assert any("read" in s.args for s in calls if s.tool == "set"), skill.name
@@ -247,10 +254,11 @@ def test_persona_states_the_pure_preset_rules() -> None:
         persona("reckoner-with-nothing")
 
 
-def test_issue_27_interface_skill_tables_the_ambiguous_unit_names_as_the_catalogue_does() -> None:
+def test_interface_skill_tables_the_ambiguous_unit_names_as_the_catalogue_does() -> None:
     """Each ambiguous name has one row stating what the catalogue takes it as, the size the
     catalogue computes and every other meaning's spelling; every alias and refused name the
-    catalogue knows is named."""
+    catalogue knows is named.
+    Spec: docs/guide/mcp-clients.md (issue 27)."""
     text = skill_text(INTERFACE)
     rows = {
         cells[1].strip(" `"): cells
@@ -269,10 +277,11 @@ def test_issue_27_interface_skill_tables_the_ambiguous_unit_names_as_the_catalog
         assert f"`{name}`" in text, name
 
 
-def test_issue_27_the_persona_skills_and_contract_tell_the_model_to_quote_text() -> None:
+def test_the_persona_skills_and_contract_tell_the_model_to_quote_text() -> None:
     """A model quoting `num` would lose the trailing zeros `digits` asked for: the persona,
     both skills and get's own digits description say to quote `text`, and the skills show it
-    in a receipt their examples run."""
+    in a receipt their examples run.
+    Spec: docs/guide/mcp-clients.md (issue 27)."""
     assert "quote its `text`" in persona()
     assert "quote `text`" in skill_text(INTERFACE)
     assert 'the `text` (`"68.00"`, not 68)' in skill_text(TEMPLATE)

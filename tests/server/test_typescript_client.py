@@ -29,6 +29,8 @@ from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.server.tools import INPUT_SCHEMAS
 from reckoner.wire import dumps_text
 
+pytestmark = pytest.mark.node
+
 CLIENT = Path(__file__).resolve().parent / "typescript_client"
 SDK = CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
 _install_lock = threading.Lock()
@@ -92,14 +94,15 @@ def receipt(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_manual_2_and_11_the_typescript_sdk_lists_and_calls_what_the_contract_names(
+def test_the_typescript_sdk_lists_and_calls_what_the_contract_names(
     tmp_path: Path, transport: str
 ) -> None:
     """Manual 2 (the six operations), 11 (the persona as instructions, the two skills as
     prompts and resources), issue 14 (`unit` and `read`): through the TypeScript SDK the
     server introduces itself, lists each contract tool with the schema the contract derives,
     answers each call with the receipt the engine gives, refuses a bad call as a tool error
-    that changes nothing, and files the record."""
+    that changes nothing, and files the record.
+    Spec: docs/guide/mcp-clients.md (the tool surface and the panel)."""
     home = tmp_path / "home"
     calls: list[tuple[str, Any]] = [
         ("record_start", {"title": "Power in 4.7 kOhm at 12 V"}),
@@ -153,11 +156,12 @@ def test_manual_2_and_11_the_typescript_sdk_lists_and_calls_what_the_contract_na
     assert rows[4]["content"]["vars"]["R"] == {"num": 4700, "dim": [2, 1, -3, -2, 0, 0, 0]}
 
 
-def test_manual_8_1_an_unknown_tool_reaches_the_typescript_sdk_as_one_clear_error(
+def test_an_unknown_tool_reaches_the_typescript_sdk_as_one_clear_error(
     tmp_path: Path,
 ) -> None:
     """Manual 8.1: a call the contract does not hold (an unknown tool) is answered as a
-    refused receipt naming the tool and the tools there are, and the server goes on."""
+    refused receipt naming the tool and the tools there are, and the server goes on.
+    Spec: docs/reference/codes.md (the failure shape)."""
     received = run_typescript_client(
         tmp_path / "home",
         [("solve", {"question": "x"}), ("record_start", {"title": "still here"})],

@@ -69,10 +69,11 @@ def _assert_one_stderr_line(errlog: Path, *cause: str) -> None:
         assert part in lines[0]
 
 
-def test_issue_9_a_home_inside_a_regular_file_is_explained_in_every_receipt(
+def test_a_home_inside_a_regular_file_is_explained_in_every_receipt(
     tmp_path: Path,
 ) -> None:
-    """Root ignores permission bits, so the unwritable home is one whose parent is a file."""
+    """Root ignores permission bits, so the unwritable home is one whose parent is a file.
+    Spec: docs/guide/mcp-clients.md (issue 9)."""
     (tmp_path / "a-file").write_text("not a directory")
     home = tmp_path / "a-file" / "home"
     errlog = tmp_path / "stderr.txt"
@@ -82,7 +83,8 @@ def test_issue_9_a_home_inside_a_regular_file_is_explained_in_every_receipt(
     _assert_one_stderr_line(errlog, "Not a directory")
 
 
-def test_issue_9_a_home_that_is_a_file_is_explained_in_every_receipt(tmp_path: Path) -> None:
+def test_a_home_that_is_a_file_is_explained_in_every_receipt(tmp_path: Path) -> None:
+    """Spec: docs/guide/mcp-clients.md (issue 9)."""
     home = tmp_path / "home"
     home.write_text("a file where the home should be")
     errlog = tmp_path / "stderr.txt"
@@ -112,11 +114,12 @@ def read_only_mount(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(mount_point)], check=False)
 
 
-def test_issue_9_a_read_only_home_is_explained_and_the_next_call_after_the_fix_works(
+def test_a_read_only_home_is_explained_and_the_next_call_after_the_fix_works(
     read_only_mount: Path, tmp_path: Path
 ) -> None:
     """On a read-only filesystem every call says so; once the filesystem is writable again,
-    the next call opens the home, with no restart of the client or the server."""
+    the next call opens the home, with no restart of the client or the server.
+    Spec: docs/guide/mcp-clients.md (issue 9)."""
     errlog = tmp_path / "stderr.txt"
 
     async def main() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
@@ -139,9 +142,10 @@ def test_issue_9_a_read_only_home_is_explained_and_the_next_call_after_the_fix_w
     _assert_one_stderr_line(errlog, "Read-only file system")
 
 
-def test_issue_9_a_second_server_on_a_held_home_explains_in_its_receipts(tmp_path: Path) -> None:
+def test_a_second_server_on_a_held_home_explains_in_its_receipts(tmp_path: Path) -> None:
     """While another server holds the home, a second one still answers its client, naming the
-    holder's pid; when the holder leaves, the second one's next call takes the home."""
+    holder's pid; when the holder leaves, the second one's next call takes the home.
+    Spec: docs/guide/mcp-clients.md (issue 9)."""
     home = tmp_path / "home"
     first = RawStdioServer(home)
     first.initialize()
@@ -177,9 +181,10 @@ def test_issue_9_a_second_server_on_a_held_home_explains_in_its_receipts(tmp_pat
     _assert_one_stderr_line(errlog, str(first.process.pid))
 
 
-def test_issue_9_an_http_server_on_an_unusable_home_answers_with_the_receipt(
+def test_an_http_server_on_an_unusable_home_answers_with_the_receipt(
     tmp_path: Path,
 ) -> None:
+    """Spec: docs/guide/mcp-clients.md (issue 9)."""
     home = tmp_path / "home"
     home.write_text("a file")
     stderr: list[bytes] = []

@@ -24,9 +24,10 @@ def _arrays() -> tuple[list[float], list[float]]:
     return x, y
 
 
-def test_7_2_an_array_eval_row_is_the_bytes_of_its_stored_forms(home: Path) -> None:
+def test_an_array_eval_row_is_the_bytes_of_its_stored_forms(home: Path) -> None:
     """7.2: {formula, target, rev, vars, result}, vars holding every array read with its
-    full value: the line equals the row rebuilt from the stored forms, written plainly."""
+    full value: the line equals the row rebuilt from the stored forms, written plainly.
+    Spec: docs/guide/records.md (trace rows)."""
     x, y = _arrays()
     with Engine(home, clock=lambda: 1_700_000_000_000) as engine:
         assert engine.call("record_start", {"title": "arrays"})["ok"]
@@ -56,9 +57,10 @@ def test_7_2_an_array_eval_row_is_the_bytes_of_its_stored_forms(home: Path) -> N
     assert lines[4] == wire.dumps(first_eval)
 
 
-def test_7_4_replaying_array_evals_stores_the_same_slots_bit_for_bit(home: Path) -> None:
+def test_replaying_array_evals_stores_the_same_slots_bit_for_bit(home: Path) -> None:
     """7.4 and issue 8's round trip: after a restart every slot, each an eval's array built
-    from numpy, is the stored form written live, and a get answers the same."""
+    from numpy, is the stored form written live, and a get answers the same.
+    Spec: docs/guide/records.md (recovery by replay)."""
     x, y = _arrays()
     with Engine(home) as engine:
         engine.call("record_start", {"title": "arrays"})
@@ -77,8 +79,9 @@ def test_7_4_replaying_array_evals_stores_the_same_slots_bit_for_bit(home: Path)
         assert all(v == 0 for v in zero)
 
 
-def test_3_4_an_array_result_read_back_exactly_is_its_stored_form(recording: Engine) -> None:
-    """3.4: an exact get of an eval's array answers the stored form, built on demand."""
+def test_an_array_result_read_back_exactly_is_its_stored_form(recording: Engine) -> None:
+    """3.4: an exact get of an eval's array answers the stored form, built on demand.
+    Spec: docs/guide/formulas.md (get and its reading options)."""
     recording.call("set", {"name": "a", "value": {"array": [1.5, -0.0, 2.0], "dim": "volt"}})
     assert recording.call("eval", {"formula": "@a*2", "target": "b"})["ok"]
     value = recording.call("get", {"name": "b"})["value"]
@@ -90,11 +93,12 @@ def test_3_4_an_array_result_read_back_exactly_is_its_stored_form(recording: Eng
     )
 
 
-def test_3_4_reading_options_kept_between_calls_still_name_their_own_tool(
+def test_reading_options_kept_between_calls_still_name_their_own_tool(
     recording: Engine,
 ) -> None:
     """3.4, 8: options are checked once per spelling, yet each refusal names the tool and
-    argument it came from, and a kept spelling still converts as the manual says."""
+    argument it came from, and a kept spelling still converts as the manual says.
+    Spec: docs/guide/formulas.md (get and its reading options)."""
     recording.call("set", {"name": "T", "value": {"num": 25, "dim": "degC"}})
     for _ in range(2):
         got = recording.call("get", {"name": "T", "dim": "degC"})
@@ -109,10 +113,11 @@ def test_3_4_reading_options_kept_between_calls_still_name_their_own_tool(
         assert refused_eval["error"].startswith("eval's read dim 'degX'")
 
 
-def test_7_2_an_array_a_row_carries_is_spelled_once_per_revision() -> None:
+def test_an_array_a_row_carries_is_spelled_once_per_revision() -> None:
     """7.2, issue 8: the array an eval computed, real (numpy) or complex (a list), is spelled
     once per revision: every row that carries the slot embeds that text, the same bytes as
-    its stored form, and no row walks the numbers again."""
+    its stored form, and no row walks the numbers again.
+    Spec: docs/guide/records.md (trace rows)."""
     real = parse_value({"array": [0.5, 2.0, -0.0], "dim": "volt"})
     complex_ = parse_value({"array": [{"re": 1.5, "im": -2.0}, {"re": 3.0, "im": 0.25}]})
     # The stored forms' text, written out here: whole doubles as integers, -0.0 kept.
@@ -131,10 +136,11 @@ def test_7_2_an_array_a_row_carries_is_spelled_once_per_revision() -> None:
         assert wire.dumps({"v": row}) == wire.dumps({"v": slot.stored}) == expected[name]
 
 
-def test_3_4_a_kept_reading_option_answers_only_its_own_spelling(recording: Engine) -> None:
+def test_a_kept_reading_option_answers_only_its_own_spelling(recording: Engine) -> None:
     """3.4, 8: digits 2**70 (an integer) is a count of digits; the equal double 2.0**70 is
     refused, before and after the integer's options were kept: a refusal never depends on
-    which calls came first."""
+    which calls came first.
+    Spec: docs/guide/formulas.md (get and its reading options)."""
     refused = recording.call("get", {"name": "V", "digits": 2.0**70})
     assert refused["code"] == "ENGINE_INVALID_ARGS"
     assert refused["error"].startswith("digits is the number 1.1805916207174113e+21")

@@ -43,7 +43,8 @@ def _assert_usable(engine: Engine) -> None:
     assert engine.call("record_end", {}) == {"ok": True}
 
 
-def test_7_3_garbage_lines_are_skipped_and_the_rest_resumes(home: Path) -> None:
+def test_garbage_lines_are_skipped_and_the_rest_resumes(home: Path) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     data = HEADER + START + b"not json at all\n" + SET_V + b"\xff\xfe\x00binary\n"
     data += b'{"seq": 3, "unterminated\n' + b"[1,2]\n" + b"42\n" + SET_R
     _write_open(home, data)
@@ -56,10 +57,11 @@ def test_7_3_garbage_lines_are_skipped_and_the_rest_resumes(home: Path) -> None:
         _assert_usable(engine)
 
 
-def test_7_3_torn_last_line_is_dropped_and_cut_off_so_the_next_row_starts_clean(
+def test_torn_last_line_is_dropped_and_cut_off_so_the_next_row_starts_clean(
     home: Path,
 ) -> None:
-    """7.3 and issue 8: the torn fragment was never acknowledged; recovery cuts it off."""
+    """7.3 and issue 8: the torn fragment was never acknowledged; recovery cuts it off.
+    Spec: docs/guide/records.md (the record file)."""
     torn = SET_R[: len(SET_R) // 2]
     _write_open(home, HEADER + START + SET_V + torn)
     with Engine(home) as engine:
@@ -77,7 +79,8 @@ def test_7_3_torn_last_line_is_dropped_and_cut_off_so_the_next_row_starts_clean(
         _assert_usable(engine)
 
 
-def test_7_3_a_file_of_only_a_torn_header_is_discarded(home: Path) -> None:
+def test_a_file_of_only_a_torn_header_is_discarded(home: Path) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     _write_open(home, HEADER[:9])
     with Engine(home) as engine:
         assert engine.open_record_id is None
@@ -102,9 +105,10 @@ BAD_OPEN_FILES = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD_OPEN_FILES))
-def test_7_4_a_refused_open_file_is_moved_to_discarded_and_the_engine_starts_clean(
+def test_a_refused_open_file_is_moved_to_discarded_and_the_engine_starts_clean(
     home: Path, case: str
 ) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     data = BAD_OPEN_FILES[case]
     _write_open(home, data)
     with Engine(home) as engine:
@@ -121,7 +125,8 @@ def test_7_4_a_refused_open_file_is_moved_to_discarded_and_the_engine_starts_cle
         _assert_usable(engine)
 
 
-def test_7_4_two_discards_keep_both_files(home: Path) -> None:
+def test_two_discards_keep_both_files(home: Path) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     for data in (b"first", b"second"):
         _write_open(home, data)
         with Engine(home):
@@ -130,7 +135,8 @@ def test_7_4_two_discards_keep_both_files(home: Path) -> None:
     assert kept == [b"first", b"second"]
 
 
-def test_7_3_closed_file_without_header_is_listed_unreadable(home: Path) -> None:
+def test_closed_file_without_header_is_listed_unreadable(home: Path) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     records = home / "records"
     records.mkdir(parents=True)
     headless = records / "1600000000000.jsonl"
@@ -151,7 +157,8 @@ def test_7_3_closed_file_without_header_is_listed_unreadable(home: Path) -> None
     assert headless.read_bytes() == START + SET_V
 
 
-def test_7_5_stray_files_in_records_do_not_break_the_list(home: Path) -> None:
+def test_stray_files_in_records_do_not_break_the_list(home: Path) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     records = home / "records"
     records.mkdir(parents=True)
     (records / "notes.txt").write_text("hello")
@@ -165,7 +172,8 @@ def test_7_5_stray_files_in_records_do_not_break_the_list(home: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["open-record.jsonl", "state.json"])
-def test_9_1_a_directory_where_a_file_should_be_is_one_sentence(home: Path, name: str) -> None:
+def test_a_directory_where_a_file_should_be_is_one_sentence(home: Path, name: str) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     (home / name).mkdir(parents=True)
     with pytest.raises(HomeError) as refused:
         Engine(home)
@@ -176,7 +184,8 @@ def test_9_1_a_directory_where_a_file_should_be_is_one_sentence(home: Path, name
     assert (home / name).is_dir()
 
 
-def test_9_1_records_as_a_file_is_one_sentence(home: Path) -> None:
+def test_records_as_a_file_is_one_sentence(home: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     home.mkdir()
     (home / "records").write_text("oops")
     with pytest.raises(HomeError) as refused:
@@ -185,7 +194,8 @@ def test_9_1_records_as_a_file_is_one_sentence(home: Path) -> None:
     assert (home / "records").read_text() == "oops"
 
 
-def test_9_1_a_home_that_is_a_regular_file_is_one_sentence(tmp_path: Path) -> None:
+def test_a_home_that_is_a_regular_file_is_one_sentence(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     path = tmp_path / "home"
     path.write_text("I am a file")
     with pytest.raises(HomeError) as refused:
@@ -195,7 +205,8 @@ def test_9_1_a_home_that_is_a_regular_file_is_one_sentence(tmp_path: Path) -> No
     assert path.read_text() == "I am a file"
 
 
-def test_9_1_a_home_that_cannot_be_created_is_one_sentence(tmp_path: Path) -> None:
+def test_a_home_that_cannot_be_created_is_one_sentence(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(HomeError) as refused:
@@ -204,9 +215,10 @@ def test_9_1_a_home_that_cannot_be_created_is_one_sentence(tmp_path: Path) -> No
     assert "cannot be created" in message and "\n" not in message
 
 
-def test_issue_9_a_taken_closed_name_is_never_replaced_the_record_takes_the_next_id(
+def test_a_taken_closed_name_is_never_replaced_the_record_takes_the_next_id(
     home: Path,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Mine"})
         record = engine.open_record_id
@@ -221,9 +233,10 @@ def test_issue_9_a_taken_closed_name_is_never_replaced_the_record_takes_the_next
     assert not open_file(home).exists()
 
 
-def test_issue_8_a_record_that_failed_to_close_stays_open_and_listed(home: Path) -> None:
+def test_a_record_that_failed_to_close_stays_open_and_listed(home: Path) -> None:
     """Issue 8 (against manual 7.2): a close whose rename fails refuses record_end, keeps the
-    record open, resumable and listed, and a later record_end closes it; nothing is discarded."""
+    record open, resumable and listed, and a later record_end closes it; nothing is discarded.
+    Spec: docs/guide/records.md (issue 8)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Stuck"})
         record = engine.open_record_id

@@ -249,10 +249,13 @@ def _chains(tmp_path: Path, trials: int, rng: random.Random, launcher: _Launcher
             assert engine.records().unreadable == []
 
 
-def test_7_4_sigkill_at_random_moments_loses_no_seen_receipt(tmp_path: Path) -> None:
+def test_sigkill_at_random_moments_loses_no_seen_receipt(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     _run_trials(tmp_path, trials=50, seed=20261130)
 
 
 @pytest.mark.slow
-def test_7_4_sigkill_at_random_moments_loses_no_seen_receipt_500_trials(tmp_path: Path) -> None:
+def test_sigkill_at_random_moments_loses_no_seen_receipt_500_trials(tmp_path: Path) -> None:
+    """The long variant (500 trials) of test_sigkill_at_random_moments_loses_no_seen_receipt,
+    which runs by default. Spec: docs/guide/records.md (recovery by replay)."""
     _run_trials(tmp_path, trials=500, seed=4242)

@@ -188,10 +188,11 @@ CASES += [("header", SHORT), ("append", SHORT), ("reopen", "EACCES"), ("reopen",
 
 
 @pytest.mark.parametrize(("step", "how"), CASES)
-def test_issue_8_a_failed_write_step_refuses_and_changes_nothing(
+def test_a_failed_write_step_refuses_and_changes_nothing(
     home: Path, faults: Faults, step: str, how: str
 ) -> None:
-    """Issue 8: each errno (and a short write) at each step of the write path."""
+    """Issue 8: each errno (and a short write) at each step of the write path.
+    Spec: docs/guide/records.md (issue 8)."""
     engine = Engine(home)
     ok_sets: list[dict[str, Any]] = []
 
@@ -252,10 +253,11 @@ def test_issue_8_a_failed_write_step_refuses_and_changes_nothing(
     check_replay(engine, ok_sets)
 
 
-def test_issue_8_the_refusal_row_is_kept_when_only_the_call_row_failed(
+def test_the_refusal_row_is_kept_when_only_the_call_row_failed(
     faults: Faults, recording: Engine
 ) -> None:
-    """Issue 8 / manual 8.1: a one-off failure refuses the call; its own refusal row is kept."""
+    """Issue 8 / manual 8.1: a one-off failure refuses the call; its own refusal row is kept.
+    Spec: docs/guide/records.md (issue 8)."""
     before = recording.slot_snapshot()
     original = faults.check
 
@@ -274,11 +276,12 @@ def test_issue_8_the_refusal_row_is_kept_when_only_the_call_row_failed(
     assert last["content"] == {"code": receipt["code"], "error": receipt["error"]}
 
 
-def test_issue_8_a_torn_row_that_cannot_be_cut_is_cut_before_the_next_write(
+def test_a_torn_row_that_cannot_be_cut_is_cut_before_the_next_write(
     faults: Faults, recording: Engine
 ) -> None:
     """Issue 8: a short write whose cut-back also fails leaves a tail that the next write
-    removes first; a call refused meanwhile changes nothing, and no half row survives."""
+    removes first; a call refused meanwhile changes nothing, and no half row survives.
+    Spec: docs/guide/records.md (issue 8)."""
     path = open_file(recording)
     clean = path.read_bytes()
     faults.arm("append", SHORT)
@@ -301,10 +304,11 @@ def test_issue_8_a_torn_row_that_cannot_be_cut_is_cut_before_the_next_write(
     assert rows[0]["seq"] == file_rows(path)[-2]["seq"] + 1
 
 
-def test_issue_8_a_kill_while_a_torn_row_is_on_disk_replays_the_acknowledged_rows(
+def test_a_kill_while_a_torn_row_is_on_disk_replays_the_acknowledged_rows(
     faults: Faults, recording: Engine
 ) -> None:
-    """Issue 8 / manual 7.3: the half row a failed write left is dropped on recovery."""
+    """Issue 8 / manual 7.3: the half row a failed write left is dropped on recovery.
+    Spec: docs/guide/records.md (issue 8)."""
     live = recording.slot_snapshot()
     faults.arm("append", SHORT)
     faults.arm("truncate", "EIO")
@@ -318,10 +322,11 @@ def test_issue_8_a_kill_while_a_torn_row_is_on_disk_replays_the_acknowledged_row
 
 
 @pytest.mark.parametrize("how", ["EIO", "ENOSPC"])
-def test_issue_8_with_fsync_a_failed_fsync_refuses_append_start_and_close(
+def test_with_fsync_a_failed_fsync_refuses_append_start_and_close(
     home: Path, faults: Faults, how: str
 ) -> None:
-    """Issue 8: with RECKONER_FSYNC a row is acknowledged only after its fsync succeeded."""
+    """Issue 8: with RECKONER_FSYNC a row is acknowledged only after its fsync succeeded.
+    Spec: docs/guide/records.md (issue 8)."""
     with Engine(home, fsync=True) as engine:
         faults.arm("fsync", how)
         assert_refused(engine.call("record_start", {"title": "T"}), how, home, "started")
@@ -349,11 +354,12 @@ def test_issue_8_with_fsync_a_failed_fsync_refuses_append_start_and_close(
     ]
 
 
-def test_issue_8_a_kill_between_the_end_row_and_the_rename_finishes_the_close(
+def test_a_kill_between_the_end_row_and_the_rename_finishes_the_close(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 8 item 7 / manual 7.4: an open record whose last accepted row is record_end is
-    closed at the next start, not resumed as open."""
+    closed at the next start, not resumed as open.
+    Spec: docs/guide/records.md (issue 8)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Cut"})
         record = engine.open_record_id
@@ -377,9 +383,10 @@ def test_issue_8_a_kill_between_the_end_row_and_the_rename_finishes_the_close(
     assert not (home / "discarded").exists()
 
 
-def test_issue_8_an_end_row_followed_by_refused_rows_still_finishes_the_close(home: Path) -> None:
+def test_an_end_row_followed_by_refused_rows_still_finishes_the_close(home: Path) -> None:
     """Issue 8 item 7: the rule reads the last accepted row, so a refused row after it does
-    not keep the record open."""
+    not keep the record open.
+    Spec: docs/guide/records.md (issue 8)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Cut"})
         record = engine.open_record_id
@@ -395,9 +402,10 @@ def test_issue_8_an_end_row_followed_by_refused_rows_still_finishes_the_close(ho
     assert (home / "records" / f"{record}.jsonl").exists()
 
 
-def test_issue_8_a_close_left_unfinished_onto_a_taken_id_takes_the_next_id(home: Path) -> None:
+def test_a_close_left_unfinished_onto_a_taken_id_takes_the_next_id(home: Path) -> None:
     """Issue 8 item 7 with issue 9's claim: when records/<id>.jsonl already exists the close
-    is finished under the next free id, and nothing is overwritten."""
+    is finished under the next free id, and nothing is overwritten.
+    Spec: docs/guide/records.md (issue 8)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Cut"})
         record = engine.open_record_id
@@ -435,10 +443,11 @@ engine.call("record_end", {"text": "bye"})
 """
 
 
-def test_issue_8_sigkill_between_the_end_row_and_the_rename_finishes_the_close(
+def test_sigkill_between_the_end_row_and_the_rename_finishes_the_close(
     home: Path,
 ) -> None:
-    """Issue 8 item 7 with a real SIGKILL: the next start closes the record."""
+    """Issue 8 item 7 with a real SIGKILL: the next start closes the record.
+    Spec: docs/guide/records.md (issue 8)."""
     done = subprocess.run(
         [sys.executable, "-c", _KILL_AT_CLOSE, str(home)], capture_output=True, timeout=60
     )

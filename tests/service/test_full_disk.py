@@ -71,11 +71,12 @@ def _call_and_track(
     return receipt
 
 
-def test_issue_8_a_full_disk_refuses_calls_loses_no_ok_receipt_and_recovers(
+def test_a_full_disk_refuses_calls_loses_no_ok_receipt_and_recovers(
     small_fs: Path,
 ) -> None:
     """Issue 8: fill the disk, call until refused, restart: every ok set is in the record;
-    free space: the same engine continues, and the record closes."""
+    free space: the same engine continues, and the record closes.
+    Spec: docs/guide/records.md (issue 8)."""
     home = small_fs / "home"
     filler = small_fs / "filler"
     ok: list[dict[str, Any]] = []
@@ -113,8 +114,9 @@ def test_issue_8_a_full_disk_refuses_calls_loses_no_ok_receipt_and_recovers(
     assert written == [{"name": r["name"], "value": r["value"]} for r in ok]
 
 
-def test_issue_8_space_returning_needs_no_restart(small_fs: Path) -> None:
-    """Issue 8: the engine that refused on a full disk accepts again once space is freed."""
+def test_space_returning_needs_no_restart(small_fs: Path) -> None:
+    """Issue 8: the engine that refused on a full disk accepts again once space is freed.
+    Spec: docs/guide/records.md (issue 8)."""
     home = small_fs / "home"
     filler = small_fs / "filler"
     with Engine(home) as engine:
@@ -141,7 +143,9 @@ def test_issue_8_space_returning_needs_no_restart(small_fs: Path) -> None:
     assert (home / "records" / f"{record}.jsonl").exists()
 
 
-def test_issue_8_a_home_made_read_only_after_start(small_fs: Path, tmp_path: Path) -> None:
+def test_a_home_made_read_only_after_start_refuses_calls_in_one_sentence(
+    small_fs: Path, tmp_path: Path
+) -> None:
     """Issue 8: the home's mount turned read-only under a running engine.
 
     Linux refuses to remount a file system read-only while a file on it is open for
@@ -150,6 +154,7 @@ def test_issue_8_a_home_made_read_only_after_start(small_fs: Path, tmp_path: Pat
     EROFS, as after an emergency read-only remount. The start and the close are refused
     with the read-only sentence and change nothing; made writable again, the same engine
     closes the record.
+    Spec: docs/guide/records.md (issue 8).
     """
     home = tmp_path / "home"
     home.mkdir()

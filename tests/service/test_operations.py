@@ -19,7 +19,8 @@ from reckoner import Engine, wire
 # -- 2.1 / 2.2: each operation's receipt, exactly ----------------------------------------
 
 
-def test_2_2_set_receipt_echoes_the_stored_value_with_dim_as_7_integers(engine: Engine) -> None:
+def test_set_receipt_echoes_the_stored_value_with_dim_as_7_integers(engine: Engine) -> None:
+    """Spec: docs/reference/tools.md (receipts)."""
     engine.call("record_start", {"title": "Divider"})
     receipt = engine.call("set", {"name": "R1", "value": {"num": 4.7e3, "dim": "ohm"}})
     assert receipt == {"ok": True, "name": "R1", "rev": 1, "value": {"num": 4700, "dim": OHM}}
@@ -29,7 +30,8 @@ def test_2_2_set_receipt_echoes_the_stored_value_with_dim_as_7_integers(engine: 
     )
 
 
-def test_2_2_set_receipts_for_each_value_type(engine: Engine) -> None:
+def test_set_echoes_a_receipt_for_each_value_type(engine: Engine) -> None:
+    """Spec: docs/reference/tools.md (receipts)."""
     engine.call("record_start", {"title": "Values"})
     cases: list[tuple[dict[str, Any], dict[str, Any]]] = [
         ({"re": 3, "im": 4, "dim": "ohm"}, {"re": 3, "im": 4, "dim": OHM}),
@@ -47,13 +49,15 @@ def test_2_2_set_receipts_for_each_value_type(engine: Engine) -> None:
         assert receipt == {"ok": True, "name": f"x{index}", "rev": 1, "value": echoed}
 
 
-def test_2_2_polar_set_is_stored_rectangular(engine: Engine) -> None:
+def test_polar_set_is_stored_rectangular(engine: Engine) -> None:
+    """Spec: docs/reference/tools.md (receipts)."""
     engine.call("record_start", {"title": "Polar"})
     receipt = engine.call("set", {"name": "Z", "value": {"mag": 2, "ang": 0}})
     assert receipt["value"] == {"re": 2, "im": 0, "dim": [0] * 7}
 
 
-def test_2_2_get_receipt_carries_the_first_table_name(recording: Engine) -> None:
+def test_get_receipt_carries_the_first_table_name(recording: Engine) -> None:
+    """Spec: docs/reference/tools.md (receipts)."""
     assert recording.call("get", {"name": "V"}) == {
         "ok": True,
         "name": "V",
@@ -61,7 +65,8 @@ def test_2_2_get_receipt_carries_the_first_table_name(recording: Engine) -> None
     }
 
 
-def test_2_2_get_receipt_carries_the_dim_asked_for(recording: Engine) -> None:
+def test_get_receipt_carries_the_dim_asked_for(recording: Engine) -> None:
+    """Spec: docs/reference/tools.md (receipts)."""
     recording.call("set", {"name": "T", "value": {"num": 25, "dim": "degC"}})
     as_celsius = recording.call("get", {"name": "T", "dim": "degC"})
     assert as_celsius["value"]["dim"] == "degC"
@@ -70,7 +75,8 @@ def test_2_2_get_receipt_carries_the_dim_asked_for(recording: Engine) -> None:
     assert recording.call("get", {"name": "V", "dim": VOLT})["value"] == {"num": 12, "dim": VOLT}
 
 
-def test_2_2_get_form_and_digits_reach_the_receipt(recording: Engine) -> None:
+def test_get_form_and_digits_reach_the_receipt(recording: Engine) -> None:
+    """Spec: docs/reference/tools.md (receipts)."""
     recording.call("set", {"name": "Z", "value": {"re": 3, "im": 4, "dim": "ohm"}})
     polar = recording.call("get", {"name": "Z", "form": "polar", "digits": 3})
     assert polar == {"ok": True, "name": "Z", "value": {"mag": 5, "ang": 0.927, "dim": "ohm"}}
@@ -78,7 +84,8 @@ def test_2_2_get_form_and_digits_reach_the_receipt(recording: Engine) -> None:
     assert rect["value"] == {"re": 12, "im": 0, "dim": "volt"}
 
 
-def test_2_2_eval_receipt_names_target_and_revision_only(recording: Engine) -> None:
+def test_eval_receipt_names_target_and_revision_only(recording: Engine) -> None:
+    """Spec: docs/reference/tools.md (receipts)."""
     receipt = recording.call("eval", {"formula": "(@V)^2/@R", "target": "P"})
     assert receipt == {"ok": True, "target": "P", "rev": 1}
     value = recording.call("get", {"name": "P"})["value"]
@@ -86,15 +93,17 @@ def test_2_2_eval_receipt_names_target_and_revision_only(recording: Engine) -> N
     assert value["num"] == pytest.approx(144 / 4700)
 
 
-def test_2_2_markers_answer_ok_and_nothing_else(engine: Engine) -> None:
+def test_markers_answer_ok_and_nothing_else(engine: Engine) -> None:
+    """Spec: docs/reference/tools.md (receipts)."""
     assert engine.call("record_start", {"title": "Markers"}) == {"ok": True}
     assert engine.call("record_message", {"text": "Why"}) == {"ok": True}
     assert engine.call("record_message", {"text": "Note", "hide": True}) == {"ok": True}
     assert engine.call("record_end", {"text": "Done"}) == {"ok": True}
 
 
-def test_2_2_receipts_round_trip_get_into_set(recording: Engine) -> None:
-    """3.4: the get receipt is the tagged shape set accepts back."""
+def test_receipts_round_trip_get_into_set(recording: Engine) -> None:
+    """3.4: the get receipt is the tagged shape set accepts back.
+    Spec: docs/reference/tools.md (receipts)."""
     recording.call("set", {"name": "Z", "value": {"re": 3, "im": 4, "dim": "ohm"}})
     shown = recording.call("get", {"name": "Z", "form": "polar"})["value"]
     again = recording.call("set", {"name": "Z2", "value": shown})
@@ -106,7 +115,8 @@ def test_2_2_receipts_round_trip_get_into_set(recording: Engine) -> None:
 # -- 2.3: the slot table's rules ---------------------------------------------------------
 
 
-def test_2_3_write_creates_at_revision_1_and_overwrite_increments(recording: Engine) -> None:
+def test_write_creates_at_revision_1_and_overwrite_increments(recording: Engine) -> None:
+    """Spec: docs/guide/formulas.md (the slot table and its rules)."""
     assert recording.slot_snapshot()["V"] == (1, {"num": 12, "dim": VOLT})
     second = recording.call("set", {"name": "V", "value": {"num": 5, "dim": "volt"}})
     assert second["rev"] == 2
@@ -121,7 +131,8 @@ def test_2_3_write_creates_at_revision_1_and_overwrite_increments(recording: Eng
     assert recording.slot_snapshot()["V"] == (4, {"num": 9400, "dim": OHM})
 
 
-def test_2_3_delete_is_idempotent_and_recreates_at_revision_1(recording: Engine) -> None:
+def test_delete_is_idempotent_and_recreates_at_revision_1(recording: Engine) -> None:
+    """Spec: docs/guide/formulas.md (the slot table and its rules)."""
     recording.call("set", {"name": "V", "value": {"num": 5, "dim": "volt"}})
     deleted = recording.call("set", {"name": "V", "value": None})
     assert deleted == {"ok": True, "name": "V", "rev": None, "value": None}
@@ -133,20 +144,23 @@ def test_2_3_delete_is_idempotent_and_recreates_at_revision_1(recording: Engine)
     assert recreated["rev"] == 1
 
 
-def test_2_3_eval_creates_its_target_at_1_and_a_delete_resets_it(recording: Engine) -> None:
+def test_eval_creates_its_target_at_1_and_a_delete_resets_it(recording: Engine) -> None:
+    """Spec: docs/guide/formulas.md (the slot table and its rules)."""
     assert recording.call("eval", {"formula": "@V/@R", "target": "I"})["rev"] == 1
     assert recording.call("eval", {"formula": "@V/@R", "target": "I"})["rev"] == 2
     recording.call("set", {"name": "I", "value": None})
     assert recording.call("eval", {"formula": "@V/@R", "target": "I"})["rev"] == 1
 
 
-def test_2_3_get_changes_no_revision(recording: Engine) -> None:
+def test_get_changes_no_revision(recording: Engine) -> None:
+    """Spec: docs/guide/formulas.md (the slot table and its rules)."""
     before = recording.slot_snapshot()
     recording.call("get", {"name": "V", "form": "polar", "digits": 2, "dim": "volt"})
     assert recording.slot_snapshot() == before
 
 
-def test_2_3_record_end_clears_the_table(recording: Engine) -> None:
+def test_record_end_clears_the_table(recording: Engine) -> None:
+    """Spec: docs/guide/formulas.md (the slot table and its rules)."""
     assert recording.call("record_end", {}) == {"ok": True}
     assert recording.slot_snapshot() == {}
     assert recording.open_record_id is None
@@ -156,7 +170,8 @@ def test_2_3_record_end_clears_the_table(recording: Engine) -> None:
     assert recording.call("set", {"name": "V", "value": {"num": 1}})["rev"] == 1
 
 
-def test_2_3_record_start_begins_with_an_empty_table(engine: Engine) -> None:
+def test_record_start_begins_with_an_empty_table(engine: Engine) -> None:
+    """Spec: docs/guide/formulas.md (the slot table and its rules)."""
     engine.call("record_start", {"title": "First"})
     assert engine.slot_snapshot() == {}
     assert engine.open_record_id is not None
@@ -186,9 +201,10 @@ GATED_CALLS: list[tuple[str, Any]] = [
 
 
 @pytest.mark.parametrize(("tool", "args"), GATED_CALLS)
-def test_7_1_gate_first_no_record_means_open_record_not_found_and_nothing_written(
+def test_gate_first_no_record_means_open_record_not_found_and_nothing_written(
     engine: Engine, tool: str, args: Any
 ) -> None:
+    """Spec: docs/guide/records.md (the three markers)."""
     before = home_files(engine.home)
     receipt = engine.call(tool, args)
     assert receipt["ok"] is False
@@ -200,7 +216,8 @@ def test_7_1_gate_first_no_record_means_open_record_not_found_and_nothing_writte
     assert engine.slot_snapshot() == {}
 
 
-def test_7_1_gate_also_holds_after_record_end(recording: Engine) -> None:
+def test_gate_also_holds_after_record_end(recording: Engine) -> None:
+    """Spec: docs/guide/records.md (the three markers)."""
     recording.call("record_end", {})
     before = home_files(recording.home)
     assert recording.call("eval", {"formula": "1", "target": "x"})["code"] == (
@@ -339,9 +356,10 @@ def _slot_rows(path: Path) -> list[bytes]:
 
 
 @pytest.mark.parametrize(("tool", "args", "code"), MALFORMED)
-def test_8_1_malformed_argument_gets_its_code_and_changes_nothing(
+def test_malformed_argument_gets_its_code_and_changes_nothing(
     recording: Engine, tool: str, args: Any, code: str
 ) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     recording.call("eval", {"formula": "(@V)^2/@R", "target": "P"})
     slots_before = recording.slot_snapshot()
     lines_before = _slot_rows(open_file(recording))
@@ -368,7 +386,8 @@ def test_8_1_malformed_argument_gets_its_code_and_changes_nothing(
     }
 
 
-def test_8_1_extra_key_refusal_names_the_allowed_keys(recording: Engine) -> None:
+def test_extra_key_refusal_names_the_allowed_keys(recording: Engine) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     receipt = recording.call("eval", {"formula": "1", "target": "x", "unit": "W"})
     assert "'unit'" in receipt["error"]
     assert "formula, target" in receipt["error"]
@@ -376,19 +395,22 @@ def test_8_1_extra_key_refusal_names_the_allowed_keys(recording: Engine) -> None
     assert "name, form, digits, dim" in receipt["error"]
 
 
-def test_8_1_value_error_comes_before_an_extra_key(recording: Engine) -> None:
+def test_value_error_comes_before_an_extra_key(recording: Engine) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     receipt = recording.call("set", {"name": "V", "value": {"bogus": 1}, "colour": "V"})
     assert receipt["code"] == "ENGINE_INVALID_ARGS"
     assert "colour" not in receipt["error"]
 
 
-def test_8_1_message_text_checked_before_hide(recording: Engine) -> None:
+def test_message_text_checked_before_hide(recording: Engine) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     receipt = recording.call("record_message", {"text": "  ", "hide": "yes"})
     assert "text" in receipt["error"]
     assert "hide" not in receipt["error"]
 
 
-def test_2_2_unknown_tool_is_a_receipt_and_no_row(recording: Engine) -> None:
+def test_unknown_tool_is_a_receipt_and_no_row(recording: Engine) -> None:
+    """Spec: docs/reference/tools.md (receipts)."""
     lines_before = file_lines(open_file(recording))
     for tool in ("solve", "", None, 5, "SET", "search"):
         receipt = recording.call(tool, {"name": "V"})
@@ -398,11 +420,13 @@ def test_2_2_unknown_tool_is_a_receipt_and_no_row(recording: Engine) -> None:
     assert file_lines(open_file(recording)) == lines_before
 
 
-def test_2_2_unknown_tool_without_a_record_is_invalid_args(engine: Engine) -> None:
+def test_unknown_tool_without_a_record_is_invalid_args(engine: Engine) -> None:
+    """Spec: docs/reference/tools.md (receipts)."""
     assert engine.call("frobnicate", {})["code"] == "ENGINE_INVALID_ARGS"
 
 
-def test_8_1_record_start_malformed_without_record_writes_nothing(engine: Engine) -> None:
+def test_record_start_malformed_without_record_writes_nothing(engine: Engine) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     before = home_files(engine.home)
     for args in ({}, {"title": ""}, {"title": "   "}, {"title": 5}, {"title": None}, None, "t"):
         receipt = engine.call("record_start", args)
@@ -413,7 +437,8 @@ def test_8_1_record_start_malformed_without_record_writes_nothing(engine: Engine
     assert engine.open_record_id is None
 
 
-def test_8_1_failed_record_end_keeps_record_and_slots(recording: Engine) -> None:
+def test_failed_record_end_keeps_record_and_slots(recording: Engine) -> None:
+    """Spec: docs/reference/codes.md (the failure shape)."""
     record = recording.open_record_id
     slots = recording.slot_snapshot()
     assert recording.call("record_end", {"text": 5})["ok"] is False
@@ -422,7 +447,8 @@ def test_8_1_failed_record_end_keeps_record_and_slots(recording: Engine) -> None
     assert open_file(recording).exists()
 
 
-def test_7_1_blank_closing_text_counts_as_absent(recording: Engine) -> None:
+def test_blank_closing_text_counts_as_absent(recording: Engine) -> None:
+    """Spec: docs/guide/records.md (the three markers)."""
     record = recording.open_record_id
     assert recording.call("record_end", {"text": "  \n "}) == {"ok": True}
     closed = recording.home / "records" / f"{record}.jsonl"
@@ -430,7 +456,8 @@ def test_7_1_blank_closing_text_counts_as_absent(recording: Engine) -> None:
     assert last["content"] == {"record": record}
 
 
-def test_2_2_closed_engine_answers_a_receipt(home: Path) -> None:
+def test_closed_engine_answers_a_receipt(home: Path) -> None:
+    """Spec: docs/reference/tools.md (receipts)."""
     engine = Engine(home)
     engine.call("record_start", {"title": "T"})
     engine.close()
@@ -440,8 +467,9 @@ def test_2_2_closed_engine_answers_a_receipt(home: Path) -> None:
     engine.close()  # closing twice is harmless
 
 
-def test_8_1_internal_fault_is_unknown_error_and_a_row(recording: Engine) -> None:
-    """8.1: an unexpected fault is ENGINE_UNKNOWN_ERROR 'internal error: ...', never raised."""
+def test_internal_fault_is_unknown_error_and_a_row(recording: Engine) -> None:
+    """8.1: an unexpected fault is ENGINE_UNKNOWN_ERROR 'internal error: ...', never raised.
+    Spec: docs/reference/codes.md (the failure shape)."""
 
     def broken(args: dict[str, Any]) -> Any:
         raise RuntimeError("boom")
@@ -456,9 +484,10 @@ def test_8_1_internal_fault_is_unknown_error_and_a_row(recording: Engine) -> Non
     assert row["ok"] is False and row["content"]["code"] == "ENGINE_UNKNOWN_ERROR"
 
 
-def test_8_1_a_fault_after_the_write_leaves_the_slot_as_it_was(recording: Engine) -> None:
+def test_a_fault_after_the_write_leaves_the_slot_as_it_was(recording: Engine) -> None:
     """8.1: a failed call changes nothing, even when the fault comes after the slot was
-    written (here: the trace row's writer fails unexpectedly)."""
+    written (here: the trace row's writer fails unexpectedly).
+    Spec: docs/reference/codes.md (the failure shape)."""
     recording.call("eval", {"formula": "(@V)^2/@R", "target": "P"})
     slots = recording.slot_snapshot()
 
@@ -474,18 +503,21 @@ def test_8_1_a_fault_after_the_write_leaves_the_slot_as_it_was(recording: Engine
     assert "fresh" not in recording.slot_snapshot()
 
 
-def test_7_3_started_file_begins_with_the_header(recording: Engine) -> None:
+def test_started_file_begins_with_the_header(recording: Engine) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     assert open_file(recording).read_bytes().startswith(HEADER)
 
 
-def test_2_2_eval_result_dims_follow_the_formula(recording: Engine) -> None:
+def test_eval_result_dims_follow_the_formula(recording: Engine) -> None:
+    """Spec: docs/reference/tools.md (receipts)."""
     recording.call("eval", {"formula": "(@V)^2/@R", "target": "P"})
     assert recording.slot_snapshot()["P"][1]["dim"] == WATT
 
 
 @pytest.mark.parametrize("number", [1e19, -1e20, 2.0**64, 9.007199254740993e15, 1e300, 5e-324])
-def test_7_3_any_finite_number_is_stored_written_and_replayed(home: Path, number: float) -> None:
-    """7.3: every finite double survives the trip set -> row -> replay (no internal error)."""
+def test_any_finite_number_is_stored_written_and_replayed(home: Path, number: float) -> None:
+    """7.3: every finite double survives the trip set -> row -> replay (no internal error).
+    Spec: docs/guide/records.md (the record file)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Big"})
         receipt = engine.call("set", {"name": "x", "value": {"num": number}})
@@ -501,11 +533,12 @@ def test_7_3_any_finite_number_is_stored_written_and_replayed(home: Path, number
         assert again.call("get", {"name": "x"})["value"]["num"] == number
 
 
-def test_issue_8_an_unwritable_row_refuses_the_call_and_leaves_no_seq_gap(
+def test_an_unwritable_row_refuses_the_call_and_leaves_no_seq_gap(
     recording: Engine,
 ) -> None:
     """Issue 8 (against manual 7.2): a trace append that fails refuses the call, which then
-    changes nothing; seq continues without a gap."""
+    changes nothing; seq continues without a gap.
+    Spec: docs/guide/records.md (issue 8)."""
     journal = recording._journal
     real_append = journal.append
 

@@ -5,7 +5,7 @@ zeros kept (`"text": "68.00"` beside `"num": 68`), which `set` takes back unchan
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reckoner import Engine
@@ -99,7 +99,6 @@ def test_text_beside_any_tag_but_num_is_refused(recording: Engine) -> None:
         assert "beside num only" in receipt["error"], receipt["error"]
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300),
     st.integers(min_value=1, max_value=15),

@@ -122,7 +122,10 @@ POWER_READS = (
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    suppress_health_check=[
+        *settings.default.suppress_health_check,
+        HealthCheck.function_scoped_fixture,
+    ]
 )
 @given(
     num=st.floats(-1e12, 1e12, allow_nan=False, allow_infinity=False),

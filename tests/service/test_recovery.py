@@ -35,9 +35,10 @@ def _busy_session(engine: Engine) -> None:
     engine.call("record_message", {"text": "before the crash"})
 
 
-def test_7_4_reopen_without_record_end_resumes_slots_revisions_and_seq(
+def test_reopen_without_record_end_resumes_slots_revisions_and_seq(
     home: Path, clock: StepClock
 ) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     with Engine(home, clock=clock) as engine:
         _busy_session(engine)
         record = engine.open_record_id
@@ -62,7 +63,8 @@ def test_7_4_reopen_without_record_end_resumes_slots_revisions_and_seq(
     assert seqs == list(range(1, len(seqs) + 1))
 
 
-def test_7_4_resumed_table_equals_a_replay_of_the_rows(home: Path) -> None:
+def test_resumed_table_equals_a_replay_of_the_rows(home: Path) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     with Engine(home) as engine:
         _busy_session(engine)
     expected = replay(file_rows(open_file(home)))
@@ -73,7 +75,8 @@ def test_7_4_resumed_table_equals_a_replay_of_the_rows(home: Path) -> None:
         assert value["num"] == pytest.approx(2 * 144 / 1000)
 
 
-def test_7_4_nothing_is_recomputed_an_edited_result_is_taken_as_fact(home: Path) -> None:
+def test_nothing_is_recomputed_an_edited_result_is_taken_as_fact(home: Path) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Facts"})
         engine.call("set", {"name": "V", "value": {"num": 12, "dim": "volt"}})
@@ -91,7 +94,8 @@ def test_7_4_nothing_is_recomputed_an_edited_result_is_taken_as_fact(home: Path)
         assert again.slot_snapshot()["P"][0] == 1
 
 
-def test_7_4_replay_skips_refused_get_unknown_and_broken_rows(home: Path) -> None:
+def test_replay_skips_refused_get_unknown_and_broken_rows(home: Path) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Mixed"})
         engine.call("set", {"name": "V", "value": {"num": 12, "dim": "volt"}})
@@ -141,9 +145,10 @@ def test_7_4_replay_skips_refused_get_unknown_and_broken_rows(home: Path) -> Non
         assert file_rows(path)[-1]["seq"] == 11
 
 
-def test_issue_9_a_hand_edited_unparseable_value_is_dropped_like_a_torn_line(
+def test_a_hand_edited_unparseable_value_is_dropped_like_a_torn_line(
     home: Path,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Edited"})
         engine.call("set", {"name": "V", "value": {"num": 12, "dim": "volt"}})
@@ -167,9 +172,10 @@ def _reference_record(home: Path, *rows: bytes) -> None:
     (home / "open-record.jsonl").write_bytes(REFERENCE_HEADER + start + b"".join(rows))
 
 
-def test_issue_9_reference_rows_this_build_cannot_use_are_dropped_with_a_log_line(
+def test_reference_rows_this_build_cannot_use_are_dropped_with_a_log_line(
     home: Path,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     _reference_record(
         home,
         b'{"seq":2,"at":1,"tool":"set","ok":true,"content":{"name":"A","value":{"num":2}}}\n',
@@ -193,7 +199,8 @@ def test_issue_9_reference_rows_this_build_cannot_use_are_dropped_with_a_log_lin
     assert "dropped on replay" in log and "UNKNOWN" not in log
 
 
-def test_issue_9_reference_escaped_lone_surrogates_are_read_and_resumed(home: Path) -> None:
+def test_reference_escaped_lone_surrogates_are_read_and_resumed(home: Path) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     _reference_record(
         home,
         b'{"seq":2,"at":1,"tool":"record_message","ok":true,"content":{"text":"a\\ud800b"}}\n',
@@ -211,7 +218,8 @@ def test_issue_9_reference_escaped_lone_surrogates_are_read_and_resumed(home: Pa
 # -- one engine per lane (issue 9) ---------------------------------------------------------
 
 
-def test_issue_9_second_engine_in_the_same_process_takes_its_own_lane(home: Path) -> None:
+def test_second_engine_in_the_same_process_takes_its_own_lane(home: Path) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     with Engine(home) as first:
         first.call("record_start", {"title": "Held"})
         before = open_file(home).read_bytes()
@@ -235,7 +243,8 @@ def test_issue_9_second_engine_in_the_same_process_takes_its_own_lane(home: Path
         assert later.open_record_id is not None
 
 
-def test_issue_9_a_lane_outside_the_range_is_one_sentence(home: Path) -> None:
+def test_a_lane_outside_the_range_is_one_sentence(home: Path) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     for bad in (0, 65, "two", "-1"):
         with pytest.raises(HomeError) as refused:
             Engine(home, lane=bad)
@@ -278,9 +287,10 @@ def _python(script: str, home: Path, *extra: str, **kwargs: object) -> subproces
     )
 
 
-def test_issue_9_another_process_shares_the_home_and_a_killed_lane_is_resumed(
+def test_another_process_shares_the_home_and_a_killed_lane_is_resumed(
     home: Path,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     holder = _python(HOLDER, home)
     try:
         assert holder.stdout is not None
@@ -301,7 +311,8 @@ def test_issue_9_another_process_shares_the_home_and_a_killed_lane_is_resumed(
         assert view is not None and view.title == "held by a child"
 
 
-def test_issue_9_a_child_asking_for_this_process_lane_is_refused(home: Path) -> None:
+def test_a_child_asking_for_this_process_lane_is_refused(home: Path) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     with Engine(home):
         contender = _python(CONTENDER, home, "1")
         out, err = contender.communicate(timeout=60)
@@ -314,7 +325,8 @@ def test_issue_9_a_child_asking_for_this_process_lane_is_refused(home: Path) -> 
         assert out.strip() == "opened lane 2", err
 
 
-def test_9_1_home_error_is_one_sentence_for_a_file_home(tmp_path: Path) -> None:
+def test_home_error_is_one_sentence_for_a_file_home(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     path = tmp_path / "not-a-dir"
     path.write_text("x")
     with pytest.raises(HomeError) as refused:

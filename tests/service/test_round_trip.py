@@ -57,10 +57,11 @@ def nested_object(depth: int, leaf: dict[str, Any]) -> dict[str, Any]:
         ({"mag": 2, "ang": 3.141592653589793}, "$sqrt(@z)"),
     ],
 )
-def test_issue_8_a_signed_zero_answers_the_same_live_and_after_replay(
+def test_a_signed_zero_answers_the_same_live_and_after_replay(
     home: Path, value: dict[str, Any], formula: str
 ) -> None:
-    """Issue 8: `$sqrt` of {re: -4, im: -0.0} is the same root live and after a restart."""
+    """Issue 8: `$sqrt` of {re: -4, im: -0.0} is the same root live and after a restart.
+    Spec: docs/guide/records.md (issue 8)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Zeros"})
         assert engine.call("set", {"name": "z", "value": value})["ok"]
@@ -75,8 +76,9 @@ def test_issue_8_a_signed_zero_answers_the_same_live_and_after_replay(
             assert bits(snapshot["r2"][1]) == live_slots["r"][1]
 
 
-def test_issue_8_sqrt_of_minus_4_minus_0j_is_minus_2j_after_replay(home: Path) -> None:
-    """Issue 8: the exact example: -2j live, and -2j (not +2j) after replay."""
+def test_sqrt_of_minus_4_minus_0j_is_minus_2j_after_replay(home: Path) -> None:
+    """Issue 8: the exact example: -2j live, and -2j (not +2j) after replay.
+    Spec: docs/guide/records.md (issue 8)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Zeros"})
         engine.call("set", {"name": "z", "value": {"re": -4, "im": -0.0}})
@@ -90,8 +92,9 @@ def test_issue_8_sqrt_of_minus_4_minus_0j_is_minus_2j_after_replay(home: Path) -
 
 
 @pytest.mark.parametrize("depth", [120, 126, 127, 150, MAX_VALUE_DEPTH])
-def test_issue_8_a_deeply_nested_object_is_written_and_replayed(home: Path, depth: int) -> None:
-    """Issue 8: objects nested 126-200 levels were acknowledged and lost; now written."""
+def test_a_deeply_nested_object_is_written_and_replayed(home: Path, depth: int) -> None:
+    """Issue 8: objects nested 126-200 levels were acknowledged and lost; now written.
+    Spec: docs/guide/records.md (issue 8)."""
     value = nested_object(depth, {"num": 1.5, "dim": "volt"})
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Deep"})
@@ -104,8 +107,9 @@ def test_issue_8_a_deeply_nested_object_is_written_and_replayed(home: Path, dept
         assert again.call("record_end", {}) == {"ok": True}
 
 
-def test_issue_8_an_object_one_level_too_deep_is_refused_not_lost(home: Path) -> None:
-    """Issue 8 / manual 8.1: past MAX_VALUE_DEPTH the set is refused, and nothing is stored."""
+def test_an_object_one_level_too_deep_is_refused_not_lost(home: Path) -> None:
+    """Issue 8 / manual 8.1: past MAX_VALUE_DEPTH the set is refused, and nothing is stored.
+    Spec: docs/guide/records.md (issue 8)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Deep"})
         receipt = engine.call(
@@ -115,8 +119,9 @@ def test_issue_8_an_object_one_level_too_deep_is_refused_not_lost(home: Path) ->
         assert engine.slot_snapshot() == {}
 
 
-def test_issue_8_reckoner_call_prints_a_deep_object_without_a_traceback(tmp_path: Path) -> None:
-    """Issue 8: `reckoner call` on a 200-level object answers its receipt, no traceback."""
+def test_reckoner_call_prints_a_deep_object_without_a_traceback(tmp_path: Path) -> None:
+    """Issue 8: `reckoner call` on a 200-level object answers its receipt, no traceback.
+    Spec: docs/guide/records.md (issue 8)."""
     home = tmp_path / "home"
 
     def call(tool: str, args: dict[str, Any]) -> subprocess.CompletedProcess[str]:
@@ -222,20 +227,22 @@ BINARY = [
 formulas = st.tuples(st.sampled_from(BINARY), st.integers(0, 5), st.integers(0, 5))
 
 
+# Each example starts an engine on a fresh home, writes and replays the record: fewer than
+# the profile's examples keep it to seconds.
 @settings(
     max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    suppress_health_check=[*settings.default.suppress_health_check, HealthCheck.data_too_large],
 )
 @given(
     st.lists(values, min_size=1, max_size=6),
     st.lists(formulas, min_size=1, max_size=8),
 )
-def test_issue_8_property_every_slot_and_every_answer_survives_a_replay(
+def test_property_every_slot_and_every_answer_survives_a_replay(
     stored: list[dict[str, Any]], evaluated: list[tuple[str, int, int]]
 ) -> None:
     """Issue 8: random values and formulas; a new Engine on the same home holds every slot
-    bit for bit, and every formula answers the same, bit for bit, before and after."""
+    bit for bit, and every formula answers the same, bit for bit, before and after.
+    Spec: docs/guide/records.md (issue 8)."""
     with tempfile.TemporaryDirectory() as directory:
         home = Path(directory) / "home"
         with Engine(home) as engine:

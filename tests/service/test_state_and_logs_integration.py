@@ -45,7 +45,8 @@ def _logs(home: Path) -> list[Path]:
     return sorted((home / "logs").iterdir())
 
 
-def test_9_2_an_engine_process_writes_one_log_file_and_nothing_to_stdout(home: Path) -> None:
+def test_an_engine_process_writes_one_log_file_and_nothing_to_stdout(home: Path) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     done = _run([str(home)], {})
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout == b""  # an MCP stdio server may print nothing but protocol there
@@ -61,14 +62,16 @@ def test_9_2_an_engine_process_writes_one_log_file_and_nothing_to_stdout(home: P
     assert "record started" in text and "record closed" in text and "engine closed" in text
 
 
-def test_9_2_each_engine_run_gets_its_own_file(home: Path) -> None:
+def test_each_engine_run_gets_its_own_file(home: Path) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     for _ in range(3):
         with Engine(home):
             pass
     assert len(_logs(home)) == 3
 
 
-def test_9_2_level_off_writes_nothing(home: Path) -> None:
+def test_level_off_writes_nothing(home: Path) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     done = _run([str(home)], {"RECKONER_LOG_LEVEL": "off"})
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout == b""
@@ -76,7 +79,8 @@ def test_9_2_level_off_writes_nothing(home: Path) -> None:
     assert len(list((home / "records").iterdir())) == 1  # the record itself was written
 
 
-def test_9_2_level_warn_keeps_only_warnings_and_errors(home: Path) -> None:
+def test_level_warn_keeps_only_warnings_and_errors(home: Path) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     home.mkdir()
     (home / "open-record.jsonl").write_bytes(b"no header here\n")
     done = _run([str(home)], {"RECKONER_LOG_LEVEL": "warn"})
@@ -86,13 +90,15 @@ def test_9_2_level_warn_keeps_only_warnings_and_errors(home: Path) -> None:
     assert " INFO " not in text
 
 
-def test_9_2_an_unknown_level_keeps_info(home: Path) -> None:
+def test_an_unknown_level_keeps_info(home: Path) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     done = _run([str(home)], {"RECKONER_LOG_LEVEL": "loud"})
     assert done.returncode == 0, done.stderr.decode()
     assert " INFO engine opened" in _logs(home)[0].read_text()
 
 
-def test_9_2_log_to_stdout_when_asked(home: Path) -> None:
+def test_log_to_stdout_when_asked(home: Path) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     script = textwrap.dedent(
         """
         import sys
@@ -110,7 +116,8 @@ def test_9_2_log_to_stdout_when_asked(home: Path) -> None:
     assert printed == _logs(home)[0].read_text().splitlines()
 
 
-def test_9_1_reckoner_home_moves_the_home(tmp_path: Path) -> None:
+def test_reckoner_home_moves_the_home(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     home = tmp_path / "from-env"
     done = _run([], {"RECKONER_HOME": str(home), "HOME": str(tmp_path / "user")})
     assert done.returncode == 0, done.stderr.decode()
@@ -118,7 +125,8 @@ def test_9_1_reckoner_home_moves_the_home(tmp_path: Path) -> None:
     assert not (tmp_path / "user" / ".reckoner").exists()
 
 
-def test_9_2_retention_keeps_the_newest_20_files(home: Path) -> None:
+def test_retention_keeps_the_newest_20_files(home: Path) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     logs = home / "logs"
     logs.mkdir(parents=True)
     for day in range(1, 31):
@@ -136,9 +144,10 @@ def test_9_2_retention_keeps_the_newest_20_files(home: Path) -> None:
 # -- state.json at mount ------------------------------------------------------------------
 
 
-def test_9_1_state_with_unknown_keys_and_a_newer_schema_survives_byte_for_byte(
+def test_state_with_unknown_keys_and_a_newer_schema_survives_byte_for_byte(
     home: Path,
 ) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     home.mkdir()
     data = b'{"schema":7,"future":{"x":[1,2]},"panel":{"showAll":true}}\n'
     (home / "state.json").write_bytes(data)
@@ -148,7 +157,8 @@ def test_9_1_state_with_unknown_keys_and_a_newer_schema_survives_byte_for_byte(
     assert (home / "state.json").read_bytes() == data
 
 
-def test_9_1_a_corrupt_state_file_does_not_stop_the_engine(home: Path) -> None:
+def test_a_corrupt_state_file_does_not_stop_the_engine(home: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     home.mkdir()
     (home / "state.json").write_bytes(b"{not json")
     with Engine(home) as engine:
@@ -156,7 +166,8 @@ def test_9_1_a_corrupt_state_file_does_not_stop_the_engine(home: Path) -> None:
     assert (home / "state.json").read_bytes() == b"{not json"
 
 
-def test_9_1_restart_required_is_cleared_at_the_next_start(home: Path) -> None:
+def test_restart_required_is_cleared_at_the_next_start(home: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     home.mkdir()
     (home / "state.json").write_bytes(b'{"schema":1,"restartRequired":true,"keep":1}')
     with Engine(home):
@@ -164,7 +175,8 @@ def test_9_1_restart_required_is_cleared_at_the_next_start(home: Path) -> None:
     assert wire.loads((home / "state.json").read_bytes()) == {"schema": 1, "keep": 1}
 
 
-def test_9_1_an_older_builds_flat_keys_are_migrated_once_at_start(home: Path) -> None:
+def test_an_older_builds_flat_keys_are_migrated_once_at_start(home: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     home.mkdir()
     legacy = {
         "generateDir": "/out",
@@ -194,9 +206,10 @@ def test_9_1_an_older_builds_flat_keys_are_migrated_once_at_start(home: Path) ->
 
 
 @pytest.mark.parametrize(("env", "expect_fsync"), [(None, False), ("1", True), ("0", False)])
-def test_issue_3_reckoner_fsync_turns_on_an_fsync_per_row(
+def test_reckoner_fsync_turns_on_an_fsync_per_row(
     home: Path, monkeypatch: pytest.MonkeyPatch, env: str | None, expect_fsync: bool
 ) -> None:
+    """Spec: docs/guide/records.md (issue 3)."""
     if env is None:
         monkeypatch.delenv("RECKONER_FSYNC", raising=False)
     else:

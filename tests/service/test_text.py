@@ -111,15 +111,18 @@ def _home() -> Path:
 
 
 @pytest.mark.parametrize(("tool", "position", "others"), POSITIONS)
-@settings(max_examples=25, deadline=None)
+# Each example, for each position, starts an engine on a fresh home: 25 keep it to seconds.
+@settings(max_examples=25)
 @given(text=TEXT)
-def test_issue_9_every_text_and_name_position_round_trips_or_is_refused(
+def test_every_text_and_name_position_round_trips_or_is_refused(
     tool: str, position: str, others: dict[str, Any], text: str
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     _one(_home(), tool, position, others, text)
 
 
-def test_issue_9_lone_surrogates_are_stored_as_json_escapes_like_the_reference() -> None:
+def test_lone_surrogates_are_stored_as_json_escapes_like_the_reference() -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     home = _home()
     with Engine(home) as engine:
         assert engine.call("record_start", {"title": "\ud800"}) == {"ok": True}
@@ -129,8 +132,9 @@ def test_issue_9_lone_surrogates_are_stored_as_json_escapes_like_the_reference()
     data.decode("utf-8")  # the file stays valid UTF-8
 
 
-def test_issue_9_a_surrogate_pair_as_two_characters_is_refused_and_changes_nothing() -> None:
-    """JSON reads the escaped pair back as one character, so it cannot be kept: refused."""
+def test_a_surrogate_pair_as_two_characters_is_refused_and_changes_nothing() -> None:
+    """JSON reads the escaped pair back as one character, so it cannot be kept: refused.
+    Spec: docs/guide/records.md (issue 9)."""
     home = _home()
     with Engine(home) as engine:
         assert engine.call("record_start", {"title": "\ud83d\ude00"})["code"] == (

@@ -18,8 +18,9 @@ def _row_bytes(seq: int, at: int, tool: str, ok: bool, content: str) -> bytes:
     return text.encode()
 
 
-def test_7_2_a_whole_session_writes_exactly_these_bytes(home: Path) -> None:
-    """7.2/7.3: header, then one row per call, compact JSON, whole doubles without .0."""
+def test_a_whole_session_writes_exactly_these_bytes(home: Path) -> None:
+    """7.2/7.3: header, then one row per call, compact JSON, whole doubles without .0.
+    Spec: docs/guide/records.md (trace rows)."""
     clock = StepClock()
     clock.frozen = True  # each call below reads the clock at the ms it is given
     calls = [
@@ -88,7 +89,8 @@ def engine_error_for_furlong(data: bytes) -> str:
     return wire.dumps_text(row["content"])
 
 
-def test_7_2_eval_vars_in_first_use_order_with_the_value_read(recording: Engine) -> None:
+def test_eval_vars_in_first_use_order_with_the_value_read(recording: Engine) -> None:
+    """Spec: docs/guide/records.md (trace rows)."""
     recording.call("set", {"name": "A", "value": {"num": 2}})
     recording.call("eval", {"formula": "@R*@A/@R + @A*0 + @A", "target": "A"})
     row = wire.loads(file_lines(open_file(recording))[-1])
@@ -102,20 +104,23 @@ def test_7_2_eval_vars_in_first_use_order_with_the_value_read(recording: Engine)
     assert content["rev"] == 2
 
 
-def test_7_2_a_bound_variable_never_enters_vars(recording: Engine) -> None:
+def test_a_bound_variable_never_enters_vars(recording: Engine) -> None:
+    """Spec: docs/guide/records.md (trace rows)."""
     recording.call("eval", {"formula": "$sum_{k=1}^{3}(k*@V)", "target": "S"})
     content = wire.loads(file_lines(open_file(recording))[-1])["content"]
     assert content["vars"] == {"V": {"num": 12, "dim": VOLT}}
     assert content["result"] == {"num": 72, "dim": VOLT}
 
 
-def test_7_2_eval_reading_no_slot_has_empty_vars(recording: Engine) -> None:
+def test_eval_reading_no_slot_has_empty_vars(recording: Engine) -> None:
+    """Spec: docs/guide/records.md (trace rows)."""
     recording.call("eval", {"formula": "2+3", "target": "five"})
     content = wire.loads(file_lines(open_file(recording))[-1])["content"]
     assert content["vars"] == {}
 
 
-def test_7_2_get_row_stores_the_rendered_value_not_the_options(recording: Engine) -> None:
+def test_get_row_stores_the_rendered_value_not_the_options(recording: Engine) -> None:
+    """Spec: docs/guide/records.md (trace rows)."""
     recording.call("eval", {"formula": "(@V)^2/@R", "target": "P"})
     recording.call("get", {"name": "P", "form": "rect", "digits": 2, "dim": "watt"})
     row = wire.loads(file_lines(open_file(recording))[-1])
@@ -123,7 +128,8 @@ def test_7_2_get_row_stores_the_rendered_value_not_the_options(recording: Engine
     assert row["content"] == {"name": "P", "value": {"re": 0.031, "im": 0, "dim": "watt"}}
 
 
-def test_7_2_set_row_carries_dim_as_7_integers(recording: Engine) -> None:
+def test_set_row_carries_dim_as_7_integers(recording: Engine) -> None:
+    """Spec: docs/guide/records.md (trace rows)."""
     rows = [wire.loads(line) for line in file_lines(open_file(recording))[1:]]
     assert rows[1]["content"] == {"name": "V", "value": {"num": 12, "dim": VOLT}}
     recording.call("eval", {"formula": "(@V)^2/@R", "target": "P"})
@@ -131,7 +137,8 @@ def test_7_2_set_row_carries_dim_as_7_integers(recording: Engine) -> None:
     assert last["content"]["result"]["dim"] == WATT
 
 
-def test_7_2_at_is_the_clock_of_each_call(engine: Engine, clock: StepClock) -> None:
+def test_at_is_the_clock_of_each_call(engine: Engine, clock: StepClock) -> None:
+    """Spec: docs/guide/records.md (trace rows)."""
     clock.now = T0 + 5000
     engine.call("record_start", {"title": "Clock"})
     clock.now = T0 + 9000
@@ -140,7 +147,8 @@ def test_7_2_at_is_the_clock_of_each_call(engine: Engine, clock: StepClock) -> N
     assert [row["at"] for row in rows] == [T0 + 5001, T0 + 9001]
 
 
-def test_7_2_seq_counts_from_1_including_refused_rows(recording: Engine) -> None:
+def test_seq_counts_from_1_including_refused_rows(recording: Engine) -> None:
+    """Spec: docs/guide/records.md (trace rows)."""
     recording.call("get", {"name": "nope"})
     recording.call("record_message", {"text": "x"})
     rows = [wire.loads(line) for line in file_lines(open_file(recording))[1:]]
@@ -148,7 +156,8 @@ def test_7_2_seq_counts_from_1_including_refused_rows(recording: Engine) -> None
     assert [row["ok"] for row in rows] == [True, True, True, False, True]
 
 
-def test_7_1_refused_record_start_is_a_row_in_the_open_record(recording: Engine) -> None:
+def test_refused_record_start_is_a_row_in_the_open_record(recording: Engine) -> None:
+    """Spec: docs/guide/records.md (the three markers)."""
     record = recording.open_record_id
     receipt = recording.call("record_start", {"title": "Second"})
     assert receipt["code"] == "ENGINE_OPEN_RECORD_FOUND"
@@ -159,7 +168,8 @@ def test_7_1_refused_record_start_is_a_row_in_the_open_record(recording: Engine)
     assert recording.open_record_id == record  # one record carries exactly one title
 
 
-def test_7_1_markers_rows_and_close_is_one_rename(recording: Engine) -> None:
+def test_markers_rows_and_close_is_one_rename(recording: Engine) -> None:
+    """Spec: docs/guide/records.md (the three markers)."""
     record = recording.open_record_id
     assert record is not None
     inode = os.stat(open_file(recording)).st_ino
@@ -180,7 +190,8 @@ def test_7_1_markers_rows_and_close_is_one_rename(recording: Engine) -> None:
     }
 
 
-def test_7_1_record_id_is_the_clock_in_ms_then_suffixes(engine: Engine, clock: StepClock) -> None:
+def test_record_id_is_the_clock_in_ms_then_suffixes(engine: Engine, clock: StepClock) -> None:
+    """Spec: docs/guide/records.md (the three markers)."""
     clock.frozen = True
     ids = []
     for title in ("one", "two", "three"):
@@ -193,7 +204,8 @@ def test_7_1_record_id_is_the_clock_in_ms_then_suffixes(engine: Engine, clock: S
         assert (engine.home / "records" / f"{record}.jsonl").is_file()
 
 
-def test_7_1_a_file_under_records_makes_its_id_taken(home: Path) -> None:
+def test_a_file_under_records_makes_its_id_taken(home: Path) -> None:
+    """Spec: docs/guide/records.md (the three markers)."""
     clock = StepClock()
     clock.frozen = True
     (home / "records").mkdir(parents=True)
@@ -203,7 +215,10 @@ def test_7_1_a_file_under_records_makes_its_id_taken(home: Path) -> None:
         assert engine.open_record_id == f"{clock.now}-2"
 
 
-def test_7_5_record_list_through_the_engine(engine: Engine, clock: StepClock) -> None:
+def test_the_engine_lists_closed_open_and_unreadable_records(
+    engine: Engine, clock: StepClock
+) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     clock.now = T0
     engine.call("record_start", {"title": "First"})
     first = engine.open_record_id
@@ -239,7 +254,8 @@ def test_7_5_record_list_through_the_engine(engine: Engine, clock: StepClock) ->
     assert listing.unreadable == ["1600000000000"]
 
 
-def test_7_5_read_record_open_and_closed(engine: Engine) -> None:
+def test_the_engine_reads_closed_and_open_records(engine: Engine) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     engine.call("record_start", {"title": "Closed one"})
     closed_id = engine.open_record_id
     assert closed_id is not None
@@ -270,7 +286,8 @@ def test_7_5_read_record_open_and_closed(engine: Engine) -> None:
     assert engine.read_record("../etc/passwd") is None
 
 
-def test_7_5_delete_closed_and_refuse_the_open_record(engine: Engine) -> None:
+def test_delete_closed_and_refuse_the_open_record(engine: Engine) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     engine.call("record_start", {"title": "Old"})
     old = engine.open_record_id
     assert old is not None

@@ -4,7 +4,7 @@ against the engine's own unit parser: every spelling means the vector it stands 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reckoner.contract.dimensions import NAME_TABLE
@@ -14,7 +14,6 @@ from reckoner.units.spelling import DERIVED, grammar_of, spell_vector, spell_wri
 vectors = st.tuples(*[st.integers(-4, 4)] * 7).filter(any)
 
 
-@settings(max_examples=300, deadline=None)
 @given(vectors)
 def test_every_vectors_spelling_parses_back_to_that_vector_in_si(vector: tuple[int, ...]) -> None:
     spelled = spell_vector(vector)
@@ -78,7 +77,6 @@ def test_a_unit_as_written_is_spelled_with_si_symbols_in_its_written_order(
     assert spell_written(written) == spelled
 
 
-@settings(max_examples=100, deadline=None)
 @given(
     st.sampled_from(["kOhm", "degC", "W/(m*K)", "kg/m^3", "uF", "mA", "cm^2", "km/h", "J/(kg*K)"])
 )

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from service_helpers import StepClock, cli_call
 
@@ -282,7 +282,6 @@ def test_conversion_is_exact_on_the_written_decimal(x: float, unit: str) -> None
         assert abs(back - x) <= 1e-13 * scale + 1e-300  # subnormals may underflow in SI
 
 
-@settings(max_examples=150, deadline=None)
 @given(
     xs=st.lists(
         st.floats(allow_nan=False, allow_infinity=False, min_value=-1e12, max_value=1e12)
@@ -310,7 +309,6 @@ def test_an_array_stores_each_number_as_it_stores_the_number_alone(
         assert [repr(float(n)) for n in array["value"]["array"]] == [repr(float(n)) for n in alone]
 
 
-@settings(max_examples=100, deadline=None)
 @given(
     rows=st.integers(min_value=1, max_value=4).flatmap(
         lambda width: st.lists(
@@ -351,7 +349,6 @@ _parts = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e12, max_v
 )
 
 
-@settings(max_examples=120, deadline=None)
 @given(
     elements=st.lists(_parts | st.builds(complex, _parts, _parts), min_size=1, max_size=10),
     digits=st.integers(min_value=1, max_value=17),

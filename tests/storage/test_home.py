@@ -9,25 +9,29 @@ import pytest
 from reckoner.storage.home import HomeError, HomeLayout, resolve_home
 
 
-def test_9_1_explicit_home_wins_over_environment(
+def test_explicit_home_wins_over_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     monkeypatch.setenv("RECKONER_HOME", str(tmp_path / "from-env"))
     assert resolve_home(tmp_path / "explicit") == tmp_path / "explicit"
 
 
-def test_9_1_environment_moves_the_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_environment_moves_the_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     monkeypatch.setenv("RECKONER_HOME", str(tmp_path / "from-env"))
     assert resolve_home() == tmp_path / "from-env"
 
 
-def test_9_1_default_home_is_dot_reckoner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_home_is_dot_reckoner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     monkeypatch.delenv("RECKONER_HOME", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     assert resolve_home() == tmp_path / ".reckoner"
 
 
-def test_9_1_prepare_creates_the_tree(tmp_path: Path) -> None:
+def test_prepare_creates_the_tree(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     layout = HomeLayout(tmp_path / "a" / "b")
     layout.prepare()
     assert layout.records_dir.is_dir() and layout.logs_dir.is_dir()
@@ -38,7 +42,8 @@ def test_9_1_prepare_creates_the_tree(tmp_path: Path) -> None:
     assert sorted(p.name for p in layout.root.iterdir()) == ["logs", "records"]
 
 
-def test_9_1_home_that_is_a_file_is_one_sentence(tmp_path: Path) -> None:
+def test_home_that_is_a_file_is_one_sentence(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     home = tmp_path / "home"
     home.write_text("not a directory")
     with pytest.raises(HomeError) as caught:
@@ -48,7 +53,8 @@ def test_9_1_home_that_is_a_file_is_one_sentence(tmp_path: Path) -> None:
     assert "\n" not in message and message.count(";") == 1
 
 
-def test_9_1_unwritable_home_under_a_regular_file(tmp_path: Path) -> None:
+def test_a_home_under_a_regular_file_cannot_be_created_in_one_sentence(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     # Root ignores permission bits, so make the path impossible: its parent is a file.
     blocker = tmp_path / "plain-file"
     blocker.write_text("x")
@@ -58,7 +64,8 @@ def test_9_1_unwritable_home_under_a_regular_file(tmp_path: Path) -> None:
     assert "Traceback" not in str(caught.value)
 
 
-def test_9_1_file_in_place_of_records_dir(tmp_path: Path) -> None:
+def test_a_file_in_place_of_the_records_directory_is_one_sentence(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     home = tmp_path / "home"
     home.mkdir()
     (home / "records").write_text("oops")
@@ -66,12 +73,14 @@ def test_9_1_file_in_place_of_records_dir(tmp_path: Path) -> None:
         HomeLayout(home).prepare()
 
 
-def test_9_1_directory_in_place_of_open_record(tmp_path: Path) -> None:
+def test_a_directory_in_place_of_the_open_record_is_one_sentence(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     home = tmp_path / "home"
     (home / "open-record.jsonl").mkdir(parents=True)
     with pytest.raises(HomeError, match="is a directory where the home needs a file"):
         HomeLayout(home).prepare()
 
 
-def test_9_1_home_error_is_an_os_error() -> None:
+def test_home_error_is_an_os_error() -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     assert issubclass(HomeError, OSError)

@@ -113,7 +113,8 @@ def test_lock_in_an_unusable_home_is_one_sentence(tmp_path: Path) -> None:
     assert "cannot be opened" in str(caught.value) and "\n" not in str(caught.value)
 
 
-def test_issue_9_lanes_are_taken_lowest_first_up_to_the_limit(layout: HomeLayout) -> None:
+def test_lanes_are_taken_lowest_first_up_to_the_limit(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     from reckoner.storage.home import MAX_LANES
     from reckoner.storage.home_lock import acquire_lane
 
@@ -133,9 +134,10 @@ def test_issue_9_lanes_are_taken_lowest_first_up_to_the_limit(layout: HomeLayout
             lock.release()
 
 
-def test_issue_9_a_free_lane_holding_an_open_record_is_taken_before_a_lower_empty_one(
+def test_a_free_lane_holding_an_open_record_is_taken_before_a_lower_empty_one(
     layout: HomeLayout,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     from reckoner.storage.home_lock import acquire_lane
 
     lane_three = layout.for_lane(3)
@@ -145,10 +147,11 @@ def test_issue_9_a_free_lane_holding_an_open_record_is_taken_before_a_lower_empt
         assert (first.layout.lane, second.layout.lane) == (3, 1)
 
 
-def test_issue_9_a_home_wide_lock_that_cannot_be_made_lets_the_guarded_write_report(
+def test_a_home_wide_lock_that_cannot_be_made_lets_the_guarded_write_report(
     tmp_path: Path,
 ) -> None:
-    """On a home that turned read-only the section runs, and its own write names the cause."""
+    """On a home that turned read-only the section runs, and its own write names the cause.
+    Spec: docs/guide/records.md (issue 9)."""
     from reckoner.storage.home_lock import home_wide
 
     ran = []

@@ -22,12 +22,14 @@ from reckoner.storage.record_format import (
 )
 
 
-def test_7_3_header_is_seq_zero_version_one() -> None:
+def test_header_is_seq_zero_version_one() -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     assert FORMAT_VERSION == 1
     assert header_line() == b'{"seq":0,"version":1}\n'
 
 
-def test_7_3_rows_are_compact_and_whole_doubles_lose_the_point() -> None:
+def test_rows_are_compact_and_whole_doubles_lose_the_point() -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     row = set_row(2, 1_700_000_000_001, value=4700.0)
     assert encode_row(row) == (
         b'{"seq":2,"at":1700000000001,"tool":"set","ok":true,'
@@ -35,12 +37,14 @@ def test_7_3_rows_are_compact_and_whole_doubles_lose_the_point() -> None:
     )
 
 
-def test_7_3_text_with_newlines_stays_on_one_line() -> None:
+def test_text_with_newlines_stays_on_one_line() -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     encoded = encode_row({"seq": 3, "content": {"text": "two\nlines"}})
     assert encoded.count(b"\n") == 1 and encoded.endswith(b"\n")
 
 
-def test_7_3_parse_reads_header_and_rows() -> None:
+def test_parse_reads_header_and_rows() -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     parsed = parse_lines(lines(start_row("1"), set_row(2, 5)))
     assert parsed.header_version == 1
     assert [row["seq"] for row in parsed.rows] == [1, 2]
@@ -51,17 +55,20 @@ def test_7_3_parse_reads_header_and_rows() -> None:
     "first_line",
     [b'{"seq":1,"version":1}\n', b"garbage\n", b'{"version":1}\n', b'{"seq":0}\n', b"[0,1]\n"],
 )
-def test_7_3_missing_header_gives_no_version(first_line: bytes) -> None:
+def test_missing_header_gives_no_version(first_line: bytes) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     parsed = parse_lines(first_line + lines(start_row("1"), header=None))
     assert parsed.header_version is None
 
 
-def test_7_3_other_versions_are_reported_as_written() -> None:
+def test_other_versions_are_reported_as_written() -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     assert parse_lines(b'{"seq":0,"version":2}\n').header_version == 2
     assert parse_lines(b'{"seq":0,"version":0}\n').header_version == 0
 
 
-def test_7_3_torn_last_line_is_dropped() -> None:
+def test_torn_last_line_is_dropped() -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     data = lines(start_row("1"), set_row(2, 5)) + b'{"seq":3,"at":6,"to'
     parsed = parse_lines(data)
     assert [row["seq"] for row in parsed.rows] == [1, 2]
@@ -69,7 +76,8 @@ def test_7_3_torn_last_line_is_dropped() -> None:
     assert not parsed.ends_cleanly
 
 
-def test_7_3_garbage_lines_cost_only_themselves() -> None:
+def test_garbage_lines_cost_only_themselves() -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     data = (
         lines(start_row("1"))
         + b"\x00\xff nonsense\n[1,2]\n42\n"
@@ -81,13 +89,15 @@ def test_7_3_garbage_lines_cost_only_themselves() -> None:
     assert parsed.ends_cleanly
 
 
-def test_7_3_empty_file_has_no_header() -> None:
+def test_empty_file_has_no_header() -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     parsed = parse_lines(b"")
     assert parsed.header_version is None and parsed.rows == [] and parsed.ends_cleanly
 
 
 @pytest.mark.parametrize("good", ["1700000000000", "0", "1700000000000-2", "1-999999999"])
-def test_7_1_valid_record_ids(good: str) -> None:
+def test_valid_record_ids_are_accepted(good: str) -> None:
+    """Spec: docs/guide/records.md (the three markers)."""
     assert is_valid_record_id(good)
 
 
@@ -95,11 +105,13 @@ def test_7_1_valid_record_ids(good: str) -> None:
     "bad",
     ["", "../x", "1/../../etc", "1700.jsonl", "-2", "1-", "1-2-3", "a1", "1\n", "1" * 21, " 1"],
 )
-def test_7_1_invalid_record_ids_never_reach_a_path(bad: str) -> None:
+def test_invalid_record_ids_never_reach_a_path(bad: str) -> None:
+    """Spec: docs/guide/records.md (the three markers)."""
     assert not is_valid_record_id(bad)
 
 
-def test_7_5_summary_from_first_accepted_start_and_last_accepted_end() -> None:
+def test_summary_from_first_accepted_start_and_last_accepted_end() -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     refused_start = {"seq": 1, "at": 10, "tool": "record_start", "ok": False, "content": {}}
     rows = [
         refused_start,
@@ -122,12 +134,14 @@ def test_7_5_summary_from_first_accepted_start_and_last_accepted_end() -> None:
     assert summary.ended_at == 20
 
 
-def test_7_5_end_falls_back_to_last_row_time() -> None:
+def test_end_falls_back_to_last_row_time() -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     summary = summarize([start_row("100", at=11), set_row(2, 15), set_row(3, 17)])
     assert summary.ended_at == 17
 
 
-def test_7_5_open_record_has_no_end() -> None:
+def test_open_record_has_no_end() -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     summary = summarize([start_row("100", at=11), set_row(2, 15)], is_open=True)
     assert summary.ended_at is None and summary.title == "Divider"
 
@@ -144,8 +158,9 @@ _rows = st.lists(
 
 
 @given(rows=_rows, cut=st.integers(min_value=1, max_value=10_000))
-def test_7_3_any_torn_tail_costs_only_the_last_row(rows: list[dict[str, object]], cut: int) -> None:
-    """7.3: whatever a crash leaves of the last row, every earlier row is read back intact."""
+def test_any_torn_tail_costs_only_the_last_row(rows: list[dict[str, object]], cut: int) -> None:
+    """7.3: whatever a crash leaves of the last row, every earlier row is read back intact.
+    Spec: docs/guide/records.md (the record file)."""
     extra = encode_row({"seq": 99, "content": {"text": "the row being written"}})
     # Cut inside the JSON text: a row missing only its newline is whole and is kept.
     torn = extra[: min(cut, len(extra) - 2)]
@@ -156,7 +171,8 @@ def test_7_3_any_torn_tail_costs_only_the_last_row(rows: list[dict[str, object]]
     assert parsed.dropped == 1 and not parsed.ends_cleanly
 
 
-def test_7_3_a_row_missing_only_its_newline_is_kept() -> None:
+def test_a_row_missing_only_its_newline_is_kept() -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     data = lines(start_row("1")) + encode_row(set_row(2, 5))[:-1]
     parsed = parse_lines(data)
     assert [row["seq"] for row in parsed.rows] == [1, 2]
@@ -164,9 +180,10 @@ def test_7_3_a_row_missing_only_its_newline_is_kept() -> None:
 
 
 @pytest.mark.parametrize("size", [3, 5_000])
-def test_issue_8_long_rows_spell_whole_doubles_as_integers_like_short_ones(size: int) -> None:
+def test_long_rows_spell_whole_doubles_as_integers_like_short_ones(size: int) -> None:
     """Issue 8 (speed): a row of thousands of numbers is scanned for whole doubles in numpy,
-    and spells them exactly as the short-row path does; embedded pre-encoded values too."""
+    and spells them exactly as the short-row path does; embedded pre-encoded values too.
+    Spec: docs/guide/records.md (issue 8)."""
     from reckoner import wire
 
     floats = [0.05 + k for k in range(size)]
@@ -213,10 +230,11 @@ _summary_rows = st.lists(
 
 
 @given(rows=_summary_rows, is_open=st.booleans())
-def test_issue10_a_summary_read_from_both_ends_is_the_summary_read_row_by_row(
+def test_a_summary_read_from_both_ends_is_the_summary_read_row_by_row(
     rows: list[dict[str, Any]], is_open: bool
 ) -> None:
     """Issue 10 (Speed; manual 7.5): the start is looked for from the head and the end from
     the tail; the title, id, opening and end are those of reading every row in order, for
-    any mix of starts, ends, refusals and times (an end without a whole-number time too)."""
+    any mix of starts, ends, refusals and times (an end without a whole-number time too).
+    Spec: docs/guide/records.md (issue 10)."""
     assert summarize(rows, is_open=is_open) == _summary_row_by_row(rows, is_open=is_open)

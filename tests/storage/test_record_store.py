@@ -32,12 +32,14 @@ def discarded_files(layout: HomeLayout) -> list[Path]:
 # -- recovery (7.4) --------------------------------------------------------------------
 
 
-def test_7_4_no_open_file_recovers_nothing(layout: HomeLayout) -> None:
+def test_no_open_file_recovers_nothing(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     assert OpenRecordJournal(layout).recover() is None
     assert discarded_files(layout) == []
 
 
-def test_7_4_recovery_returns_identity_rows_and_last_seq(layout: HomeLayout) -> None:
+def test_recovery_returns_identity_rows_and_last_seq(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     layout.open_record.write_bytes(
         lines(start_row("1700", "Divider"), set_row(2, 5), set_row(3, 6, "R2"))
     )
@@ -58,9 +60,10 @@ def test_7_4_recovery_returns_identity_rows_and_last_seq(layout: HomeLayout) -> 
         (b"not json at all\n", "no header"),
     ],
 )
-def test_7_3_version_gate_moves_open_file_aside(
+def test_version_gate_moves_open_file_aside(
     layout: HomeLayout, first_line: bytes, why: str
 ) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     content = first_line + lines(start_row("1700"), set_row(2, 5), header=None)
     layout.open_record.write_bytes(content)
     journal = OpenRecordJournal(layout)
@@ -81,9 +84,10 @@ def test_7_3_version_gate_moves_open_file_aside(
         {"title": "Divider", "record": "../../etc/passwd"},
     ],
 )
-def test_7_4_start_row_without_title_or_id_is_discarded(
+def test_start_row_without_title_or_id_is_discarded(
     layout: HomeLayout, content: dict[str, Any]
 ) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     row = {"seq": 1, "at": 5, "tool": "record_start", "ok": True, "content": content}
     layout.open_record.write_bytes(lines(row, set_row(2, 6)))
     assert OpenRecordJournal(layout).recover() is None
@@ -91,14 +95,16 @@ def test_7_4_start_row_without_title_or_id_is_discarded(
     assert parse_lines(moved.read_bytes()).rows[0]["content"] == content
 
 
-def test_7_4_two_discards_in_one_instant_keep_both_files(layout: HomeLayout) -> None:
+def test_two_discards_in_one_instant_keep_both_files(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     for _ in range(2):
         layout.open_record.write_bytes(b'{"seq":0,"version":9}\n')
         OpenRecordJournal(layout).recover()
     assert len(discarded_files(layout)) == 2
 
 
-def test_7_4_unreadable_open_file_is_left_in_place_and_noted(layout: HomeLayout) -> None:
+def test_unreadable_open_file_is_left_in_place_and_noted(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     layout.open_record.mkdir()  # reading a directory fails with an OSError
     journal = OpenRecordJournal(layout)
     assert journal.recover() is None
@@ -109,11 +115,12 @@ def test_7_4_unreadable_open_file_is_left_in_place_and_noted(layout: HomeLayout)
 @pytest.mark.parametrize(
     "torn", [b'{"seq":3,"at":7,"tool":"se', encode_row(set_row(3, 7, "R8"))[:-1]]
 )
-def test_7_3_torn_last_line_is_dropped_and_cut_off_before_the_next_row(
+def test_torn_last_line_is_dropped_and_cut_off_before_the_next_row(
     layout: HomeLayout, torn: bytes
 ) -> None:
     """7.3 and issue 8: a last line without its newline was never acknowledged, even when it
-    parses (a short write stopped before the newline); recovery drops it and cuts it off."""
+    parses (a short write stopped before the newline); recovery drops it and cuts it off.
+    Spec: docs/guide/records.md (the record file)."""
     clean = lines(start_row("1700"), set_row(2, 5))
     layout.open_record.write_bytes(clean + torn)
     journal = OpenRecordJournal(layout)
@@ -129,7 +136,8 @@ def test_7_3_torn_last_line_is_dropped_and_cut_off_before_the_next_row(
     assert data == clean + lines(set_row(3, 8, "R9"), set_row(4, 9, "R10"), header=None)
 
 
-def test_7_3_garbage_lines_skipped_in_recovery(layout: HomeLayout) -> None:
+def test_garbage_lines_skipped_in_recovery(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     layout.open_record.write_bytes(
         lines(start_row("1700")) + b"}{ garbage\n" + lines(set_row(2, 5), header=None)
     )
@@ -139,7 +147,8 @@ def test_7_3_garbage_lines_skipped_in_recovery(layout: HomeLayout) -> None:
     assert any("1 line(s)" in note for note in journal.notes)
 
 
-def test_7_4_clean_file_needs_no_extra_newline(layout: HomeLayout) -> None:
+def test_clean_file_needs_no_extra_newline(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     layout.open_record.write_bytes(lines(start_row("1700")))
     journal = OpenRecordJournal(layout)
     journal.recover()
@@ -152,7 +161,8 @@ def test_7_4_clean_file_needs_no_extra_newline(layout: HomeLayout) -> None:
 
 
 @pytest.mark.parametrize("fsync", [False, True])
-def test_7_3_start_append_close_is_one_rename(layout: HomeLayout, fsync: bool) -> None:
+def test_start_append_close_is_one_rename(layout: HomeLayout, fsync: bool) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     journal = OpenRecordJournal(layout, fsync=fsync)
     journal.start("1700", start_row("1700"))
     assert layout.open_record.read_bytes() == lines(start_row("1700"))
@@ -169,7 +179,8 @@ def test_7_3_start_append_close_is_one_rename(layout: HomeLayout, fsync: bool) -
     assert [p.name for p in layout.root.iterdir() if p.name.endswith(".tmp")] == []
 
 
-def test_7_3_start_rewrites_from_the_header(layout: HomeLayout) -> None:
+def test_start_rewrites_from_the_header(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     journal = OpenRecordJournal(layout)
     journal.start("1700", start_row("1700"))
     journal.append(set_row(2, 5))
@@ -179,7 +190,8 @@ def test_7_3_start_rewrites_from_the_header(layout: HomeLayout) -> None:
     assert layout.open_record.read_bytes() == lines(start_row("1800", "Again"), set_row(2, 9))
 
 
-def test_7_4_start_keeps_an_unrecovered_file(layout: HomeLayout) -> None:
+def test_start_keeps_an_unrecovered_file(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     layout.open_record.write_bytes(b"precious but unreadable")
     journal = OpenRecordJournal(layout)
     journal.start("1700", start_row("1700"))
@@ -187,15 +199,17 @@ def test_7_4_start_keeps_an_unrecovered_file(layout: HomeLayout) -> None:
     assert moved.read_bytes() == b"precious but unreadable"
 
 
-def test_7_3_append_without_a_record_raises(layout: HomeLayout) -> None:
+def test_append_without_a_record_raises(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     with pytest.raises(OSError):
         OpenRecordJournal(layout).append(set_row(2, 5))
 
 
-def test_7_3_close_never_overwrites_a_closed_record_it_takes_the_next_id(
+def test_close_never_overwrites_a_closed_record_it_takes_the_next_id(
     layout: HomeLayout,
 ) -> None:
-    """Issue 9: a taken name fails the claim instead of being replaced; the next id is used."""
+    """Issue 9: a taken name fails the claim instead of being replaced; the next id is used.
+    Spec: docs/guide/records.md (the record file)."""
     existing = write_closed(layout, "1700")
     write_closed(layout, "1700-2")
     before = existing.read_bytes()
@@ -208,9 +222,10 @@ def test_7_3_close_never_overwrites_a_closed_record_it_takes_the_next_id(
     assert not layout.open_record.exists()
 
 
-def test_issue_9_a_close_killed_between_link_and_unlink_is_finished_by_recovery(
+def test_a_close_killed_between_link_and_unlink_is_finished_by_recovery(
     layout: HomeLayout,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     journal = OpenRecordJournal(layout)
     journal.start("1700", start_row("1700"))
     journal.close_handle()
@@ -222,7 +237,8 @@ def test_issue_9_a_close_killed_between_link_and_unlink_is_finished_by_recovery(
     assert any("cut short was finished" in note for note in again.notes)
 
 
-def test_7_3_recovered_record_continues_in_the_same_file(layout: HomeLayout) -> None:
+def test_recovered_record_continues_in_the_same_file(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     journal = OpenRecordJournal(layout)
     journal.start("1700", start_row("1700"))
     journal.append(set_row(2, 5))
@@ -237,7 +253,8 @@ def test_7_3_recovered_record_continues_in_the_same_file(layout: HomeLayout) -> 
 
 
 @pytest.mark.parametrize("bad", ["../x", "1/../../etc", "", "a"])
-def test_7_3_journal_refuses_invalid_ids(layout: HomeLayout, bad: str) -> None:
+def test_journal_refuses_invalid_ids(layout: HomeLayout, bad: str) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     journal = OpenRecordJournal(layout)
     with pytest.raises(ValueError):
         journal.start(bad, start_row(bad))
@@ -247,7 +264,8 @@ def test_7_3_journal_refuses_invalid_ids(layout: HomeLayout, bad: str) -> None:
 # -- ids (7.1) -------------------------------------------------------------------------
 
 
-def test_7_1_id_is_the_clock_then_suffixes_while_taken(layout: HomeLayout) -> None:
+def test_id_is_the_clock_then_suffixes_while_taken(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the three markers)."""
     archive = RecordArchive(layout)
     assert archive.allocate_id(1700) == "1700"
     write_closed(layout, "1700")
@@ -258,7 +276,8 @@ def test_7_1_id_is_the_clock_then_suffixes_while_taken(layout: HomeLayout) -> No
     assert archive.allocate_id(1701) == "1701"
 
 
-def test_7_1_id_never_equals_the_open_record(layout: HomeLayout) -> None:
+def test_id_never_equals_the_open_record(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the three markers)."""
     OpenRecordJournal(layout).start("1700", start_row("1700"))
     assert RecordArchive(layout).allocate_id(1700) == "1700-2"
 
@@ -266,7 +285,8 @@ def test_7_1_id_never_equals_the_open_record(layout: HomeLayout) -> None:
 # -- the list (7.5) --------------------------------------------------------------------
 
 
-def test_7_5_list_closed_newest_first_open_and_unreadable(layout: HomeLayout) -> None:
+def test_list_closed_newest_first_open_and_unreadable(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     write_closed(layout, "100", "Old", opened=100, ended=150)
     write_closed(layout, "300", "New", opened=300, ended=390)
     write_closed(layout, "200", "Middle", opened=200, ended=260)
@@ -299,7 +319,8 @@ def test_7_5_list_closed_newest_first_open_and_unreadable(layout: HomeLayout) ->
     )
 
 
-def test_7_5_index_json_shape(layout: HomeLayout) -> None:
+def test_index_json_has_closed_open_and_unreadable_lists(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     write_closed(layout, "100", "Old", opened=100, ended=150)
     assert RecordArchive(layout).index_json() == {
         "closed": [{"id": "100", "version": 1, "title": "Old", "openedAt": 100, "endedAt": 150}],
@@ -309,9 +330,10 @@ def test_7_5_index_json_shape(layout: HomeLayout) -> None:
     }
 
 
-def test_issue_9_index_lists_every_lane_and_refuses_deleting_any_open_record(
+def test_index_lists_every_lane_and_refuses_deleting_any_open_record(
     layout: HomeLayout,
 ) -> None:
+    """Spec: docs/guide/records.md (issue 9)."""
     OpenRecordJournal(layout).start("100", start_row("100", "First"))
     OpenRecordJournal(layout.for_lane(3)).start("101", start_row("101", "Third lane"))
     archive = RecordArchive(layout)
@@ -329,14 +351,18 @@ def test_issue_9_index_lists_every_lane_and_refuses_deleting_any_open_record(
     assert archive.allocate_id(101) == "101-2"  # an open id on any lane is taken
 
 
-def test_7_5_same_opening_ordered_by_id(layout: HomeLayout) -> None:
+def test_same_opening_ordered_by_id(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     for record_id in ("100", "100-2", "100-10"):
         write_closed(layout, record_id, opened=100)
     ids = [entry.id for entry in RecordArchive(layout).index().closed]
     assert ids == ["100-10", "100-2", "100"]
 
 
-def test_7_5_span_rules_on_unusual_closed_files(layout: HomeLayout) -> None:
+def test_a_closed_files_span_survives_a_missing_end_a_torn_tail_and_a_refused_start(
+    layout: HomeLayout,
+) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     # No closing row: the end is the last row's time.
     (layout.records_dir / "1.jsonl").write_bytes(lines(start_row("1", at=10), set_row(2, 15)))
     # A torn tail after the closing row: the closing row still ends it.
@@ -354,7 +380,8 @@ def test_7_5_span_rules_on_unusual_closed_files(layout: HomeLayout) -> None:
     assert (entries["3"].title, entries["3"].opened_at, entries["3"].ended_at) == ("Late", 31, 35)
 
 
-def test_7_5_large_record_summarized_from_head_and_tail(layout: HomeLayout) -> None:
+def test_large_record_summarized_from_head_and_tail(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     path = write_closed(layout, "7", "Big", opened=1, ended=999_999, middle=3000)
     assert path.stat().st_size > 200_000
     [entry] = RecordArchive(layout).index().closed
@@ -367,9 +394,10 @@ def test_7_5_large_record_summarized_from_head_and_tail(layout: HomeLayout) -> N
     assert entry.ended_at == rows[-1]["at"]
 
 
-def test_7_5_closed_list_is_cached_on_directory_mtime(
+def test_closed_list_is_cached_on_directory_mtime(
     layout: HomeLayout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     write_closed(layout, "100", opened=100)
     write_closed(layout, "200", opened=200)
     settle(layout.records_dir)
@@ -393,9 +421,10 @@ def test_7_5_closed_list_is_cached_on_directory_mtime(
     assert sorted(reads) == ["100", "200", "300"]
 
 
-def test_7_5_a_just_changed_directory_is_not_trusted(
+def test_a_just_changed_directory_is_not_trusted(
     layout: HomeLayout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     # Within the directory's time granularity a second change may keep the same mtime.
     archive = RecordArchive(layout)
     write_closed(layout, "100", opened=100)
@@ -409,7 +438,8 @@ def test_7_5_a_just_changed_directory_is_not_trusted(
 # -- reading one record ----------------------------------------------------------------
 
 
-def test_7_5_read_closed_and_open(layout: HomeLayout) -> None:
+def test_read_gives_closed_and_open_records_with_their_rows(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     write_closed(layout, "100", "Old", opened=100, ended=150, middle=1)
     journal = OpenRecordJournal(layout)
     journal.start("200", start_row("200", "Now", at=200))
@@ -432,7 +462,8 @@ def test_7_5_read_closed_and_open(layout: HomeLayout) -> None:
     assert [row["seq"] for row in current["rows"]] == [1, 2]
 
 
-def test_7_3_read_refuses_missing_invalid_and_unreadable(layout: HomeLayout) -> None:
+def test_read_refuses_missing_invalid_and_unreadable(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     (layout.records_dir / "5.jsonl").write_bytes(b'{"seq":0,"version":2}\n')
     (layout.records_dir / "6.jsonl").write_bytes(lines(start_row("6"), header=None))
     archive = RecordArchive(layout)
@@ -444,9 +475,10 @@ def test_7_3_read_refuses_missing_invalid_and_unreadable(layout: HomeLayout) -> 
 # -- validators --------------------------------------------------------------------------
 
 
-def test_7_5_fingerprint_moves_with_an_append_and_only_then(
+def test_fingerprint_moves_with_an_append_and_only_then(
     layout: HomeLayout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     journal = OpenRecordJournal(layout)
     journal.start("200", start_row("200"))
     archive = RecordArchive(layout)
@@ -469,7 +501,8 @@ def test_7_5_fingerprint_moves_with_an_append_and_only_then(
     assert closed is not None and closed.startswith("c-") and closed != second
 
 
-def test_7_5_fingerprint_of_missing_or_invalid_is_none(layout: HomeLayout) -> None:
+def test_fingerprint_of_missing_or_invalid_is_none(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     archive = RecordArchive(layout)
     assert archive.fingerprint("123") is None
     assert archive.fingerprint("../x") is None
@@ -477,7 +510,8 @@ def test_7_5_fingerprint_of_missing_or_invalid_is_none(layout: HomeLayout) -> No
     assert archive.fingerprint("201") is None
 
 
-def test_7_5_index_fingerprint_follows_the_list(layout: HomeLayout) -> None:
+def test_index_fingerprint_follows_the_list(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     archive = RecordArchive(layout)
     write_closed(layout, "100")
     settle(layout.records_dir)
@@ -498,7 +532,10 @@ def test_7_5_index_fingerprint_follows_the_list(layout: HomeLayout) -> None:
 # -- deleting ----------------------------------------------------------------------------
 
 
-def test_7_5_delete_outcomes(layout: HomeLayout, tmp_path: Path) -> None:
+def test_delete_removes_a_closed_record_and_refuses_missing_open_and_invalid_ids(
+    layout: HomeLayout, tmp_path: Path
+) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     write_closed(layout, "100")
     outside = tmp_path / "x.jsonl"
     outside.write_text("must survive")
@@ -514,7 +551,8 @@ def test_7_5_delete_outcomes(layout: HomeLayout, tmp_path: Path) -> None:
     assert outside.read_text() == "must survive"
 
 
-def test_7_5_deleted_record_leaves_the_list(layout: HomeLayout) -> None:
+def test_deleted_record_leaves_the_list(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the record list)."""
     write_closed(layout, "100")
     write_closed(layout, "200", opened=200)
     settle(layout.records_dir)
@@ -524,7 +562,8 @@ def test_7_5_deleted_record_leaves_the_list(layout: HomeLayout) -> None:
     assert [e.id for e in archive.index().closed] == ["200"]
 
 
-def test_7_4_a_start_cut_short_by_a_crash_is_moved_aside(layout: HomeLayout) -> None:
+def test_a_start_cut_short_by_a_crash_is_moved_aside(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (recovery by replay)."""
     # A kill between writing the temp file and renaming it leaves the temp file behind.
     leftover = layout.root / ".open-record.4242.1700000000000000000.tmp"
     leftover.write_bytes(lines(start_row("1700")))
@@ -537,9 +576,10 @@ def test_7_4_a_start_cut_short_by_a_crash_is_moved_aside(layout: HomeLayout) -> 
     assert any("unfinished record start" in note for note in journal.notes)
 
 
-def test_7_3_read_follows_a_record_closed_after_the_list_was_taken(
+def test_read_follows_a_record_closed_after_the_list_was_taken(
     layout: HomeLayout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Spec: docs/guide/records.md (the record file)."""
     journal = OpenRecordJournal(layout)
     journal.start("200", start_row("200", at=200))
     archive = RecordArchive(layout)

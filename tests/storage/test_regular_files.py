@@ -62,10 +62,11 @@ def outside(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("kind", MAKERS)
-def test_issue_8_a_non_regular_closed_record_is_listed_unreadable(
+def test_a_non_regular_closed_record_is_listed_unreadable(
     layout: HomeLayout, outside: Path, kind: str
 ) -> None:
-    """7.5 / issue 8: records/<id>.jsonl that is a FIFO, device or symlink: unreadable, unread."""
+    """7.5 / issue 8: records/<id>.jsonl that is a FIFO, device or symlink: unreadable, unread.
+    Spec: docs/guide/records.md (issue 8)."""
     write_closed(layout, "1700")
     MAKERS[kind](layout.records_dir / "1800.jsonl", outside)
     archive = RecordArchive(layout)
@@ -79,11 +80,12 @@ def test_issue_8_a_non_regular_closed_record_is_listed_unreadable(
 
 
 @pytest.mark.parametrize("kind", MAKERS)
-def test_issue_8_a_non_regular_open_record_is_moved_aside_at_start(
+def test_a_non_regular_open_record_is_moved_aside_at_start(
     layout: HomeLayout, outside: Path, kind: str
 ) -> None:
     """7.4 / issue 8: open-record.jsonl that is a FIFO, device or symlink is moved into
-    discarded/ (the link itself, never its target), and the engine opens with no record."""
+    discarded/ (the link itself, never its target), and the engine opens with no record.
+    Spec: docs/guide/records.md (issue 8)."""
     outside.write_bytes(lines(start_row("1800", "Secret"), set_row(2, 5)))
     MAKERS[kind](layout.open_record, outside)
     archive = RecordArchive(layout)
@@ -97,10 +99,9 @@ def test_issue_8_a_non_regular_open_record_is_moved_aside_at_start(
     assert not stat.S_ISREG(moved.lstat().st_mode)
 
 
-def test_issue_8_a_journal_never_appends_through_a_symlink(
-    layout: HomeLayout, outside: Path
-) -> None:
-    """Issue 8: a record resumed from a file that becomes a symlink is not written through."""
+def test_a_journal_never_appends_through_a_symlink(layout: HomeLayout, outside: Path) -> None:
+    """Issue 8: a record resumed from a file that becomes a symlink is not written through.
+    Spec: docs/guide/records.md (issue 8)."""
     journal = OpenRecordJournal(layout)
     journal.start("1700", start_row("1700"))
     journal.close_handle()
@@ -113,10 +114,11 @@ def test_issue_8_a_journal_never_appends_through_a_symlink(
 
 
 @pytest.mark.parametrize("kind", ["fifo", "symlink"])
-def test_issue_8_reckoner_records_does_not_hang_on_a_fifo_or_follow_a_symlink(
+def test_reckoner_records_does_not_hang_on_a_fifo_or_follow_a_symlink(
     layout: HomeLayout, outside: Path, kind: str
 ) -> None:
-    """Issue 8: `reckoner records` lists the odd file as unreadable and exits."""
+    """Issue 8: `reckoner records` lists the odd file as unreadable and exits.
+    Spec: docs/guide/records.md (issue 8)."""
     write_closed(layout, "1700")
     MAKERS[kind](layout.records_dir / "1800.jsonl", outside)
     MAKERS[kind](layout.open_record, outside)

@@ -24,14 +24,16 @@ def log_files(layout: HomeLayout) -> list[Path]:
     return sorted(layout.logs_dir.glob("*.log"))
 
 
-def test_9_2_one_file_named_by_the_start_time(layout: HomeLayout) -> None:
+def test_one_file_named_by_the_start_time(layout: HomeLayout) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     log = open_run_log(layout, level="info", clock=fixed_clock)
     log.close()
     assert [p.name for p in log_files(layout)] == ["2023-11-14_22-13-20.123.log"]
     assert log.path == layout.logs_dir / "2023-11-14_22-13-20.123.log"
 
 
-def test_9_2_second_run_in_the_same_millisecond_gets_its_own_file(layout: HomeLayout) -> None:
+def test_second_run_in_the_same_millisecond_gets_its_own_file(layout: HomeLayout) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     first = open_run_log(layout, level="info", clock=fixed_clock)
     second = open_run_log(layout, level="info", clock=fixed_clock)
     first.info("one")
@@ -45,7 +47,8 @@ def test_9_2_second_run_in_the_same_millisecond_gets_its_own_file(layout: HomeLa
     assert "two" in (layout.logs_dir / "2023-11-14_22-13-20.123-2.log").read_text()
 
 
-def test_9_2_line_format_with_json_fields(layout: HomeLayout) -> None:
+def test_a_line_is_timestamp_level_message_and_json_fields(layout: HomeLayout) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     log = open_run_log(layout, level="debug", clock=fixed_clock)
     log.info(
         "engine opened",
@@ -67,7 +70,8 @@ def test_9_2_line_format_with_json_fields(layout: HomeLayout) -> None:
     )
 
 
-def test_9_2_levels_are_written_as_named(layout: HomeLayout) -> None:
+def test_levels_are_written_as_named(layout: HomeLayout) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     log = open_run_log(layout, level="debug", clock=fixed_clock)
     log.debug("d")
     log.info("i")
@@ -79,7 +83,8 @@ def test_9_2_levels_are_written_as_named(layout: HomeLayout) -> None:
     assert levels == ["DEBUG", "INFO", "WARN", "ERROR"]
 
 
-def test_9_2_exception_is_its_message_then_the_stack(layout: HomeLayout) -> None:
+def test_exception_is_its_message_then_the_stack(layout: HomeLayout) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     log = open_run_log(layout, level="info", clock=fixed_clock)
     try:
         raise RuntimeError("disk went away")
@@ -95,7 +100,8 @@ def test_9_2_exception_is_its_message_then_the_stack(layout: HomeLayout) -> None
     assert any("test_run_log.py" in line for line in rest)
 
 
-def test_9_2_multiline_message_stays_one_entry(layout: HomeLayout) -> None:
+def test_multiline_message_stays_one_entry(layout: HomeLayout) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     log = open_run_log(layout, level="info", clock=fixed_clock)
     log.info("first\nsecond")
     log.close()
@@ -113,9 +119,10 @@ def test_9_2_multiline_message_stays_one_entry(layout: HomeLayout) -> None:
         ("", ["INFO", "WARN", "ERROR"]),
     ],
 )
-def test_9_2_level_from_environment(
+def test_the_level_comes_from_the_environment(
     layout: HomeLayout, monkeypatch: pytest.MonkeyPatch, env: str, written: list[str]
 ) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     monkeypatch.setenv("RECKONER_LOG_LEVEL", env)
     log = open_run_log(layout, clock=fixed_clock)
     log.debug("d")
@@ -127,7 +134,8 @@ def test_9_2_level_from_environment(
     assert [line.split(" ")[1] for line in log.path.read_text().splitlines()] == written
 
 
-def test_9_2_level_off_writes_nothing(layout: HomeLayout, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_level_off_writes_nothing(layout: HomeLayout, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     monkeypatch.setenv("RECKONER_LOG_LEVEL", "off")
     log = open_run_log(layout, to_stdout=True, clock=fixed_clock)
     log.error("nobody hears this")
@@ -135,7 +143,8 @@ def test_9_2_level_off_writes_nothing(layout: HomeLayout, monkeypatch: pytest.Mo
     assert log_files(layout) == []
 
 
-def test_9_2_stdout_only_when_asked(layout: HomeLayout, capfd: pytest.CaptureFixture[str]) -> None:
+def test_stdout_only_when_asked(layout: HomeLayout, capfd: pytest.CaptureFixture[str]) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     quiet = open_run_log(layout, level="info", clock=fixed_clock)
     quiet.info("to the file only")
     quiet.close()
@@ -146,7 +155,8 @@ def test_9_2_stdout_only_when_asked(layout: HomeLayout, capfd: pytest.CaptureFix
     assert capfd.readouterr().out == "2023-11-14T22:13:20.123Z INFO to both n=1\n"
 
 
-def test_9_2_child_process_log_never_reaches_stdout(layout: HomeLayout) -> None:
+def test_child_process_log_never_reaches_stdout(layout: HomeLayout) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     # What an MCP stdio server relies on: its stdout carries protocol only.
     script = (
         "import sys\n"
@@ -170,9 +180,8 @@ def test_9_2_child_process_log_never_reaches_stdout(layout: HomeLayout) -> None:
     assert "INFO mounted pid=1" in path.read_text()
 
 
-def test_9_2_a_failing_disk_never_raises(
-    layout: HomeLayout, capfd: pytest.CaptureFixture[str]
-) -> None:
+def test_a_failing_disk_never_raises(layout: HomeLayout, capfd: pytest.CaptureFixture[str]) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     log = open_run_log(layout, level="info", clock=fixed_clock)
     handler_stream = log._handlers[0].stream  # type: ignore[attr-defined]
     handler_stream.close()  # the descriptor is gone, as after a disk failure
@@ -183,7 +192,8 @@ def test_9_2_a_failing_disk_never_raises(
     assert captured.out == "" and "Logging error" not in captured.err
 
 
-def test_9_2_logs_directory_unusable_is_reported_not_raised(tmp_path: Path) -> None:
+def test_logs_directory_unusable_is_reported_not_raised(tmp_path: Path) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     layout = HomeLayout(tmp_path / "home")
     layout.root.mkdir()
     layout.logs_dir.write_text("a file where logs/ should be")
@@ -201,7 +211,8 @@ def _fake_run(layout: HomeLayout, index: int, size: int = 10) -> Path:
     return path
 
 
-def test_9_2_retention_keeps_the_newest_twenty(layout: HomeLayout) -> None:
+def test_retention_keeps_the_newest_twenty(layout: HomeLayout) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     for index in range(25):
         _fake_run(layout, index)
     (layout.logs_dir / "notes.txt").write_text("not a run file")
@@ -214,7 +225,8 @@ def test_9_2_retention_keeps_the_newest_twenty(layout: HomeLayout) -> None:
     assert (layout.logs_dir / "notes.txt").exists()
 
 
-def test_9_2_retention_keeps_at_most_fifty_megabytes(layout: HomeLayout) -> None:
+def test_retention_keeps_at_most_fifty_megabytes(layout: HomeLayout) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     for index in range(6):
         _fake_run(layout, index, size=12 * 1024 * 1024)
     log = open_run_log(layout, level="info", clock=fixed_clock)
@@ -229,7 +241,8 @@ def test_9_2_retention_keeps_at_most_fifty_megabytes(layout: HomeLayout) -> None
     assert len(remaining) == 5
 
 
-def test_9_2_file_is_held_open_and_written_synchronously(layout: HomeLayout) -> None:
+def test_file_is_held_open_and_written_synchronously(layout: HomeLayout) -> None:
+    """Spec: docs/architecture.md (the run logs)."""
     log = open_run_log(layout, level="info", clock=fixed_clock)
     log.info("first")
     assert log.path is not None

@@ -19,9 +19,10 @@ def on_disk(layout: HomeLayout) -> Any:
 
 
 @pytest.mark.parametrize("content", [None, b"", b"{not json", b"[1,2]", b'"text"', b"\xff\xfe"])
-def test_9_1_missing_corrupt_or_non_object_reads_empty(
+def test_missing_corrupt_or_non_object_reads_empty(
     layout: HomeLayout, content: bytes | None
 ) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     if content is not None:
         layout.state_file.write_bytes(content)
     state = StateFile(layout)
@@ -30,7 +31,8 @@ def test_9_1_missing_corrupt_or_non_object_reads_empty(
     assert state.restart_required() is False
 
 
-def test_9_1_writer_touches_only_its_subtree(layout: HomeLayout) -> None:
+def test_writer_touches_only_its_subtree(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     original = {
         "schema": 1,
         "generation": {"markdown": {"directory": "C:/out", "language": "auto"}},
@@ -43,7 +45,8 @@ def test_9_1_writer_touches_only_its_subtree(layout: HomeLayout) -> None:
     assert on_disk(layout) == {**original, "panel": {"showAll": True}}
 
 
-def test_9_1_newer_schema_survives_and_older_is_stamped(layout: HomeLayout) -> None:
+def test_newer_schema_survives_and_older_is_stamped(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     layout.state_file.write_text(json.dumps({"schema": 7, "novel": {"a": 1}}))
     StateFile(layout).write_subtree("panel", {"showAll": False})
     assert on_disk(layout) == {"schema": 7, "novel": {"a": 1}, "panel": {"showAll": False}}
@@ -55,14 +58,16 @@ def test_9_1_newer_schema_survives_and_older_is_stamped(layout: HomeLayout) -> N
     assert on_disk(layout) == {"schema": 1, "panel": {}}
 
 
-def test_9_1_none_removes_the_subtree(layout: HomeLayout) -> None:
+def test_none_removes_the_subtree(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     state = StateFile(layout)
     state.write_subtree("panel", {"showAll": True})
     state.write_subtree("panel", None)
     assert on_disk(layout) == {"schema": 1}
 
 
-def test_9_1_subtree_is_a_copy(layout: HomeLayout) -> None:
+def test_subtree_is_a_copy(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     state = StateFile(layout)
     state.write_subtree("search", {"enrich": {"pages": 2}})
     tree = state.subtree("search")
@@ -72,7 +77,8 @@ def test_9_1_subtree_is_a_copy(layout: HomeLayout) -> None:
     assert state.subtree("panel") == {}
 
 
-def test_9_1_restart_required_is_absent_when_false(layout: HomeLayout) -> None:
+def test_restart_required_is_absent_when_false(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     state = StateFile(layout)
     state.write_subtree("panel", {"showAll": True})
     state.set_restart_required(True)
@@ -84,16 +90,16 @@ def test_9_1_restart_required_is_absent_when_false(layout: HomeLayout) -> None:
     assert on_disk(layout) == {"schema": 1, "panel": {"showAll": True}}
 
 
-def test_9_1_flat_keys_are_not_subtrees(layout: HomeLayout) -> None:
+def test_flat_keys_are_not_subtrees(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     state = StateFile(layout)
     for key in ("schema", "restartRequired"):
         with pytest.raises(ValueError):
             state.write_subtree(key, {})
 
 
-def test_9_1_write_is_an_atomic_replace(
-    layout: HomeLayout, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_write_is_an_atomic_replace(layout: HomeLayout, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     state = StateFile(layout)
     state.write_subtree("panel", {"showAll": True})
     before = layout.state_file.read_bytes()
@@ -119,7 +125,8 @@ def test_9_1_write_is_an_atomic_replace(
     assert layout.state_file.stat().st_ino != inode  # a new file was renamed into place
 
 
-def test_9_1_concurrent_writers_lose_nothing(layout: HomeLayout) -> None:
+def test_concurrent_writers_lose_nothing(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     # The engine and the panel may each hold a StateFile on one home.
     writers = [StateFile(layout) for _ in range(8)]
 
@@ -136,7 +143,8 @@ def test_9_1_concurrent_writers_lose_nothing(layout: HomeLayout) -> None:
     assert {f"module{i}": {"round": 19} for i in range(8)}.items() <= tree.items()
 
 
-def test_9_1_legacy_flat_keys_migrate_into_both_formats(layout: HomeLayout) -> None:
+def test_legacy_flat_keys_migrate_into_both_formats(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     layout.state_file.write_text(
         json.dumps(
             {
@@ -161,7 +169,8 @@ def test_9_1_legacy_flat_keys_migrate_into_both_formats(layout: HomeLayout) -> N
     assert state.migrate_legacy() is False  # once
 
 
-def test_9_1_migration_keeps_a_newer_choice(layout: HomeLayout) -> None:
+def test_migration_keeps_a_newer_choice(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     layout.state_file.write_text(
         json.dumps({"generateDir": "/old", "generation": {"latex": {"directory": "/new"}}})
     )
@@ -172,7 +181,8 @@ def test_9_1_migration_keeps_a_newer_choice(layout: HomeLayout) -> None:
     }
 
 
-def test_9_1_generate_dir_txt_is_honoured_until_the_first_write(layout: HomeLayout) -> None:
+def test_generate_dir_txt_is_honoured_until_the_first_write(layout: HomeLayout) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     legacy = layout.root / "generate-dir.txt"
     legacy.write_text("/from/text/file\n")
     state = StateFile(layout)
@@ -190,7 +200,8 @@ def test_9_1_generate_dir_txt_is_honoured_until_the_first_write(layout: HomeLayo
     assert on_disk(layout)["generation"]["markdown"] == {"directory": "/from/text/file"}
 
 
-def test_9_1_state_file_in_missing_home_dir_fails_loudly(tmp_path: Path) -> None:
+def test_state_file_in_missing_home_dir_fails_loudly(tmp_path: Path) -> None:
+    """Spec: docs/guide/records.md (the home directory and state.json)."""
     state = StateFile(HomeLayout(tmp_path / "nowhere"))
     assert state.read() == {}
     with pytest.raises(OSError):
@@ -211,10 +222,11 @@ for i in range(count):
 """
 
 
-def test_issue_9_two_processes_writing_subtrees_in_a_tight_loop_both_land(
+def test_two_processes_writing_subtrees_in_a_tight_loop_both_land(
     layout: HomeLayout, tmp_path: Path
 ) -> None:
-    """Every subtree each process wrote survives: no read-modify-write lost another's change."""
+    """Every subtree each process wrote survives: no read-modify-write lost another's change.
+    Spec: docs/guide/records.md (issue 9)."""
     import subprocess
     import sys
 

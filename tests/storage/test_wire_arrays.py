@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reckoner import wire
@@ -47,14 +47,12 @@ def _expected(array: np.ndarray[Any, Any]) -> bytes:
     return b"[" + b",".join(_expected(part) for part in array) + b"]"
 
 
-@settings(max_examples=400, deadline=None)
 @given(st.lists(elements, min_size=1, max_size=80), st.sampled_from([1, 2, 4]))
-def test_issue_8_a_float64_array_is_spelled_as_its_stored_list(
-    values: list[float], columns: int
-) -> None:
+def test_a_float64_array_is_spelled_as_its_stored_list(values: list[float], columns: int) -> None:
     """7.3: orjson's numpy output, the runs written around a few whole doubles, and the
     mixed list for many, all equal the stored form's spelling built per element, 1-D and
-    2-D."""
+    2-D.
+    Spec: docs/guide/records.md (issue 8)."""
     array = np.array(values, dtype=np.float64)
     assert wire.dumps({"array": array}) == b'{"array":' + _expected(array) + b"}"
     usable = len(values) - len(values) % columns
@@ -65,11 +63,12 @@ def test_issue_8_a_float64_array_is_spelled_as_its_stored_list(
 
 @pytest.mark.parametrize("size", [1, 17, 1_000, 10_000])
 @pytest.mark.parametrize("whole_at", [(), (0,), (0, 500), "every"])
-def test_issue_8_sweeps_with_few_or_many_whole_doubles_read_back_exactly(
+def test_sweeps_with_few_or_many_whole_doubles_read_back_exactly(
     size: int, whole_at: tuple[int, ...] | str
 ) -> None:
     """7.3 and issue 8's round trip: the text reads back as the same doubles, in order,
-    whatever mix of whole and fractional values the array holds."""
+    whatever mix of whole and fractional values the array holds.
+    Spec: docs/guide/records.md (issue 8)."""
     array = np.sin(np.arange(size) * 0.37) * 230.0
     if whole_at == "every":
         array = np.round(array)
@@ -83,8 +82,9 @@ def test_issue_8_sweeps_with_few_or_many_whole_doubles_read_back_exactly(
     assert back.tobytes() == array.tobytes()
 
 
-def test_issue_8_a_strided_or_non_float_array_is_spelled_through_its_list() -> None:
-    """7.3: a view that is not contiguous, and an integer array, take the list path."""
+def test_a_strided_or_non_float_array_is_spelled_through_its_list() -> None:
+    """7.3: a view that is not contiguous, and an integer array, take the list path.
+    Spec: docs/guide/records.md (issue 8)."""
     array = np.arange(12, dtype=np.float64).reshape(3, 4) / 3.0
     assert wire.dumps(array.T) == _expected(array.T)
     assert wire.dumps(np.arange(4)) == b"[0,1,2,3]"
@@ -106,10 +106,11 @@ def _deep(levels: int, leaf: Any) -> Any:
         lambda part: {"s": "\ud800", "p": part, "w": 4.0},  # a lone surrogate
     ],
 )
-def test_issue_8_an_embedded_part_writes_the_bytes_of_the_plain_value(skeleton: Any) -> None:
+def test_an_embedded_part_writes_the_bytes_of_the_plain_value(skeleton: Any) -> None:
     """7.3: an Encoded part is copied as it was spelled; the rest of the row is checked for
     whole doubles as before; the standard library's path (depth, surrogates) reads it back
-    first. The bytes equal those of the same row with the plain value in place."""
+    first. The bytes equal those of the same row with the plain value in place.
+    Spec: docs/guide/records.md (issue 8)."""
     plain = {"array": [0.25, 3.0, -0.0, 1e300], "dim": [2, 1, -3, -2, 0, 0, 0]}
     embedded = wire.preencoded(plain)
     assert wire.dumps(skeleton(embedded)) == wire.dumps(skeleton(plain))
@@ -118,16 +119,18 @@ def test_issue_8_an_embedded_part_writes_the_bytes_of_the_plain_value(skeleton: 
     assert wire.dumps(skeleton(numpy_form)) == wire.dumps(skeleton(plain))
 
 
-def test_issue_8_an_unknown_type_is_still_refused() -> None:
+def test_an_unknown_type_is_still_refused() -> None:
     """The writer spells only what it knows: an object of another type is an error, as
-    before, never silently written as null."""
+    before, never silently written as null.
+    Spec: docs/guide/records.md (issue 8)."""
     with pytest.raises(TypeError):
         wire.dumps({"x": object()})
     with pytest.raises(TypeError):
         wire.dumps({"x": object(), "y": wire.preencoded([1.5])})
 
 
-def test_issue_8_non_finite_numbers_inside_an_array_are_written_as_orjson_writes_them() -> None:
-    """The writer's spelling of inf and NaN (null) is the same from numpy as from a list."""
+def test_non_finite_numbers_inside_an_array_are_written_as_orjson_writes_them() -> None:
+    """The writer's spelling of inf and NaN (null) is the same from numpy as from a list.
+    Spec: docs/guide/records.md (issue 8)."""
     array = np.array([1.5, math.inf, math.nan, -math.inf])
     assert wire.dumps(array) == wire.dumps(array.tolist()) == b"[1.5,null,null,null]"
