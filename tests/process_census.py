@@ -1,4 +1,8 @@
-"""Finding a test's processes in /proc by a marker in their command line (issue 21)."""
+"""Finding a test's processes in /proc by a marker in their command line (issue 21).
+
+The marker is new for each test, so the count holds while other tests, other pytest-xdist
+workers or other users run processes on the same machine: only the test's own are counted,
+those that left its process tree by ``setsid`` or a double fork included."""
 
 from __future__ import annotations
 

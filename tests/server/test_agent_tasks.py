@@ -42,7 +42,7 @@ def _units_asked(task: Task) -> set[str]:
     return {"minutes" if u == "min" else u for u in units}
 
 
-def test_runs_without_read_are_the_manual_s_calls_only() -> None:
+def test_the_baseline_runs_use_no_unit_and_no_read() -> None:
     """The baseline stays the manual's calls: no unit on any value, no read on any call, so
     every call read and unit save is counted against it.
     Spec: docs/guide/mcp-clients.md (issue 14)."""
