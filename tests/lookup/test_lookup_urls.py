@@ -158,3 +158,16 @@ def test_the_panel_links_the_canonical_url_and_never_the_backslash_one(
         assert "backslash" in skipped.locator(".skipped").inner_text()
         assert skipped.locator(".host").count() == 0
         assert "evil.com" not in card.locator(".host").all_inner_texts()
+
+
+@pytest.mark.parametrize("host", ["xn--zca2", "xn--", "XN--a", "xn--abc-"])
+def test_an_xn_label_that_is_no_encoded_name_is_refused_as_a_browser_refuses_it(host: str) -> None:
+    """A label starting with xn-- claims to be an encoded international name; one that does
+    not decode and encode back to itself is a host the WHATWG parser refuses ("Invalid URL"),
+    so the lookup refuses it too (found by the property test against Node's URL parser).
+    Spec: docs/guide/lookup.md (sources and their URLs)."""
+    from reckoner.lookup.urls import UrlRefused, parse
+
+    with pytest.raises(UrlRefused, match="xn--"):
+        parse(f"http://{host}/page")
+    assert parse("http://xn--bcher-kva.example/").host == "xn--bcher-kva.example"

@@ -203,6 +203,8 @@ def _ascii_label(label: str) -> str:
             raise UrlRefused(
                 f"the URL's host label {label[:63]!r} is not letters, digits and inner hyphens"
             )
+        if label[:4].lower() == "xn--":
+            _check_punycode(label)
         return label
     try:
         prepared = nameprep(label)
@@ -219,6 +221,21 @@ def _ascii_label(label: str) -> str:
             "international domain name"
         )
     return encoded
+
+
+def _check_punycode(label: str) -> None:
+    """An ``xn--`` label is an encoded international name: one that does not decode, or does
+    not encode back to itself, is a host a browser refuses (``xn--zca2``)."""
+    try:
+        decoded = label.encode("ascii").decode("idna")
+        again = decoded.encode("idna").decode("ascii")
+    except UnicodeError:
+        again = None
+    if again is None or again.lower() != label.lower():
+        raise UrlRefused(
+            f"the URL's host label {label[:63]!r} starts with xn-- but is not an encoded "
+            "international domain name"
+        )
 
 
 def _canonical_path(path: str) -> str:
