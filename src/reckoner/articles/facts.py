@@ -22,11 +22,12 @@ from itertools import starmap
 from operator import itemgetter
 from typing import Any
 
-from reckoner.articles.numbers import cut_all, digit_runs, exact, shown_given, shown_numbers
+from reckoner.articles.numbers import cut_all, shown_given
 from reckoner.articles.pause import collector_paused
 from reckoner.articles.quantities import Given, Reading, as_written, folded, givens, reading_of
 from reckoner.compute.fact import ComputeFact, compute_fact
 from reckoner.lookup.fact import LookupFact, lookup_fact
+from reckoner.units.prose import digit_runs, exact, shown_numbers
 
 Dim = tuple[int, int, int, int, int, int, int]
 ZERO_DIM: Dim = (0, 0, 0, 0, 0, 0, 0)

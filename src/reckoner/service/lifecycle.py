@@ -22,15 +22,22 @@ from reckoner.storage.record_store import OpenRecordJournal, RecordArchive
 from reckoner.storage.run_log import RunLog
 from reckoner.storage.state_file import StateFile
 
+from .prose import ShownNumbers
+
 
 @dataclass(slots=True)
 class OpenRecord:
-    """The record open on a lane, and the rows of its preset tools (their contents)."""
+    """The record open on a lane, the rows of its preset tools (their contents), and the
+    numbers its receipts showed."""
 
     record_id: str
     title: str
     seq: int
     fact_rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    shown: ShownNumbers = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.shown = ShownNumbers(self.title, self.record_id)
 
 
 class RecordTrace:
@@ -67,6 +74,7 @@ class RecordTrace:
             self.log.error("trace row not written", record=record.record_id, seq=seq, error=error)
             raise self.write_refusal("written", error) from None
         record.seq = seq
+        record.shown.add(tool, ok, content)
 
     def append_refusal(self, tool: str, refusal: Refusal) -> None:
         """The row of a refused call: its code and its sentence."""

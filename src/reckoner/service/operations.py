@@ -198,7 +198,7 @@ class Operations:
         content: dict[str, Any] = {"text": text}
         if hide:
             content["hide"] = True
-        return {"ok": True}, content
+        return self._checked(content, text, "the text")
 
     def record_end(self, args: dict[str, Any]) -> tuple[Receipt, None]:
         text = args.get("text")
@@ -212,11 +212,26 @@ class Operations:
         record = self._trace.record
         assert record is not None
         content: dict[str, Any] = {"record": record.record_id}
+        receipt: Receipt = {"ok": True}
         if text is not None and text.strip():
             content = {"text": text, "record": record.record_id}
+            receipt, content = self._checked(content, text, "the closing text")
         self._trace.end(content)
         self._slots.clear()
-        return {"ok": True}, None
+        return receipt, None
+
+    def _checked(
+        self, content: dict[str, Any], text: str, place: str
+    ) -> tuple[Receipt, dict[str, Any]]:
+        """The prose is kept; a number in it that the record does not back is named in a
+        warning, on the receipt and in the row alike (issue 27)."""
+        record = self._trace.record
+        assert record is not None
+        warnings = record.shown.warnings(text, place)
+        if not warnings:
+            return {"ok": True}, content
+        content["warnings"] = warnings
+        return {"ok": True, "warnings": list(warnings)}, content
 
     def _materialize(self, name: str) -> Any:
         try:

@@ -35,9 +35,12 @@ def recover(journal: OpenRecordJournal, slots: SlotTable, log: RunLog) -> OpenRe
     unusable = 0
     for row in recovered.rows:
         tool = row.get("tool")
+        content = row.get("content")
+        if type(tool) is str and isinstance(content, dict):
+            # What the receipts showed before the restart still backs the prose after it.
+            record.shown.add(tool, row.get("ok") is True, content)
         if tool in PRESET_TOOL_BY_NAME:
             # A preset tool's row is a fact: kept for its budget, never re-run (7.4).
-            content = row.get("content")
             if isinstance(content, dict):
                 record.fact_rows.setdefault(str(tool), []).append(content)
             continue
