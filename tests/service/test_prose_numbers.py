@@ -9,6 +9,7 @@ its row carry a warning naming the number; a text with nothing to flag answers e
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -264,3 +265,22 @@ def test_a_message_built_only_from_receipt_texts_is_never_flagged(
             ("record_end", {"text": text}) if closing else ("record_message", {"text": text})
         )
         assert engine.call(tool, args) == {"ok": True}, text
+
+
+def test_a_record_that_quotes_no_number_never_loads_the_unit_catalogue(tmp_path: Path) -> None:
+    """The check reads units only when a text with a digit is checked: a title with givens
+    and messages without numbers keep the catalogue (pint) unloaded, as before the check."""
+    script = f"""
+import sys
+from reckoner import Engine
+with Engine({str(tmp_path / "home")!r}) as engine:
+    engine.call("record_start", {{"title": "What current flows through 4 ohm at 12 V?"}})
+    engine.call("set", {{"name": "V", "value": {{"num": 12, "dim": "volt"}}}})
+    assert engine.call("record_message", {{"text": "Ohm's law gives it."}}) == {{"ok": True}}
+    assert engine.call("record_end", {{"text": "Done, as the reading shows."}}) == {{"ok": True}}
+    assert "pint" not in sys.modules, "pint loaded without a number to check"
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr

@@ -96,7 +96,7 @@ class Engine:
         self._operations = Operations(self._slots, self._trace).table
         self._facts = FactGate(self._mutex, self._trace, lambda: self._closed)
         settle_state(layout, self.log)
-        self._trace.record = recover(self._journal, self._slots, self.log)
+        self._trace.record = recover(self._journal, self.archive, self._slots, self.log)
         record = self._trace.record
         self.log.info(
             "engine opened",

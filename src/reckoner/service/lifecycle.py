@@ -1,9 +1,9 @@
 """The lifecycle of a lane's record and of the engine on it: start, rows, end, and mount.
 
 `RecordTrace` owns the open record: its id, title and last seq, the journal its rows go to,
-and the rule that a row which cannot be written refuses its call (issue 8, against manual
-7.2), with one sentence naming the cause and the fix. `settle_state` is the engine's start
-on a home (manual 9.1).
+and the rule that a row which cannot be written refuses its call (issue 8), with one
+sentence naming the cause and the fix. `settle_state` is the engine's start on a home
+(docs/guide/records.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The six operations (manual 2): each checks its arguments and answers (receipt, row content).
+"""The six operations (docs/reference/tools.md): each checks its arguments and answers
+(receipt, row content).
 
 An operation raises a `Refusal` to refuse; content None means the operation wrote its own
 row (the record markers), else the engine appends it before the receipt is answered. The

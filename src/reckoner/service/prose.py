@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -31,28 +31,68 @@ from reckoner.units.prose import (
 # Rows whose numbers no receipt showed: the record's own prose backs nothing, and the
 # title is read once, when the record opens.
 _NOT_RECEIPTS = frozenset({"record_start", "record_message", "record_end"})
-# Rows held before their numbers are read: a record that never quotes a number pays
-# nothing, and a long one holds at most this many contents at a time.
-_PENDING_LIMIT = 4096
 _DIGIT = re.compile(r"\d")
 
 
 class ShownNumbers:
-    """What the open record's receipts showed and its title holds, read as rows arrive."""
+    """What the open record's receipts showed and its title holds, read as rows arrive.
+
+    A row only adds its raw numbers, texts and units to sets (a long record and its replay
+    pay set updates); they are turned into exact decimals when a text with a digit in it is
+    checked, each distinct one once.
+    """
 
     def __init__(self, title: str, record_id: str) -> None:
-        self._known: set[Decimal] = stated_numbers(title) | text_numbers(record_id)
-        self._revisions: dict[str, int] = {}
-        self._pending: list[tuple[str, dict[str, Any]]] = []
+        # The title is read at the first check: its units need the unit catalogue, which a
+        # record that never quotes a number need not load.
+        self._title: str | None = title
+        self._known: set[Decimal] = text_numbers(record_id)
         self._sorted: tuple[Decimal, ...] | None = None
+        self._revisions: dict[str, int] = {}
+        # Not yet in _known: numbers as shown, SI numbers by the unit they were given in,
+        # numbers by the unit they were read in, and texts (formulas, preset answers).
+        self._shown: set[float] = set()
+        self._given: dict[str, set[float]] = {}
+        self._read: dict[str, set[float]] = {}
+        self._texts: set[str] = set()
+        self._texts_read: set[str] = set()
+        self._earlier: tuple[int, Callable[[], Iterable[dict[str, Any]]]] | None = None
+
+    def resume(self, last_seq: int, rows: Callable[[], Iterable[dict[str, Any]]]) -> None:
+        """The record was resumed after a restart: its rows up to ``last_seq`` back the prose
+        too, and are read back (``rows``) only when a text is first checked, so a replay
+        that no message follows costs nothing here."""
+        self._earlier = (last_seq, rows)
+        self._sorted = None
 
     def add(self, tool: str, ok: bool, content: dict[str, Any]) -> None:
         """A row of the record: an accepted engine call's receipt, or a preset tool's."""
         if tool in _NOT_RECEIPTS or not (ok or tool in PRESET_TOOL_BY_NAME):
             return
-        self._pending.append((tool, content))
-        if len(self._pending) >= _PENDING_LIMIT:
-            self._fold()
+        self._sorted = None
+        if tool == "set":
+            name = content.get("name")
+            if type(name) is str:
+                sets = self._revisions[name] = self._revisions.get(name, 0) + 1
+                self._shown.add(sets)
+            value = content.get("value")
+            self._shown.update(_numbers(value))  # the SI echo
+            self._add_given(value, content.get("unit"))
+            self._add_reading(content.get("reading"))
+        elif tool == "get":
+            self._add_reading(content.get("value"))
+        elif tool == "eval":
+            rev = content.get("rev")
+            if type(rev) is int:
+                self._shown.add(rev)
+            # A literal of an accepted formula is on record as written (the 2 of 2*pi*f).
+            self._add_text(content.get("formula"))
+            self._add_reading(content.get("value"))
+        else:
+            # A preset tool's receipt (search, compute): every number it answered.
+            self._shown.update(_numbers(content))
+            for text in _texts(content):
+                self._add_text(text)
 
     def warnings(self, text: str, place: str) -> list[str]:
         """One sentence per distinct number ``text`` claims that the record does not back."""
@@ -73,83 +113,75 @@ class ShownNumbers:
         return found
 
     def _reference(self) -> tuple[Decimal, ...]:
-        if self._pending or self._sorted is None:
-            self._fold()
-            self._sorted = tuple(sorted(self._known))
+        if self._earlier is not None:
+            last_seq, rows = self._earlier
+            self._earlier = None
+            for row in rows():
+                seq, tool, content = row.get("seq"), row.get("tool"), row.get("content")
+                earlier = type(seq) is int and seq <= last_seq
+                if earlier and type(tool) is str and isinstance(content, dict):
+                    self.add(tool, row.get("ok") is True, content)
+        if self._sorted is None:
+            known = self._known
+            if self._title is not None:
+                known |= stated_numbers(self._title)
+                self._title = None
+            known |= decimals(self._shown)
+            for unit, numbers in self._given.items():
+                known |= in_unit(numbers, unit)
+            for unit, numbers in self._read.items():
+                spec = unit_spec(unit)
+                if spec is not None and (spec[0] != 1 or spec[1] != 0):  # else shown as SI
+                    known |= in_si(numbers, unit)
+            for text in self._texts:
+                known |= text_numbers(text)
+            self._texts_read |= self._texts
+            self._shown, self._given, self._read, self._texts = set(), {}, {}, set()
+            self._sorted = tuple(sorted(known))
         return self._sorted
 
-    def _fold(self) -> None:
-        pending, self._pending = self._pending, []
-        self._sorted = None
-        for tool, content in pending:
-            self._known.update(self._shown(tool, content))
+    def _add_text(self, text: Any) -> None:
+        if type(text) is str and text not in self._texts_read:
+            self._texts.add(text)
 
-    def _shown(self, tool: str, content: dict[str, Any]) -> Iterator[Decimal]:
-        """The numbers one row's receipt showed."""
-        if tool == "set":
-            name = content.get("name")
-            if type(name) is str:
-                sets = self._revisions[name] = self._revisions.get(name, 0) + 1
-                yield Decimal(sets)
-            value = content.get("value")
-            yield from decimals(_numbers(value))  # the SI echo
-            yield from _as_given(value, content.get("unit"))
-            yield from _reading(content.get("reading"))
-        elif tool == "get":
-            yield from _reading(content.get("value"))
-        elif tool == "eval":
-            rev = content.get("rev")
-            if type(rev) is int:
-                yield Decimal(rev)
-            formula = content.get("formula")
-            if type(formula) is str:
-                # A literal of an accepted formula is on record as written (the 2 of 2*pi*f).
-                yield from text_numbers(formula)
-            yield from _reading(content.get("value"))
-        else:
-            # A preset tool's receipt (search, compute): every number it answered.
-            yield from decimals(_numbers(content))
-            for text in _texts(content):
-                yield from text_numbers(text)
+    def _add_given(self, value: Any, unit: Any) -> None:
+        """A stored value in the units it was given in (4.7 for 4700 given in kOhm)."""
+        if isinstance(unit, dict) and isinstance(value, dict):
+            fields = value.get("object")
+            if isinstance(fields, dict):
+                for name, field_unit in unit.items():
+                    self._add_given(fields.get(name), field_unit)
+        elif type(unit) is str:
+            self._given.setdefault(unit, set()).update(_numbers(value))
 
-
-def _as_given(value: Any, unit: Any) -> set[Decimal]:
-    """A stored value in the units it was given in (4.7 for 4700 given in kOhm)."""
-    if isinstance(unit, dict) and isinstance(value, dict):
-        fields = value.get("object")
-        if not isinstance(fields, dict):
-            return set()
-        found: set[Decimal] = set()
-        for name, field_unit in unit.items():
-            found |= _as_given(fields.get(name), field_unit)
-        return found
-    return in_unit(_numbers(value), unit) if type(unit) is str else set()
-
-
-def _reading(reading: Any) -> set[Decimal]:
-    """A reading's numbers as shown, and in SI where it was read in a unit (72.02 mA is
-    0.07202 A); a list of readings, each."""
-    if isinstance(reading, list):
-        found: set[Decimal] = set()
-        for each in reading:
-            found |= _reading(each)
-        return found
-    if not isinstance(reading, dict):
-        return set()
-    fields = reading.get("object")
-    if isinstance(fields, dict):
-        return _reading(list(fields.values()))
-    numbers = _numbers(reading)
-    shown = decimals(numbers)
-    unit = reading.get("unit") or reading.get("dim")
-    spec = unit_spec(unit)
-    if spec is not None and (spec[0] != 1 or spec[1] != 0):
-        shown |= in_si(numbers, unit)
-    return shown
+    def _add_reading(self, reading: Any) -> None:
+        """A reading's numbers as shown, and in SI where it was read in a unit or a named
+        dim (72.02 mA is 0.07202 A); a list of readings, each."""
+        if isinstance(reading, list):
+            for each in reading:
+                self._add_reading(each)
+            return
+        if not isinstance(reading, dict):
+            return
+        fields = reading.get("object")
+        if isinstance(fields, dict):
+            self._add_reading(list(fields.values()))
+            return
+        numbers = _numbers(reading)
+        self._shown.update(numbers)
+        unit = reading.get("unit") or reading.get("dim")
+        if type(unit) is str:
+            self._read.setdefault(unit, set()).update(numbers)
 
 
 def _numbers(raw: Any) -> set[float]:
     """The finite numbers a value or a reading shows, each once."""
+    if type(raw) is dict and "num" in raw:
+        # The commonest value by far, and its tag excludes every other number key.
+        num = raw["num"]
+        if (type(num) is float or type(num) is int) and math.isfinite(num):
+            return {num}
+        return set()
     return {x for x in leaves(raw) if math.isfinite(x)}
 
 

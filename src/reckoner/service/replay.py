@@ -1,4 +1,4 @@
-"""Replay (manual 7.4): the open record a lane left behind, read back into a slot table.
+"""Replay (docs/guide/records.md): the open record a lane left behind, read back into a slot table.
 
 Only accepted `set` and `eval` rows write slots; a preset tool's row is a fact, kept for
 its budget and never re-run. A row this build cannot use is dropped like a torn line, and
@@ -7,12 +7,13 @@ counted.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from reckoner.contract.registry import PRESET_TOOL_BY_NAME
 from reckoner.core import Failure
 from reckoner.core.api import check_name, parse_value
-from reckoner.storage.record_store import OpenRecordJournal
+from reckoner.storage.record_store import OpenRecordJournal, RecordArchive
 from reckoner.storage.run_log import RunLog
 
 from .lifecycle import OpenRecord
@@ -23,7 +24,9 @@ from .slots import SlotTable, StoredValueError
 _UNUSABLE: tuple[str, dict[str, Any] | None] = ("", None)
 
 
-def recover(journal: OpenRecordJournal, slots: SlotTable, log: RunLog) -> OpenRecord | None:
+def recover(
+    journal: OpenRecordJournal, archive: RecordArchive, slots: SlotTable, log: RunLog
+) -> OpenRecord | None:
     """The lane's open record, its slots written into ``slots``; None when none was open."""
     recovered = journal.recover()
     for note in journal.notes:
@@ -31,16 +34,17 @@ def recover(journal: OpenRecordJournal, slots: SlotTable, log: RunLog) -> OpenRe
     journal.notes.clear()
     if recovered is None:
         return None
-    record = OpenRecord(recovered.record_id, recovered.title, recovered.last_seq)
+    record_id = recovered.record_id
+    record = OpenRecord(record_id, recovered.title, recovered.last_seq)
+    # What the receipts showed before the restart still backs the prose after it; the rows
+    # are read again from the file if a message is checked (a replay holds none of them).
+    record.shown.resume(recovered.last_seq, partial(_rows_of, archive, record_id))
     unusable = 0
     for row in recovered.rows:
         tool = row.get("tool")
-        content = row.get("content")
-        if type(tool) is str and isinstance(content, dict):
-            # What the receipts showed before the restart still backs the prose after it.
-            record.shown.add(tool, row.get("ok") is True, content)
         if tool in PRESET_TOOL_BY_NAME:
             # A preset tool's row is a fact: kept for its budget, never re-run (7.4).
+            content = row.get("content")
             if isinstance(content, dict):
                 record.fact_rows.setdefault(str(tool), []).append(content)
             continue
@@ -78,6 +82,12 @@ def recover(journal: OpenRecordJournal, slots: SlotTable, log: RunLog) -> OpenRe
         slots=len(slots),
     )
     return record
+
+
+def _rows_of(archive: RecordArchive, record_id: str) -> list[dict[str, Any]]:
+    """The rows of the open record as its file holds them; none when it cannot be read."""
+    view = archive.read(record_id)
+    return view.rows if view is not None else []
 
 
 def _replay_checked(slots: SlotTable, name: str, rows: list[dict[str, Any]], log: RunLog) -> int:
