@@ -231,7 +231,7 @@ _YEAR = re.compile(r"(?:1[6-9]|20)\d\d")
 _EQUALS_BEFORE = re.compile(r"[=≈＝]\s*\$?\s*$")
 # What makes a number a constant of a relation: pi after it, or an operator beside it.
 _PI_AFTER = re.compile(r"\s*(?:π|\$?pi\b|\\pi(?![A-Za-z]))")
-_OPERATOR_AFTER = re.compile(r"\s*(?:[*/·×(]|\\(?:cdot|times)(?![A-Za-z]))")
+_OPERATOR_AFTER = re.compile(r"\s*(?:[*/·×]|\\(?:cdot|times)(?![A-Za-z]))|\(")
 _OPERATOR_BEFORE = re.compile(r"[*/·×]\s*\(?\s*$")
 
 _UNIT_AFTER = re.compile(
@@ -425,10 +425,9 @@ _RECORDED_FIGURES = 12
 @dataclass(frozen=True, slots=True)
 class Unbacked:
     """A number a text claims that no reference number gives: its text with the unit
-    written after it, where it starts, and the nearest reference number (with that unit)."""
+    written after it, and the nearest reference number (with that unit)."""
 
     text: str
-    start: int
     near: str | None
 
 
@@ -447,7 +446,7 @@ def unbacked(
         if near is not None and unit is not None and written is not None:
             near = f"{near} {written.group('unit')}"
         text = (shown.text + unit_word(prose, shown.end, unit)).strip()
-        found.append(Unbacked(text, shown.start, near))
+        found.append(Unbacked(text, near))
     return found
 
 
