@@ -23,6 +23,7 @@ from service_helpers import file_rows, open_file
 
 from home_rows import record_rows
 from reckoner import Engine
+from reckoner.service.prose import MAX_WARNINGS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from mcp_helpers import receipt_of, stdio_params
@@ -186,6 +187,47 @@ def test_after_a_restart_the_receipts_before_it_still_back_the_prose(home: Path)
     assert texts == [("about 2.7 mA", True), ("I1 = 2.553 mA", False), ("I1 = 2.56 mA", True)]
 
 
+def test_a_crash_keeps_the_warnings_on_disk_and_its_receipts_back_the_prose_after_it(
+    home: Path,
+) -> None:
+    """A child is killed (SIGKILL) right after a flagged message: the row on disk keeps
+    its warning, and the resumed record still backs the child's reading."""
+    script = f"""
+import os, signal
+from reckoner import Engine
+engine = Engine({str(home)!r})
+engine.call("record_start", {{"title": "Ohm's law"}})
+engine.call("set", {{"name": "V", "value": {{"num": 12, "unit": "V"}}}})
+engine.call("set", {{"name": "R", "value": {{"num": 4.7, "unit": "kOhm"}}}})
+engine.call("eval", {{"formula": "@V/@R", "target": "I", "read": {{"unit": "mA", "digits": 4}}}})
+assert engine.call("record_message", {{"text": "I = 2.56 mA"}})["warnings"]
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    killed = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
+    assert killed.returncode == -9, killed.stderr
+    (flagged,) = [r for r in file_rows(open_file(home)) if r["tool"] == "record_message"]
+    assert flagged["content"]["warnings"][0].startswith("the text quotes 2.56 mA")
+    with Engine(home) as resumed:
+        assert resumed.call("record_message", {"text": "I = 2.553 mA"}) == {"ok": True}
+        assert resumed.call("record_message", {"text": "I = 2.56 mA"})["warnings"]
+
+
+def test_a_text_full_of_numbers_gets_a_bounded_list_of_short_sentences(engine: Engine) -> None:
+    """The attacker's message: thousands of distinct numbers, and one of 100,000 digits.
+    The text is kept whole; the warnings name the first MAX_WARNINGS numbers, one sentence
+    counts the rest, and a long number is quoted by its start."""
+    assert engine.call("record_start", {"title": "Ohm's law"}) == {"ok": True}
+    text = " ".join(f"{index}.5 W" for index in range(3000))
+    receipt = engine.call("record_message", {"text": text})
+    assert len(receipt["warnings"]) == MAX_WARNINGS + 1
+    assert receipt["warnings"][0].startswith("the text quotes 0.5 W, which")
+    assert receipt["warnings"][-1].startswith(f"the text quotes {3000 - MAX_WARNINGS} more")
+    assert _last_row(engine)["content"]["text"] == text
+    long = "7" * 100_000
+    (warning,) = engine.call("record_message", {"text": long})["warnings"]
+    assert warning.startswith(f"the text quotes {'7' * 40}…, which") and len(warning) < 300
+
+
 def test_the_warning_reaches_a_real_mcp_client_and_the_row_on_disk(tmp_path: Path) -> None:
     home = tmp_path / "home"
 
@@ -273,6 +315,7 @@ def test_a_record_that_quotes_no_number_never_loads_the_unit_catalogue(tmp_path:
     script = f"""
 import sys
 from reckoner import Engine
+from reckoner.service.prose import MAX_WARNINGS
 with Engine({str(tmp_path / "home")!r}) as engine:
     engine.call("record_start", {{"title": "What current flows through 4 ohm at 12 V?"}})
     engine.call("set", {{"name": "V", "value": {{"num": 12, "dim": "volt"}}}})

@@ -32,6 +32,11 @@ from reckoner.units.prose import (
 # title is read once, when the record opens.
 _NOT_RECEIPTS = frozenset({"record_start", "record_message", "record_end"})
 _DIGIT = re.compile(r"\d")
+# A text naming more numbers than this gets one sentence for the rest, and a number longer
+# than _SHOWN_LENGTH characters is quoted by its start: a receipt and a row stay short
+# whatever the text holds.
+MAX_WARNINGS = 20
+_SHOWN_LENGTH = 40
 
 
 class ShownNumbers:
@@ -104,11 +109,20 @@ class ShownNumbers:
             if number.text in seen:
                 continue
             seen.add(number.text)
+            if len(seen) > MAX_WARNINGS:
+                continue
             near = f" (nearest: {number.near})" if number.near else ""
             found.append(
-                f"{place} quotes {number.text}, which no receipt of this record showed{near} "
-                f"and the title does not hold; quote the receipt's text, or say where the "
-                f"number comes from"
+                f"{place} quotes {_quoted(number.text)}, which no receipt of this record "
+                f"showed{near} and the title does not hold; quote the receipt's text, or say "
+                f"where the number comes from"
+            )
+        if len(seen) > MAX_WARNINGS:
+            found.append(
+                f"{place} quotes {len(seen) - MAX_WARNINGS} more numbers that no receipt of "
+                f"this record showed and the title does not hold (only the first "
+                f"{MAX_WARNINGS} are named); quote the receipts' texts, or say where the "
+                f"numbers come from"
             )
         return found
 
@@ -172,6 +186,10 @@ class ShownNumbers:
         unit = reading.get("unit") or reading.get("dim")
         if type(unit) is str:
             self._read.setdefault(unit, set()).update(numbers)
+
+
+def _quoted(number: str) -> str:
+    return number if len(number) <= _SHOWN_LENGTH else f"{number[:_SHOWN_LENGTH]}…"
 
 
 def _numbers(raw: Any) -> set[float]:
