@@ -27,7 +27,7 @@ from reckoner.articles.pause import collector_paused
 from reckoner.articles.quantities import Given, Reading, as_written, folded, givens, reading_of
 from reckoner.compute.fact import ComputeFact, compute_fact
 from reckoner.lookup.fact import LookupFact, lookup_fact
-from reckoner.units.prose import digit_runs, exact, shown_numbers
+from reckoner.units.prose import decimals, text_numbers
 
 Dim = tuple[int, int, int, int, int, int, int]
 ZERO_DIM: Dim = (0, 0, 0, 0, 0, 0, 0)
@@ -495,13 +495,10 @@ def _read_refused(row: Mapping[str, Any]) -> bool:
 
 
 def _reference(facts: _Collector) -> tuple[Decimal, ...]:
-    numbers: set[Decimal] = set()
-    for x in (*facts.numbers, *facts.shown):
-        numbers.update(exact(x))
+    numbers = decimals((*facts.numbers, *facts.shown))
     numbers.update(Decimal(abs(n)) for n in facts.integers)
     for text in [*facts.texts, facts.closing or ""]:
-        numbers.update(shown.magnitude.copy_abs() for shown in shown_numbers(text))
-        numbers.update(digit_runs(text))
+        numbers.update(text_numbers(text))
     return tuple(sorted(numbers))
 
 
