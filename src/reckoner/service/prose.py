@@ -72,6 +72,18 @@ class ShownNumbers:
 
     def add(self, tool: str, ok: bool, content: dict[str, Any]) -> None:
         """A row of the record: an accepted engine call's receipt, or a preset tool's."""
+        if tool == "eval" and ok:  # the commonest row first: a step of the derivation
+            self._sorted = None
+            rev = content.get("rev")
+            if type(rev) is int:
+                self._shown.add(rev)
+            # A literal of an accepted formula is on record as written (the 2 of 2*pi*f).
+            formula = content.get("formula")
+            if type(formula) is str and formula not in self._texts_read:
+                self._texts.add(formula)
+            if "value" in content:
+                self._add_reading(content["value"])
+            return
         if tool in _NOT_RECEIPTS or not (ok or tool in PRESET_TOOL_BY_NAME):
             return
         self._sorted = None
@@ -85,13 +97,6 @@ class ShownNumbers:
             self._add_given(value, content.get("unit"))
             self._add_reading(content.get("reading"))
         elif tool == "get":
-            self._add_reading(content.get("value"))
-        elif tool == "eval":
-            rev = content.get("rev")
-            if type(rev) is int:
-                self._shown.add(rev)
-            # A literal of an accepted formula is on record as written (the 2 of 2*pi*f).
-            self._add_text(content.get("formula"))
             self._add_reading(content.get("value"))
         else:
             # A preset tool's receipt (search, compute): every number it answered.
