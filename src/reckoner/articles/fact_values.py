@@ -24,8 +24,9 @@ from reckoner.articles.fact_model import (
     Step,
     Value,
 )
-from reckoner.articles.numbers import cut_all, digit_runs, exact, shown_given, shown_numbers
+from reckoner.articles.numbers import cut_all, shown_given
 from reckoner.articles.quantities import Reading, as_written, reading_of
+from reckoner.units.prose import decimals, text_numbers
 
 
 class Collector:
@@ -66,13 +67,10 @@ class Collector:
 
     def reference(self) -> tuple[Decimal, ...]:
         """Every number the facts hold at full precision, sorted (``Facts.reference``)."""
-        numbers: set[Decimal] = set()
-        for x in (*self.numbers, *self.shown):
-            numbers.update(exact(x))
+        numbers = decimals((*self.numbers, *self.shown))
         numbers.update(Decimal(abs(n)) for n in self.integers)
         for text in [*self.texts, self.closing or ""]:
-            numbers.update(shown.magnitude.copy_abs() for shown in shown_numbers(text))
-            numbers.update(digit_runs(text))
+            numbers.update(text_numbers(text))
         return tuple(sorted(numbers))
 
 

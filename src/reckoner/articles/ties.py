@@ -11,23 +11,17 @@ may show without naming a quantity (``free``), and the numbers the engine itself
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal, localcontext
-from fractions import Fraction
+from decimal import Decimal
 from typing import Any
 
 from reckoner.articles.citation import receipt_id
 from reckoner.articles.fact_model import Facts, Message
 from reckoner.articles.mathtex import identifier
-from reckoner.articles.numbers import digit_runs, exact, shown_numbers
 from reckoner.compute.fact import ComputeFact
-from reckoner.core.errors import EngineError
 from reckoner.lookup.fact import LookupFact
-from reckoner.units.catalogue import resolve_unit
-
-# Keys of a stored value or a reading that hold no number the value shows.
-_NOT_SHOWN = frozenset({"dim", "digits", "unit", "form"})
+from reckoner.units.prose import decimals, in_unit, leaves, text_numbers
 
 
 @dataclass
@@ -64,74 +58,6 @@ def normal(symbol: str) -> str:
     return _SPELLING.sub("", symbol).replace("\\", "")
 
 
-def _leaves(raw: object, lengths: list[int] | None = None) -> Iterator[float]:
-    """Every number a stored value or a reading shows (not its vector, digits or unit);
-    each array's length goes to ``lengths``, a count an article may state."""
-    if type(raw) is bool:
-        return
-    if type(raw) is int or type(raw) is float:
-        yield raw
-    elif isinstance(raw, list):
-        if lengths is not None:
-            lengths.append(len(raw))
-        for item in raw:
-            yield from _leaves(item, lengths)
-    elif isinstance(raw, dict):
-        for key, item in raw.items():
-            if key not in _NOT_SHOWN:
-                yield from _leaves(item, lengths)
-
-
-def _decimals(numbers: Iterable[float]) -> set[Decimal]:
-    found: set[Decimal] = set()
-    for x in numbers:
-        found.update(exact(x))
-    return found
-
-
-def _in_unit(numbers: Iterable[float], unit: object) -> set[Decimal]:
-    """Stored SI numbers as the unit they were given in shows them (4070 -> 4.07 for kOhm)."""
-    spec = unit_spec(unit)
-    if spec is None:
-        return set()
-    factor, offset = spec
-    found: set[Decimal] = set()
-    with localcontext() as context:
-        context.prec = 28
-        for x in numbers:
-            given = (Fraction(x) - offset) / factor
-            found.add(abs(Decimal(given.numerator) / Decimal(given.denominator)))
-    return found
-
-
-_SPECS: dict[str, tuple[Fraction, Fraction] | None] = {}
-
-
-def unit_spec(unit: object) -> tuple[Fraction, Fraction] | None:
-    """(factor, offset) of a unit text the catalogue knows, SI = x * factor + offset; None
-    for anything else (remembered either way: an article repeats its units)."""
-    if not isinstance(unit, str) or not unit:
-        return None
-    if unit in _SPECS:
-        return _SPECS[unit]
-    try:
-        spec = resolve_unit(unit)
-        known: tuple[Fraction, Fraction] | None = (spec.exact_factor, spec.exact_offset)
-    except EngineError:
-        known = None
-    if known is not None and known[0] == 0:
-        known = None
-    if len(_SPECS) < 4096:
-        _SPECS[unit] = known
-    return known
-
-
-def _text_numbers(text: str) -> set[Decimal]:
-    found = {shown.magnitude.copy_abs() for shown in shown_numbers(text)}
-    found.update(digit_runs(text))
-    return found
-
-
 def read_ties(facts: Facts) -> Ties:
     """The record's numbers by quantity, the free ones and the engine's answers."""
     ties = Ties()
@@ -144,8 +70,8 @@ def read_ties(facts: Facts) -> Ties:
         if tool == "set" and isinstance(content.get("name"), str):
             revisions[content["name"]] = revisions.get(content["name"], 0) + 1
             _add_value(ties, content["name"], content.get("value"), content.get("reading"))
-            stored = list(_leaves(content.get("value")))
-            given = _in_unit(stored, content.get("unit"))
+            stored = list(leaves(content.get("value")))
+            given = in_unit(stored, content.get("unit"))
             ties.add(content["name"], given)
             ties.free.update(given)
             ties.receipts.update(given)
@@ -159,27 +85,27 @@ def read_ties(facts: Facts) -> Ties:
             formula = content.get("formula")
             if isinstance(formula, str):
                 # A literal of a relation (the 2 of 2*pi*f) is a number the article may show.
-                ties.free.update(_text_numbers(formula))
-                ties.receipts.update(_text_numbers(formula))
+                ties.free.update(text_numbers(formula))
+                ties.receipts.update(text_numbers(formula))
     for entry in facts.entries:
         if isinstance(entry, Message) and not entry.hidden:
-            ties.free.update(_text_numbers(entry.text))
+            ties.free.update(text_numbers(entry.text))
         elif isinstance(entry, LookupFact):
             quoted = [entry.question, entry.answer, *(s.line() for s in entry.sources)]
             for text in quoted:
-                ties.free.update(_text_numbers(text))
-            ties.receipts.update(_text_numbers(entry.answer))
+                ties.free.update(text_numbers(text))
+            ties.receipts.update(text_numbers(entry.answer))
         elif isinstance(entry, ComputeFact):
-            printed = _text_numbers(entry.output)
+            printed = text_numbers(entry.output)
             ties.free.update(printed)
             ties.receipts.update(printed)
-            ties.free.update(_text_numbers(entry.version or ""))
+            ties.free.update(text_numbers(entry.version or ""))
             ties.names.add(receipt_id(entry.receipt))
             ties.free.add(Decimal(entry.attempt))
             if entry.exit is not None:
                 ties.free.add(Decimal(abs(entry.exit)))
     for text in (facts.title, facts.closing or ""):
-        ties.free.update(_text_numbers(text))
+        ties.free.update(text_numbers(text))
     # A given's revision may be shown beside it (rev 2): 1 to the most a slot was set.
     ties.free.update(Decimal(n) for n in range(1, max(revisions.values(), default=0) + 1))
     return ties
@@ -187,7 +113,7 @@ def read_ties(facts: Facts) -> Ties:
 
 def _add_value(ties: Ties, name: str, value: object, reading: object) -> None:
     lengths: list[int] = []
-    numbers = _decimals(_leaves(value, lengths)) | _decimals(_leaves(reading))
+    numbers = decimals(leaves(value, lengths)) | decimals(leaves(reading))
     ties.add(name, numbers)
     ties.free.update(numbers)
     ties.free.update(Decimal(n) for n in lengths)

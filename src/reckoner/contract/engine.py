@@ -293,7 +293,8 @@ TOOLS: tuple[Tool, ...] = (
                 Null.REFUSED,
                 _TEXT,
                 "One explanation for the record: why the next step, what a result means. "
-                "Quote numbers only as they came back from get.",
+                "Quote numbers only as a receipt showed them or the title holds them; any "
+                "other number is kept but named in the receipt's warnings.",
             ),
             Argument(
                 "hide",
@@ -313,7 +314,9 @@ TOOLS: tuple[Tool, ...] = (
                 False,
                 Null.ABSENT,
                 {"type": "string"},
-                "An optional closing text: the answer in words, citing get results.",
+                "An optional closing text: the answer in words, citing get results; a "
+                "number no receipt showed and the title does not hold is named in the "
+                "receipt's warnings.",
             ),
         ),
     ),

@@ -37,6 +37,13 @@ _RECEIPT_FAILURE = (
     "call again with the fix."
 )
 
+_PROSE = (
+    "A text quoting a number that no receipt of the record showed (at the digits shown) and "
+    'the title does not hold is kept, and the receipt is {"ok": true, "warnings": ["<one '
+    'sentence per such number, naming it and the nearest number the record holds>"]}, the '
+    "row carrying the same warnings: correct the number at once, quoting the receipt."
+)
+
 INPUT_SCHEMAS: dict[str, dict[str, Any]] = {name: _schema(name) for name in ANY_TOOL_BY_NAME}
 
 TITLES: dict[str, str] = {
@@ -94,22 +101,27 @@ DESCRIPTIONS: dict[str, str] = {
         "refused too. " + _RECEIPT_FAILURE
     ),
     "record_start": (
-        "Open a record, titled with the question it answers. Every question is carried by "
-        "a record: set, get, eval, record_message and record_end are refused until one is "
-        'open. Answers {"ok": true}. Most common mistake: starting while a record is still '
-        "open (ENGINE_OPEN_RECORD_FOUND): finish the previous one with record_end first. "
-        + _RECEIPT_FAILURE
+        "Open a record, titled with the question it answers and its givens. Every question "
+        "is carried by a record: set, get, eval, record_message and record_end are refused "
+        'until one is open. Answers {"ok": true}. Most common mistake: starting while a '
+        "record is still open (ENGINE_OPEN_RECORD_FOUND): finish the previous one with "
+        "record_end first. " + _RECEIPT_FAILURE
     ),
     "record_message": (
         "Append one explanation to the open record: what the next step does and why, or what "
         'a result means. Answers {"ok": true}. hide: true makes it a note for the article '
         "writer. Most common mistake: quoting a number worked out in your head: every number "
-        "in a message must be one a get receipt showed. " + _RECEIPT_FAILURE
+        "in a message must be one a receipt of the record showed or the title holds. "
+        + _PROSE
+        + " "
+        + _RECEIPT_FAILURE
     ),
     "record_end": (
         "Close the open record with an optional closing text; the record is filed and the "
         'slot table is cleared. Answers {"ok": true}. Most common mistake: closing before '
         "reading the results you need with get: after record_end no slot exists any more. "
+        + _PROSE
+        + " "
         + _RECEIPT_FAILURE
     ),
     "search": (

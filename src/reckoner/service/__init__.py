@@ -1,5 +1,5 @@
 """The service layer: the `Engine` a host runs on top of the pure core and the storage."""
 
-from .engine import TOOLS, Engine
+from .engine import Engine
 
-__all__ = ["TOOLS", "Engine"]
+__all__ = ["Engine"]
