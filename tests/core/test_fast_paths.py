@@ -161,7 +161,7 @@ def test_issue_14_a_power_of_ten_unit_moves_the_decimal_point_as_the_exact_route
     bits the exact integer route gives, a zero's sign included."""
     from fractions import Fraction
 
-    from reckoner.core.tagged import UnitSpec
+    from reckoner.core.conversion import UnitSpec
 
     factor = Fraction(10) ** k
     fast = UnitSpec.of("u", VOLT, factor, Fraction(0))

@@ -12,7 +12,7 @@ from reckoner import Engine
 from reckoner.contract.codes import ErrorCode
 from reckoner.contract.limits import MAX_TEXT_LENGTH
 from reckoner.core.quoting import quoted
-from reckoner.core.tagged import round_significant
+from reckoner.core.rendering import round_significant
 
 
 @pytest.mark.parametrize(

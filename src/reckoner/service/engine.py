@@ -41,7 +41,7 @@ from reckoner.core.api import (
     parse_value,
     run_program,
 )
-from reckoner.core.tagged import RenderOptions, render
+from reckoner.core.rendering import RenderOptions, render
 from reckoner.storage.home import HomeLayout, resolve_home, resolve_lane
 from reckoner.storage.home_lock import acquire_lane
 from reckoner.storage.record_store import (
