@@ -30,3 +30,7 @@ DimForm: TypeAlias = str | list[int]
 Tagged: TypeAlias = dict[str, JSON]
 """A tagged value: one tag ({num}, {re, im}, {mag, ang}, {array}, {object}) with its dim,
 unit and text; its fields mix the kinds above (and a row's numpy array), so they stay JSON."""
+
+TextForm: TypeAlias = "str | list[TextForm]"
+"""A reading's quotable `text`: one string for a number or a complex, and for an array a
+string per element in the array's own nesting."""

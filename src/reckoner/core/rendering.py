@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TypeAlias
 
 import numpy as np
 
@@ -17,12 +18,12 @@ from reckoner.contract.dimensions import Vector
 from . import dimensions as dims
 from .conversion import NumberMap, UnitSpec, map_out, shortest_decimal
 from .errors import fail
-from .forms import JSON
-from .quoting import quoted
+from .forms import JSON, Tagged, TextForm
+from .quoting import quoted, quoted_form, quoted_many, shaped, spelled_complex, spelled_polar
 from .scalars import Scalar, is_complex
 from .stored_values import json_number, json_numbers, stored_number
 from .tagged_input import parse_dim
-from .values import Element, Obj, RealArray, Value, show_number
+from .values import Element, Obj, Payload, RealArray, Value, show_number
 
 
 class RenderOptions:
@@ -105,33 +106,56 @@ def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
         dim_out = options.dim_raw
     else:
         dim_out = dims.first_name(value.vector) or dims.integers(value.vector)
-    payload = value.payload
+    return {**_payload_form(value.payload, options), **unit_out, "dim": dim_out}
+
+
+def _payload_form(payload: Payload, options: RenderOptions) -> Tagged:
+    """The tag and its payload, and with digits the quotable text beside it (issue 27)."""
+    form: Tagged
+    text: list[TextForm] | None = None  # an array's texts, when its fast path spelled them
     if isinstance(payload, np.ndarray):
-        return {"array": _render_real_array(payload, options), **unit_out, "dim": dim_out}
-    if isinstance(payload, list):
-        return {"array": _render_items(payload, options), **unit_out, "dim": dim_out}
-    rendered = _render_scalar(payload, options)
-    if isinstance(rendered, dict):
-        return {**rendered, **unit_out, "dim": dim_out}
-    if options.digits is None:
-        return {"num": rendered, **unit_out, "dim": dim_out}
-    # The number as rounded, trailing zeros kept, for quoting (issue 27).
-    spelled = quoted(float(rendered), options.digits)
-    return {"num": rendered, "text": spelled, **unit_out, "dim": dim_out}
+        items, text = _render_real_array(payload, options)
+        form = {"array": items}
+    elif isinstance(payload, list):
+        items, text = _render_items(payload, options)
+        form = {"array": items}
+    else:
+        rendered = _render_scalar(payload, options)
+        form = rendered if isinstance(rendered, dict) else {"num": rendered}
+    if options.digits is not None:
+        form["text"] = text if text is not None else quoted_form(form, options.digits)
+    return form
 
 
-def _render_real_array(array: RealArray, options: RenderOptions) -> list[JSON]:
+Rendered: TypeAlias = "tuple[list[JSON], list[TextForm] | None]"
+"""An array's rendered elements, and with digits their texts where spelled on the way."""
+
+
+def _render_real_array(array: RealArray, options: RenderOptions) -> Rendered:
     """`_render_scalar` over a float64 array, decided in numpy: a million elements are one
-    pass, not a million calls."""
+    pass, not a million calls; with digits the texts are spelled from the same rounded
+    numbers in the same few passes."""
     values = _mapped_out(array, options)
+    digits = options.digits
     if options.form == "polar":
-        magnitudes = json_numbers(_rounded(np.abs(values), options))
-        angles = json_numbers(_rounded(np.where(values < 0, math.pi, 0.0), options))
-        return _zip_leaves(magnitudes, angles, "mag", "ang")
-    numbers = json_numbers(_rounded(values, options))
-    if options.form == "rect":
-        return _zip_leaves(numbers, None, "re", "im")
-    return numbers
+        magnitudes = _rounded(np.abs(values), options)
+        angles = _rounded(np.where(values < 0, math.pi, 0.0), options)
+        items = _zip_leaves(json_numbers(magnitudes), json_numbers(angles), "mag", "ang")
+        if digits is None:
+            return items, None
+        polar = spelled_polar(quoted_many(magnitudes, digits), quoted_many(angles, digits))
+        return items, shaped(polar, array.shape)
+    rounded = _rounded(values, options)
+    numbers = json_numbers(rounded)
+    rect = options.form == "rect"
+    items = _zip_leaves(numbers, None, "re", "im") if rect else numbers
+    if digits is None:
+        return items, None
+    spelled = quoted_many(rounded, digits)
+    if rect:  # every imaginary part is a zero
+        zeros = [quoted(0.0, digits)] * len(spelled)
+        spelled = spelled_complex(spelled, zeros, [False] * len(spelled))
+    return items, shaped(spelled, array.shape)
 
 
 def _zip_leaves(first: list[JSON], second: list[JSON] | None, a: str, b: str) -> list[JSON]:
@@ -186,33 +210,41 @@ def _rounded(array: RealArray, options: RenderOptions) -> RealArray:
     return np.where(flat == 0, 0.0, np.where(keep, flat, rounded)).reshape(array.shape)
 
 
-def _render_items(items: list[Element], options: RenderOptions) -> list[JSON]:
+def _render_items(items: list[Element], options: RenderOptions) -> Rendered:
     """`_render_element` over a whole array, the per-element choices made once (a get of a
     million elements runs this loop a million times)."""
     if options.form == "polar":
-        return [_render_element(e, options) for e in items]
+        return [_render_element(e, options) for e in items], None
     if options.digits is not None and list not in map(type, items):
-        return _render_flat_rounded(items, options)
-    return _render_list(items, options.form == "rect", options.mapping, _cutter(options))
+        return _render_flat_rounded(items, options.digits, options)
+    rendered = _render_list(items, options.form == "rect", options.mapping, _cutter(options))
+    return rendered, None
 
 
-def _render_flat_rounded(items: list[Element], options: RenderOptions) -> list[JSON]:
+def _render_flat_rounded(items: list[Element], digits: int, options: RenderOptions) -> Rendered:
     """`_render_list` with digits over a flat list of scalars (a complex array), its parts
     mapped and rounded in numpy as a real array's are: per element, `round_significant`
-    costs microseconds, and a million complex elements hold two million parts."""
+    costs microseconds, and a million complex elements hold two million parts. The texts
+    are spelled from the same rounded parts."""
     values = np.array(items, dtype=np.complex128)
-    real_parts = _mapped_out(values.real.copy(), options)
-    imag_parts = _mapped_out(values.imag.copy(), options, scale_only=True)
-    real, imag = (
-        json_numbers(_rounded(real_parts, options)),
-        json_numbers(_rounded(imag_parts, options)),
+    real_parts = _rounded(_mapped_out(values.real.copy(), options), options)
+    imag_parts = _rounded(_mapped_out(values.imag.copy(), options, scale_only=True), options)
+    real, imag = json_numbers(real_parts), json_numbers(imag_parts)
+    real_texts = quoted_many(real_parts, digits)
+    complex_texts = spelled_complex(
+        real_texts, quoted_many(np.abs(imag_parts), digits), (imag_parts < 0).tolist()
     )
     if options.form == "rect":
-        return [{"re": x, "im": y} for x, y in zip(real, imag, strict=True)]
-    return [
-        {"re": x, "im": y} if type(e) is complex else x
-        for e, x, y in zip(items, real, imag, strict=True)
+        return [{"re": x, "im": y} for x, y in zip(real, imag, strict=True)], list(complex_texts)
+    kinds = [type(e) is complex for e in items]
+    rendered: list[JSON] = [
+        {"re": x, "im": y} if is_pair else x
+        for is_pair, x, y in zip(kinds, real, imag, strict=True)
     ]
+    texts: list[TextForm] = [
+        c if is_pair else r for is_pair, r, c in zip(kinds, real_texts, complex_texts, strict=True)
+    ]
+    return rendered, texts
 
 
 def _render_list(

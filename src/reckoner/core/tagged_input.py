@@ -18,7 +18,7 @@ from .conversion import NumberMap, UnitResolver, UnitSpec, map_in
 from .errors import fail
 from .forms import JSON
 from .names import is_name
-from .quoting import check_text
+from .quoting import check_array_text, check_pair_text, check_text
 from .scalars import Scalar
 from .values import Element, Obj, Quantity, RealArray, Value, is_rectangular, make_array
 
@@ -136,7 +136,7 @@ def parse_tagged(
         mapping = _unit_in(raw, where, units)
         vector = mapping.vector
     if tag == "array":
-        return Quantity(_array(raw["array"], where, mapping, depth), vector)
+        return Quantity(_array(raw, where, mapping, depth), vector)
     return Quantity(map_in(_scalar(raw, tag, where), mapping), vector)
 
 
@@ -167,11 +167,11 @@ def _the_tag(raw: JSON, where: str) -> str:
             f"{where} carries {found}, but exactly one tag is required: {TAG_VOCABULARY}",
         )
     tag = present[0]
-    if "text" in raw and tag != "num":
+    if "text" in raw and tag == "object":
         raise fail(
             ErrorCode.INVALID_ARGS,
-            f"{where} puts text beside {tag}, but text is the spelling of a real reading and "
-            f"goes beside num only; leave text out",
+            f"{where} puts text beside object, but text is a reading's spelling of a number, "
+            f"a complex or an array, and an object's fields carry their own; leave it out",
         )
     return tag
 
@@ -198,15 +198,22 @@ def _scalar(raw: dict[str, JSON], tag: str, where: str) -> Scalar:
         if "text" in raw:  # a reading given back: its spelling must be num's (issue 27)
             check_text(raw["text"], x, where)
         return x
-    first, second = ("re", "im") if tag == "re" else ("mag", "ang")
+    pair = ("re", "im") if tag == "re" else ("mag", "ang")
+    first, second = pair
     _both(raw, first, second, where)
     a = number(raw[first], f"{where}.{first}")
     b = number(raw[second], f"{where}.{second}")
+    if "text" in raw:  # a complex reading given back (issue 27)
+        check_pair_text(raw["text"], pair, (a, b), where)
     return complex(a, b) if tag == "re" else _polar(a, b)
 
 
-def _array(items: JSON, where: str, mapping: NumberMap, depth: int) -> RealArray | list[Element]:
-    """The payload of an {array} value, in SI."""
+def _array(
+    raw: dict[str, JSON], where: str, mapping: NumberMap, depth: int
+) -> RealArray | list[Element]:
+    """The payload of an {array} value, in SI; a reading's text beside it checked against
+    the elements as written."""
+    items = raw["array"]
     if type(items) is not list:
         raise fail(
             ErrorCode.INVALID_ARGS,
@@ -214,10 +221,10 @@ def _array(items: JSON, where: str, mapping: NumberMap, depth: int) -> RealArray
             f"{describe_json(items)}",
         )
     flat = _flat_real(items, mapping)
-    if flat is not None:
-        return flat
-    counter = [0]
-    return make_array(_elements(items, f"{where}.array", mapping, counter, depth + 1))
+    payload = flat if flat is not None else _careful_array(items, where, mapping, depth)
+    if "text" in raw:  # an array reading given back (issue 27)
+        check_array_text(raw["text"], items, where)
+    return payload
 
 
 def _unit_in(raw: dict[str, JSON], where: str, units: UnitResolver | None) -> UnitSpec:
@@ -266,6 +273,14 @@ def _flat_real(items: list[JSON], mapping: NumberMap) -> RealArray | None:
     table = mapping.table_map if type(mapping) is UnitSpec else mapping
     assert table is not None
     return array * table.factor + table.offset
+
+
+def _careful_array(
+    items: list[JSON], where: str, mapping: NumberMap, depth: int
+) -> RealArray | list[Element]:
+    """An array off the one-pass numpy path: element by element, each refusal worded."""
+    counter = [0]
+    return make_array(_elements(items, f"{where}.array", mapping, counter, depth + 1))
 
 
 def _too_deep(where: str) -> Exception:
