@@ -291,3 +291,31 @@ def test_a_complex_or_array_reading_round_trips_through_set_with_its_text(
     plain = parse_value({k: v for k, v in reading.items() if k != "text"})
     assert not isinstance(plain, Failure)
     assert stored(again) == stored(plain)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_FINITE, min_size=1, max_size=30),
+    st.integers(min_value=1, max_value=17),
+    st.sampled_from([None, "rect", "polar"]),
+    st.booleans(),
+)
+def test_each_element_of_an_array_reading_reads_as_that_number_alone(
+    xs: list[float], digits: int, form: str | None, as_complex: bool
+) -> None:
+    """The array paths round and spell in whole-array passes; element for element, number
+    and text are what a get of that one number answers."""
+    elements: list[Any] = [{"re": x, "im": -x / 3} for x in xs] if as_complex else xs
+    array = parse_value({"array": elements})
+    assert not isinstance(array, Failure)
+    shown = render_value(array, form, digits, None)
+    if isinstance(shown, Failure):  # a polar magnitude past the largest double
+        return
+    for i, element in enumerate(elements):
+        alone = parse_value(element if as_complex else {"num": element})
+        assert not isinstance(alone, Failure)
+        one = render_value(alone, form, digits, None)
+        assert not isinstance(one, Failure)
+        assert shown["text"][i] == one["text"], (i, element)
+        number = {k: v for k, v in one.items() if k not in ("text", "dim")}
+        assert shown["array"][i] == number.get("num", number)

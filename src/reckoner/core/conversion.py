@@ -11,14 +11,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from reckoner.contract.dimensions import Vector
 
 from . import dimensions as dims
+from .forms import JSON
 from .scalars import Scalar, is_complex
-
-JSON = Any
 
 
 @dataclass(frozen=True, slots=True)

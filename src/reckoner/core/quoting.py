@@ -13,6 +13,7 @@ import math
 import re
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from .values import RealArray
 # Every decimal of 15 significant digits survives a double (DBL_DIG), so zeros up to 15
 # are digits the number has; past 15 they could claim digits it lacks (1/3 is
 # 0.33333333333333331...), so a longer reading keeps its shortest spelling.
-_MOST_DIGITS = 15
+QUOTED_DIGITS = 15
 # Plain notation between 1e-4 and 10**digits, scientific outside (as C's %#g chooses).
 _SMALLEST_PLAIN_EXPONENT = -4
 _UNSIGNED = r"(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?"
@@ -49,7 +50,7 @@ _SMALLEST_NORMAL = sys.float_info.min
 def quoted(x: float, digits: int) -> str:
     """`x` (already rounded to `digits`) spelled with exactly that many significant digits:
     68 -> "68.00" and 74700 -> "7.470e4" at 4; 0.0003 -> "0.0003000"."""
-    wanted = min(digits, _MOST_DIGITS)
+    wanted = min(digits, QUOTED_DIGITS)
     if not math.isfinite(x):
         return repr(x)
     mantissa, exponent = _shortest(x)
@@ -150,34 +151,48 @@ def _nest(items: ArrayForm, texts: Iterator[str]) -> list[TextForm]:
 
 
 def shaped(texts: list[str], shape: tuple[int, ...]) -> list[TextForm]:
-    """Flat texts nested as a rectangular array of this shape."""
+    """Flat texts nested as a rectangular array of this shape (row-major, as numpy)."""
     if len(shape) == 1:
         return list(texts)
-    nested: list[TextForm] = np.array(texts, dtype=object).reshape(shape).tolist()
-    return nested
+    size = len(texts) // shape[0]
+    return [shaped(texts[i * size : (i + 1) * size], shape[1:]) for i in range(shape[0])]
 
 
 def quoted_many(values: RealArray, digits: int) -> list[str]:
     """`quoted` over a flat float64 array, the same strings: formatted by one C-level `%`,
     checked by reading each back, and any that does not read back as its number (a longer
     spelling than the digits asked, past 15) spelled by `quoted` itself."""
-    wanted = min(digits, _MOST_DIGITS)
     flat = np.where(values == 0, 0.0, values).ravel()  # -0 reads as 0, unsigned
     numbers = tuple(flat.tolist())
-    text = (f"%#.{wanted}g\n" * len(numbers)) % numbers
-    for c_spelling, ours in _C_RESPELLINGS:
-        text = text.replace(c_spelling, ours)
-    spelled = text.split("\n")[:-1]
+    spelled = c_spellings(numbers, digits)
     if not spelled:
         return spelled
     with np.errstate(all="ignore"):
         agrees = np.array(spelled, dtype=np.float64) == flat
     # A subnormal double holds fewer than 15 digits: C's digits of its binary value may read
     # back as it and still differ from its shortest spelling's (4.9e-324 for 5e-324).
-    agrees &= (np.abs(flat) >= _SMALLEST_NORMAL) | (flat == 0)
+    agrees &= ~is_subnormal(flat)
     for i in np.flatnonzero(~agrees).tolist():
         spelled[i] = quoted(numbers[i], digits)
     return spelled
+
+
+def c_spellings(numbers: tuple[float, ...], digits: int) -> list[str]:
+    """Each number rounded by C to `digits` (at most 15) significant digits and spelled as
+    `quoted` spells a rounded number: one `%#g` pass and a few replacements over its text.
+    For a number already so rounded this is `quoted` itself, but for a subnormal or a -0."""
+    text = (f"%#.{min(digits, QUOTED_DIGITS)}g\n" * len(numbers)) % numbers
+    for c_spelling, ours in _C_RESPELLINGS:
+        text = text.replace(c_spelling, ours)
+    return text.split("\n")[:-1]
+
+
+def is_subnormal(values: RealArray) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """Which numbers are subnormal doubles (nonzero, below the smallest normal one)."""
+    subnormal: np.ndarray[Any, np.dtype[np.bool_]] = (np.abs(values) < _SMALLEST_NORMAL) & (
+        values != 0
+    )
+    return subnormal
 
 
 def _shortest(x: float) -> tuple[str, int]:

@@ -19,7 +19,17 @@ from . import dimensions as dims
 from .conversion import NumberMap, UnitSpec, map_out, shortest_decimal
 from .errors import fail
 from .forms import JSON, Tagged, TextForm
-from .quoting import quoted, quoted_form, quoted_many, shaped, spelled_complex, spelled_polar
+from .quoting import (
+    QUOTED_DIGITS,
+    c_spellings,
+    is_subnormal,
+    quoted,
+    quoted_form,
+    quoted_many,
+    shaped,
+    spelled_complex,
+    spelled_polar,
+)
 from .scalars import Scalar, is_complex
 from .stored_values import json_number, json_numbers, stored_number
 from .tagged_input import parse_dim
@@ -29,7 +39,7 @@ from .values import Element, Obj, Payload, RealArray, Value, show_number
 class RenderOptions:
     """`get`'s validated `form`, `digits`, `dim` and (resolved outside the core) `unit`."""
 
-    __slots__ = ("digits", "dim_raw", "form", "mapping", "name", "rounding", "unit", "vector")
+    __slots__ = ("digits", "dim_raw", "form", "mapping", "name", "unit", "vector")
 
     def __init__(
         self,
@@ -58,8 +68,6 @@ class RenderOptions:
                     f"it must be a positive integer count of significant digits, such as 4",
                 )
             self.digits = int(digits)
-        # The format that rounds to the asked significant digits (17 is every double).
-        self.rounding = None if self.digits is None else f".{min(self.digits, 17) - 1}e"
         self.dim_raw = dim
         self.vector: Vector | None = None
         self.mapping: NumberMap = dims.IDENTITY
@@ -138,20 +146,20 @@ def _render_real_array(array: RealArray, options: RenderOptions) -> Rendered:
     values = _mapped_out(array, options)
     digits = options.digits
     if options.form == "polar":
-        magnitudes = _rounded(np.abs(values), options)
-        angles = _rounded(np.where(values < 0, math.pi, 0.0), options)
-        items = _zip_leaves(json_numbers(magnitudes), json_numbers(angles), "mag", "ang")
         if digits is None:
-            return items, None
-        polar = spelled_polar(quoted_many(magnitudes, digits), quoted_many(angles, digits))
-        return items, shaped(polar, array.shape)
-    rounded = _rounded(values, options)
-    numbers = json_numbers(rounded)
+            magnitudes, angles = np.abs(values), np.where(values < 0, math.pi, 0.0)
+            return _zip_leaves(json_numbers(magnitudes), json_numbers(angles), "mag", "ang"), None
+        magnitudes, mag_texts = _rounded_spelled(np.abs(values), digits)
+        angles, ang_texts = _rounded_spelled(np.where(values < 0, math.pi, 0.0), digits)
+        items = _zip_leaves(json_numbers(magnitudes), json_numbers(angles), "mag", "ang")
+        return items, shaped(spelled_polar(mag_texts, ang_texts), array.shape)
     rect = options.form == "rect"
-    items = _zip_leaves(numbers, None, "re", "im") if rect else numbers
     if digits is None:
-        return items, None
-    spelled = quoted_many(rounded, digits)
+        numbers = json_numbers(values)
+        return (_zip_leaves(numbers, None, "re", "im") if rect else numbers), None
+    rounded, spelled = _rounded_spelled(values, digits)
+    numbers = json_numbers(rounded)
+    items = _zip_leaves(numbers, None, "re", "im") if rect else numbers
     if rect:  # every imaginary part is a zero
         zeros = [quoted(0.0, digits)] * len(spelled)
         spelled = spelled_complex(spelled, zeros, [False] * len(spelled))
@@ -187,27 +195,55 @@ def _mapped_out(array: RealArray, options: RenderOptions, *, scale_only: bool = 
     return (array - mapping.offset) / mapping.factor
 
 
-def _rounded(array: RealArray, options: RenderOptions) -> RealArray:
-    """`_cut`'s rounding over a real array: every element formatted in one C-level `%`
-    (the same conversion `format` does) and read back by numpy."""
-    spec, digits = options.rounding, options.digits
-    if spec is None or digits is None or array.size == 0:
-        return array
+def _rounded_spelled(array: RealArray, digits: int) -> tuple[RealArray, list[str]]:
+    """Every number rounded as one scalar's `_cut` rounds it, and its quotable text
+    (`quoted`), flat, in a few C-level passes: a million elements are not a million calls.
+    Up to 15 digits the pass that rounds also spells: C's %#g rounds the binary value as its
+    %e does, and the decimal it writes is then the rounded number's shortest spelling with
+    its zeros; ties, zeros, subnormals and numbers rounded past the doubles are redone."""
     flat = array.ravel()
     numbers = tuple(flat.tolist())
-    text = ("%" + spec + " ") * flat.size % numbers
+    if digits > QUOTED_DIGITS or not numbers:
+        rounded = _rounded(flat, numbers, digits)
+        return rounded.reshape(array.shape), quoted_many(rounded, digits)
+    spelled = c_spellings(numbers, digits)
+    with np.errstate(over="ignore"):
+        rounded = np.array(spelled, dtype=np.float64)
+    redo = _ties(numbers, digits)
+    for i in redo:
+        rounded[i] = round_significant(numbers[i], digits)
+    keep = ~np.isfinite(rounded)
+    rounded = np.where(flat == 0, 0.0, np.where(keep, flat, rounded))
+    unsure = keep | ((flat == 0) & np.signbit(flat)) | is_subnormal(rounded)
+    for i in [*redo, *np.flatnonzero(unsure).tolist()]:
+        spelled[i] = quoted(float(rounded[i]), digits)
+    return rounded.reshape(array.shape), spelled
+
+
+def _rounded(flat: RealArray, numbers: tuple[float, ...], digits: int) -> RealArray:
+    """`_cut`'s rounding over a flat real array: every element formatted in one C-level `%`
+    (the same conversion `format` does) and read back by numpy."""
+    if not numbers:
+        return flat
+    spec = f".{min(digits, 17) - 1}e "  # rounds to the asked digits (17 is every double)
+    text = ("%" + spec) * len(numbers) % numbers
     with np.errstate(over="ignore"):
         rounded = np.array(text.split(), dtype=np.float64)
-    # C's rounding of the binary value agrees with `round_significant` on the shortest
-    # spelling except where that spelling is an exact tie: one digit more, ending in 5.
-    longer = (("%." + str(min(digits, 17)) + "e ") * flat.size % numbers).split()
-    # A spelling has one "e", so "5e" is exactly a mantissa that ends in 5.
-    for i in [i for i, spelled in enumerate(longer) if "5e" in spelled]:
-        if float(longer[i]) == numbers[i]:
-            rounded[i] = round_significant(numbers[i], digits)
+    for i in _ties(numbers, digits):
+        rounded[i] = round_significant(numbers[i], digits)
     # Zero reads as 0; a value rounded past the largest double keeps its own digits.
     keep = ~np.isfinite(rounded)
-    return np.where(flat == 0, 0.0, np.where(keep, flat, rounded)).reshape(array.shape)
+    return np.where(flat == 0, 0.0, np.where(keep, flat, rounded))
+
+
+def _ties(numbers: tuple[float, ...], digits: int) -> list[int]:
+    """Where C's rounding of the binary value may differ from `round_significant` on the
+    shortest spelling: an exact tie, whose spelling has one digit more, ending in 5."""
+    longer = (("%." + str(min(digits, 17)) + "e ") * len(numbers) % numbers).split()
+    # A spelling has one "e", so "5e" is exactly a mantissa that ends in 5.
+    return [
+        i for i, spelled in enumerate(longer) if "5e" in spelled and float(spelled) == numbers[i]
+    ]
 
 
 def _render_items(items: list[Element], options: RenderOptions) -> Rendered:
@@ -227,13 +263,14 @@ def _render_flat_rounded(items: list[Element], digits: int, options: RenderOptio
     costs microseconds, and a million complex elements hold two million parts. The texts
     are spelled from the same rounded parts."""
     values = np.array(items, dtype=np.complex128)
-    real_parts = _rounded(_mapped_out(values.real.copy(), options), options)
-    imag_parts = _rounded(_mapped_out(values.imag.copy(), options, scale_only=True), options)
-    real, imag = json_numbers(real_parts), json_numbers(imag_parts)
-    real_texts = quoted_many(real_parts, digits)
-    complex_texts = spelled_complex(
-        real_texts, quoted_many(np.abs(imag_parts), digits), (imag_parts < 0).tolist()
+    real_parts, real_texts = _rounded_spelled(_mapped_out(values.real.copy(), options), digits)
+    imag_parts, imag_texts = _rounded_spelled(
+        _mapped_out(values.imag.copy(), options, scale_only=True), digits
     )
+    real, imag = json_numbers(real_parts), json_numbers(imag_parts)
+    negative = (imag_parts < 0).tolist()
+    magnitudes = [t[1:] if minus else t for t, minus in zip(imag_texts, negative, strict=True)]
+    complex_texts = spelled_complex(real_texts, magnitudes, negative)
     if options.form == "rect":
         return [{"re": x, "im": y} for x, y in zip(real, imag, strict=True)], list(complex_texts)
     kinds = [type(e) is complex for e in items]
