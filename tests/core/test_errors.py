@@ -10,7 +10,7 @@ import pytest
 from core_helpers import obj, q, refused, set_refused
 
 from reckoner.contract.codes import RAISED_WHEN, ErrorCode
-from reckoner.core import api, functions, tagged
+from reckoner.core import api, functions, tagged_input
 from reckoner.core.api import check_name, evaluate, parse_value, render_value
 from reckoner.core.errors import EngineError, Failure, fail
 from reckoner.core.notation import NOTATIONS
@@ -234,10 +234,10 @@ def test_exhausted_stack_and_memory_become_coded_sentences(
     def hungry(*args: Any, **kwargs: Any) -> Any:
         raise MemoryError
 
-    monkeypatch.setattr(tagged, "_polar", deep)
+    monkeypatch.setattr(tagged_input, "_polar", deep)
     too_deep = parse_value({"mag": 1, "ang": 0})
     assert isinstance(too_deep, Failure) and too_deep.code is ErrorCode.INVALID_FORMULA
-    monkeypatch.setattr(tagged, "_polar", hungry)
+    monkeypatch.setattr(tagged_input, "_polar", hungry)
     too_big = parse_value({"mag": 1, "ang": 0})
     assert isinstance(too_big, Failure) and too_big.code is ErrorCode.INVALID_ARGS
     assert "memory" in too_big.message

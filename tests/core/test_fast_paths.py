@@ -166,7 +166,7 @@ def test_a_power_of_ten_unit_moves_the_decimal_point_as_the_exact_route_does(
     Spec: docs/guide/formulas.md (issue 14)."""
     from fractions import Fraction
 
-    from reckoner.core.tagged import UnitSpec
+    from reckoner.core.conversion import UnitSpec
 
     factor = Fraction(10) ** k
     fast = UnitSpec.of("u", VOLT, factor, Fraction(0))

@@ -439,8 +439,10 @@ def test_digits_reaches_complex_parts_array_elements_and_fields() -> None:
     """Spec: docs/guide/formulas.md (get and its reading options)."""
     value = Obj({"z": q(1.23456 + 6.54321j), "a": q([1.23456, [9.87654]])})
     rendered = get(value, digits=3)
-    assert rendered["object"]["z"] == {"re": 1.23, "im": 6.54, "dim": "dim-less"}
+    z = {"re": 1.23, "im": 6.54, "text": "1.23+6.54i", "dim": "dim-less"}
+    assert rendered["object"]["z"] == z
     assert rendered["object"]["a"]["array"] == [1.23, [9.88]]
+    assert rendered["object"]["a"]["text"] == ["1.23", ["9.88"]]
 
 
 def test_digits_accepts_an_integral_float() -> None:

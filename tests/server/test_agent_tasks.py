@@ -1,5 +1,7 @@
 """Issue 14's scripted agent benchmark as a test: every question reaches its known answers
-through a real MCP client both ways, and `unit`/`read` never cost a call."""
+through a real MCP client both ways, and `unit`/`read` never cost a call. Issue 27's
+friction questions: gallons with no extra call, answers quoted from each reading's `text`,
+one refusal naming both missing slots."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from agent_tasks import TASKS, Task, table
+from agent_friction import FRICTION
+from agent_script import Task
+from agent_tasks import TASKS, table
 
 
 def test_scripted_questions_reach_known_answers_in_fewer_calls(tmp_path: Path) -> None:
@@ -61,3 +65,26 @@ def test_scripts_follow_the_persona_rule_3_message_before_every_eval() -> None:
             for before, (tool, _) in itertools.pairwise(calls):
                 if tool == "eval":
                     assert before[0] == "record_message", (task.question, before)
+
+
+def test_issue_27_friction_questions_cost_no_extra_call_and_quote_each_reading_text(
+    tmp_path: Path,
+) -> None:
+    """Issue 27's Why, as questions a careful agent answers: `gal`, `usgal` and `gal_imp`
+    are each set with their unit and read in litres in that same call (no call to learn what
+    a gallon is, nothing refused); every closing text quotes its answers as the readings'
+    `text` spells them ("68.00"), with no claim of precision of its own; a formula missing
+    @g and @h stops at one refusal that names both."""
+    assert all(task in TASKS for task in FRICTION)
+    gallons, quoting, missing = FRICTION
+    units = [args["value"].get("unit") for tool, args in gallons.with_units if tool == "set"]
+    assert units == ["gal", "usgal", "gal_imp"]
+    assert [tool for tool, _ in gallons.with_units].count("get") == 0
+    assert len(gallons.with_units) == 2 + len(units) + 1  # start, note, the sets, end
+    for task in TASKS:
+        for calls in (task.with_units, task.without):
+            assert "significant" not in calls[-1][1].get("text", ""), task.question
+    rows = {task.question: shown for task, _, _, shown in table(tmp_path)}
+    assert rows[gallons.question] == ["18.93 L", "22.73 L"]
+    assert rows[quoting.question] == ["68.00 V", "1.360 W"]
+    assert "@g" in rows[missing.question][0] and "@h" in rows[missing.question][0]

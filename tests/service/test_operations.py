@@ -79,7 +79,8 @@ def test_get_form_and_digits_reach_the_receipt(recording: Engine) -> None:
     """Spec: docs/reference/tools.md (receipts)."""
     recording.call("set", {"name": "Z", "value": {"re": 3, "im": 4, "dim": "ohm"}})
     polar = recording.call("get", {"name": "Z", "form": "polar", "digits": 3})
-    assert polar == {"ok": True, "name": "Z", "value": {"mag": 5, "ang": 0.927, "dim": "ohm"}}
+    shown = {"mag": 5, "ang": 0.927, "text": "5.00\u22200.927", "dim": "ohm"}
+    assert polar == {"ok": True, "name": "Z", "value": shown}
     rect = recording.call("get", {"name": "V", "form": "rect"})
     assert rect["value"] == {"re": 12, "im": 0, "dim": "volt"}
 

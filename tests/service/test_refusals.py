@@ -18,7 +18,7 @@ from service_helpers import StepClock
 
 from reckoner import Engine
 from reckoner.contract.codes import ErrorCode
-from reckoner.core.tagged import round_significant
+from reckoner.core.rendering import round_significant
 
 # (tool, args, the code it answers or None for ok, fragments its sentence must hold)
 Step = tuple[str, dict[str, Any], ErrorCode | None, tuple[str, ...]]

@@ -125,7 +125,8 @@ def test_get_row_stores_the_rendered_value_not_the_options(recording: Engine) ->
     recording.call("get", {"name": "P", "form": "rect", "digits": 2, "dim": "watt"})
     row = wire.loads(file_lines(open_file(recording))[-1])
     assert row["tool"] == "get"
-    assert row["content"] == {"name": "P", "value": {"re": 0.031, "im": 0, "dim": "watt"}}
+    shown = {"re": 0.031, "im": 0, "text": "0.031+0.0i", "dim": "watt"}
+    assert row["content"] == {"name": "P", "value": shown}
 
 
 def test_set_row_carries_dim_as_7_integers(recording: Engine) -> None:

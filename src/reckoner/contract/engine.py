@@ -96,14 +96,22 @@ def _tagged(title: str, payload: dict[str, JSONSchema], required: list[str]) -> 
 
 
 _NUMBER: JSONSchema = {"type": "number"}
-# A reading's spelling of num (issue 27), accepted back beside num when it spells the same.
+# A reading's spelling of its numbers (issue 27), accepted back when it spells the same: a
+# real's numeral, a complex's two ("3.000+4.000i", "5.000\u22200.9273"), an array's one per
+# element, nested as the array is.
 _READING_TEXT: JSONSchema = {"type": "string", "maxLength": MAX_TEXT_LENGTH}
+_PAIR_TEXT: JSONSchema = {"type": "string", "maxLength": 2 * MAX_TEXT_LENGTH + 2}
+_ARRAY_TEXT: JSONSchema = {"type": "array", "items": {"$ref": "#/$defs/text"}}
+_ELEMENT_TEXT: JSONSchema = {
+    "description": "One element's text in an array reading: a string, or a nested list.",
+    "anyOf": [_PAIR_TEXT, _ARRAY_TEXT],
+}
 
 _VALUE: JSONSchema = {
     "description": (
         "A tagged value carrying exactly one tag, with its dim or its unit: "
         '{"num": 4700, "dim": "ohm"} or {"num": 4.7, "unit": "kOhm"} a real (a reading\'s '
-        '"text" may stand beside num when it spells num); '
+        '"text" may stand beside any tag but object when it spells its numbers); '
         '{"re": 3, "im": 4, "dim": ...} a complex; '
         '{"mag": 5, "ang": 0.9273, "dim": ...} a polar complex (radians, stored rectangular); '
         '{"array": [1, 2, 3], "unit": "mm"} an array of bare elements sharing one dim or unit; '
@@ -112,10 +120,23 @@ _VALUE: JSONSchema = {
     ),
     "anyOf": [
         _tagged("real", {"num": _NUMBER, "text": _READING_TEXT}, ["num"]),
-        _tagged("complex, rectangular", {"re": _NUMBER, "im": _NUMBER}, ["re", "im"]),
-        _tagged("complex, polar (radians)", {"mag": _NUMBER, "ang": _NUMBER}, ["mag", "ang"]),
         _tagged(
-            "array", {"array": {"type": "array", "items": {"$ref": "#/$defs/element"}}}, ["array"]
+            "complex, rectangular",
+            {"re": _NUMBER, "im": _NUMBER, "text": _PAIR_TEXT},
+            ["re", "im"],
+        ),
+        _tagged(
+            "complex, polar (radians)",
+            {"mag": _NUMBER, "ang": _NUMBER, "text": _PAIR_TEXT},
+            ["mag", "ang"],
+        ),
+        _tagged(
+            "array",
+            {
+                "array": {"type": "array", "items": {"$ref": "#/$defs/element"}},
+                "text": _ARRAY_TEXT,
+            },
+            ["array"],
         ),
         {
             "title": "object",
@@ -137,6 +158,7 @@ VALUE_DEFS: JSONSchema = {
     "dim": _DIM_IN_VALUE,
     "unit": _UNIT_IN_VALUE,
     "element": _ELEMENT,
+    "text": _ELEMENT_TEXT,
     "value": _VALUE,
 }
 """The `$defs` the `set` schema refers to (`#/$defs/value`)."""
@@ -156,10 +178,11 @@ _DIGITS = Argument(
     False,
     Null.ABSENT,
     {"type": "integer", "minimum": 1},
-    "Round every leaf to this many significant digits, half away from zero. A real reading "
+    "Round every leaf to this many significant digits, half away from zero. The reading "
     "also carries text, the number spelled to exactly that many digits with trailing zeros "
-    "kept ({num: 68, text: '68.00'}): quote text. Only for presenting; a rounded receipt fed "
-    "back to set stores rounded numbers.",
+    "kept ({num: 68, text: '68.00'}); a complex each part so ('3.000+4.000i', polar "
+    "'5.000\u22200.9273'), an array one text per element, nested as the array: quote text. "
+    "Only for presenting; a rounded receipt fed back to set stores rounded numbers.",
 )
 _DIM = Argument(
     "dim",

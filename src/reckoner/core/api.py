@@ -19,18 +19,14 @@ from reckoner.contract.codes import ErrorCode
 from reckoner.contract.limits import MAX_DIMENSION_EXPONENT, MAX_NESTING_DEPTH
 
 from . import dimensions as dims
+from .conversion import UnitResolver
 from .errors import EngineError, Failure, fail
 from .evaluator import NO_FRAME, Program, Run, compile_tree
 from .names import is_name
 from .parser import parse
-from .tagged import (
-    RenderOptions,
-    UnitResolver,
-    parse_tagged,
-    render,
-    row_form,
-    stored_form,
-)
+from .rendering import RenderOptions, render
+from .stored_values import row_form, stored_form
+from .tagged_input import parse_tagged
 from .values import (
     Obj,
     Quantity,

@@ -19,13 +19,14 @@ from reckoner.contract.dimensions import ZERO
 from . import dimensions as dims
 from .errors import fail
 from .lexer import at
+from .scalars import Scalar, is_complex
 from .values import (
     Element,
     Obj,
     Payload,
     Quantity,
-    Scalar,
     Value,
+    as_list,
     iter_leaves,
     make_array,
     show,
@@ -80,7 +81,7 @@ def _div_factory(pos: int) -> ScalarOp:
         try:
             return x / y
         except OverflowError:
-            return complex(math.inf, 0.0) if type(x) is complex or type(y) is complex else math.inf
+            return complex(math.inf, 0.0) if is_complex(x) or is_complex(y) else math.inf
 
     return divide
 
@@ -92,7 +93,7 @@ def scalar_power(base: Scalar, exponent: Scalar, pos: int) -> Scalar:
             return float(base**exponent)
         except OverflowError:
             return math.inf
-    if type(exponent) is complex:
+    if is_complex(exponent):
         if base == 0:
             raise fail(
                 ErrorCode.UNDEFINED_RESULT,
@@ -109,14 +110,14 @@ def scalar_power(base: Scalar, exponent: Scalar, pos: int) -> Scalar:
     p = float(exponent.real)
     if base == 0:
         if p == 0:
-            return complex(1.0, 0.0) if type(base) is complex else 1.0
+            return complex(1.0, 0.0) if is_complex(base) else 1.0
         if p < 0:
             raise fail(
                 ErrorCode.UNDEFINED_RESULT,
                 f"zero raised to the negative power {show_number(p)} at {at(pos)} is undefined "
                 f"(it would divide by zero); check the base's value",
             )
-    if type(base) is complex:
+    if is_complex(base):
         try:
             result = base**p
         except (OverflowError, ZeroDivisionError):
@@ -160,36 +161,40 @@ def _combine(
             with np.errstate(all="ignore"):
                 result: Payload = fast(aligned[0], aligned[1])
             return result
-    left_array = isinstance(left, np.ndarray)
-    right_array = isinstance(right, np.ndarray)
-    left_is_list = left_array or type(left) is list
-    right_is_list = right_array or type(right) is list
-    if not left_is_list and not right_is_list:
-        return op(left, right)  # type: ignore[arg-type]
-    if left_array:
-        left = left.tolist()  # type: ignore[union-attr]
-    if right_array:
-        right = right.tolist()  # type: ignore[union-attr]
-    combined = _combine_lists(left, right, op, symbol, pos)  # type: ignore[arg-type]
-    return make_array(combined)  # type: ignore[arg-type]
+
+    def unequal(m: int, n: int) -> Exception:
+        return fail(
+            ErrorCode.INVALID_ARGS,
+            f"'{symbol}' at {at(pos)} combines arrays of lengths {m} and {n} element by "
+            f"element; both arrays must have the same length",
+        )
+
+    return broadcast(left, right, op, unequal)
 
 
-def _combine_lists(left: Element, right: Element, op: ScalarOp, symbol: str, pos: int) -> Element:
-    left_list = type(left) is list
-    right_list = type(right) is list
-    if left_list and right_list:
-        if len(left) != len(right):  # type: ignore[arg-type]
-            raise fail(
-                ErrorCode.INVALID_ARGS,
-                f"'{symbol}' at {at(pos)} combines arrays of lengths {len(left)} and "  # type: ignore[arg-type]
-                f"{len(right)} element by element; both arrays must have the same length",  # type: ignore[arg-type]
-            )
-        return [_combine_lists(x, y, op, symbol, pos) for x, y in zip(left, right, strict=True)]  # type: ignore[arg-type]
-    if left_list:
-        return [_combine_lists(x, right, op, symbol, pos) for x in left]  # type: ignore[union-attr]
-    if right_list:
-        return [_combine_lists(left, y, op, symbol, pos) for y in right]  # type: ignore[union-attr]
-    return op(left, right)  # type: ignore[arg-type]
+def broadcast(
+    left: Payload, right: Payload, op: ScalarOp, unequal: Callable[[int, int], Exception]
+) -> Payload:
+    """`op` element by element, a scalar side paired with every element of the other side;
+    two arrays of unequal length are refused with `unequal(their lengths)`."""
+    lhs: Element = as_list(left) if isinstance(left, np.ndarray) else left
+    rhs: Element = as_list(right) if isinstance(right, np.ndarray) else right
+    paired = _pair(lhs, rhs, op, unequal)
+    return make_array(paired) if isinstance(paired, list) else paired
+
+
+def _pair(
+    left: Element, right: Element, op: ScalarOp, unequal: Callable[[int, int], Exception]
+) -> Element:
+    if isinstance(left, list):
+        if isinstance(right, list):
+            if len(left) != len(right):
+                raise unequal(len(left), len(right))
+            return [_pair(x, y, op, unequal) for x, y in zip(left, right, strict=True)]
+        return [_pair(x, right, op, unequal) for x in left]
+    if isinstance(right, list):
+        return [_pair(left, y, op, unequal) for y in right]
+    return op(left, right)
 
 
 def _numpy_operands(left: Payload, right: Payload) -> tuple[Any, Any] | None:
@@ -261,8 +266,9 @@ def multiply(a: Quantity, b: Quantity, pos: int) -> Quantity:
 
 def divide(a: Quantity, b: Quantity, pos: int) -> Quantity:
     divisor = b.payload
-    if not b.is_array and divisor == 0:
-        _div_factory(pos)(a.payload if not a.is_array else 1.0, divisor)  # type: ignore[arg-type]
+    if not isinstance(divisor, np.ndarray | list) and divisor == 0:
+        dividend = a.payload if not isinstance(a.payload, np.ndarray | list) else 1.0
+        _div_factory(pos)(dividend, divisor)  # raises the division-by-zero refusal
     if isinstance(divisor, np.ndarray) and not bool(divisor.all()):
         flat = divisor.ravel()
         where = int(np.flatnonzero(flat == 0)[0])
@@ -279,13 +285,13 @@ def negate(a: Quantity) -> Quantity:
     payload = a.payload
     if isinstance(payload, np.ndarray):
         return Quantity(np.negative(payload), a.vector)
-    if type(payload) is list:
+    if isinstance(payload, list):
         return Quantity(_map_list(payload, lambda x: -x), a.vector)
-    return Quantity(-payload, a.vector)  # type: ignore[operator]
+    return Quantity(-payload, a.vector)
 
 
 def _map_list(items: list[Element], fn: Callable[[Scalar], Scalar]) -> list[Element]:
-    return [_map_list(e, fn) if type(e) is list else fn(e) for e in items]  # type: ignore[arg-type]
+    return [_map_list(e, fn) if isinstance(e, list) else fn(e) for e in items]
 
 
 def power(a: Quantity, b: Quantity, pos: int) -> Quantity:
@@ -296,8 +302,8 @@ def power(a: Quantity, b: Quantity, pos: int) -> Quantity:
             f"the exponent of '^' at {at(pos)} carries {dims.spell(b.vector)}; an exponent must "
             f"be dimensionless, so divide it by a quantity of the same dimension first",
         )
-    exponents = [b.payload] if not b.is_array else list(_leaves(b.payload))
-    if any(type(e) is complex for e in exponents) and a.vector != ZERO:
+    exponents = list(iter_leaves(b.payload))
+    if any(is_complex(e) for e in exponents) and a.vector != ZERO:
         raise fail(
             ErrorCode.INCOMPATIBLE_DIMENSION,
             f"a complex exponent at {at(pos)} needs a dimensionless base, but the base carries "
@@ -305,7 +311,7 @@ def power(a: Quantity, b: Quantity, pos: int) -> Quantity:
         )
     vector = a.vector
     if vector != ZERO:
-        distinct = {float(e) for e in exponents}  # type: ignore[arg-type]
+        distinct = {float(e.real) for e in exponents}  # all real: complex refused above
         if len(distinct) > 1:
             raise fail(
                 ErrorCode.INCOMPATIBLE_DIMENSION,
@@ -337,10 +343,6 @@ def power(a: Quantity, b: Quantity, pos: int) -> Quantity:
         return scalar_power(x, y, pos)
 
     return Quantity(_combine(base, b.payload, op, None, "^", pos), vector)
-
-
-def _leaves(payload: Payload) -> list[Scalar]:
-    return list(iter_leaves(payload))
 
 
 def binary(symbol: str, a: Value, b: Value, pos: int) -> Quantity:

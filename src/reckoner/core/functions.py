@@ -16,18 +16,17 @@ from reckoner.contract.codes import ErrorCode
 from reckoner.contract.dimensions import ZERO, Vector
 
 from . import dimensions as dims
-from .arithmetic import require_quantity
+from .arithmetic import broadcast, require_quantity
 from .errors import fail
 from .lexer import at
 from .notation import DimRule, Notation
+from .scalars import Scalar, is_complex
 from .values import (
     Element,
     Payload,
     Quantity,
-    Scalar,
     Value,
     as_list,
-    is_array_payload,
     make_array,
     show,
     show_number,
@@ -45,9 +44,9 @@ class _Undefined(Exception):
 
 def _real_only(name: str, fn: Callable[[float], float]) -> ScalarFn:
     def apply(x: Scalar) -> Scalar:
-        if type(x) is complex:
+        if is_complex(x):
             raise _Undefined(f"{name} is defined for real arguments only")
-        return fn(x)  # type: ignore[arg-type]
+        return fn(x)
 
     return apply
 
@@ -63,29 +62,29 @@ def _guarded_float(fn: Callable[[float], float]) -> Callable[[float], float]:
 
 
 def _sqrt(x: Scalar) -> Scalar:
-    if type(x) is complex:
+    if is_complex(x):
         return cmath.sqrt(x)
-    if x < 0:  # type: ignore[operator]
+    if x < 0:
         raise _Undefined("the square root of a negative real has no real value; use a complex")
-    return math.sqrt(x)  # type: ignore[arg-type]
+    return math.sqrt(x)
 
 
 def _exp(x: Scalar) -> Scalar:
     try:
-        return cmath.exp(x) if type(x) is complex else math.exp(x)  # type: ignore[arg-type]
+        return cmath.exp(x) if is_complex(x) else math.exp(x)
     except OverflowError:
-        return complex(math.inf, 0.0) if type(x) is complex else math.inf
+        return complex(math.inf, 0.0) if is_complex(x) else math.inf
 
 
 def _log_factory(real_fn: Callable[[float], float], complex_fn: ScalarFn, name: str) -> ScalarFn:
     def apply(x: Scalar) -> Scalar:
-        if type(x) is complex:
+        if is_complex(x):
             if x == 0:
                 raise _Undefined(f"{name} of zero is undefined")
             return complex_fn(x)
-        if x <= 0:  # type: ignore[operator]
+        if x <= 0:
             raise _Undefined(f"{name} needs a real argument greater than 0")
-        return real_fn(x)  # type: ignore[arg-type]
+        return real_fn(x)
 
     return apply
 
@@ -93,22 +92,22 @@ def _log_factory(real_fn: Callable[[float], float], complex_fn: ScalarFn, name: 
 def _trig(real_fn: Callable[[float], float], complex_fn: ScalarFn, name: str) -> ScalarFn:
     def apply(x: Scalar) -> Scalar:
         try:
-            return complex_fn(x) if type(x) is complex else real_fn(x)  # type: ignore[arg-type]
+            return complex_fn(x) if is_complex(x) else real_fn(x)
         except (ValueError, ZeroDivisionError):
             raise _Undefined(f"{name} has no value there") from None
         except OverflowError:
-            return complex(math.inf, 0.0) if type(x) is complex else math.inf
+            return complex(math.inf, 0.0) if is_complex(x) else math.inf
 
     return apply
 
 
 def _inverse_unit(real_fn: Callable[[float], float], complex_fn: ScalarFn, name: str) -> ScalarFn:
     def apply(x: Scalar) -> Scalar:
-        if type(x) is complex:
+        if is_complex(x):
             return complex_fn(x)
-        if not -1.0 <= x <= 1.0:  # type: ignore[operator]
+        if not -1.0 <= x <= 1.0:
             raise _Undefined(f"{name} of a real needs an argument from -1 to 1")
-        return real_fn(x)  # type: ignore[arg-type]
+        return real_fn(x)
 
     return apply
 
@@ -120,16 +119,16 @@ def _sign(x: float) -> float:
 
 
 def _arg(x: Scalar) -> float:
-    if type(x) is complex:
+    if is_complex(x):
         # atan2 of the parts: cmath.phase raises on an angle that underflows to 0.
         return math.atan2(x.imag, x.real)
-    if math.isnan(x):  # type: ignore[arg-type]
-        return x  # type: ignore[return-value]
-    return math.pi if x < 0 else 0.0  # type: ignore[operator]
+    if math.isnan(x):
+        return x
+    return math.pi if x < 0 else 0.0
 
 
 def _conj(x: Scalar) -> Scalar:
-    return x.conjugate() if type(x) is complex else x
+    return x.conjugate() if is_complex(x) else x
 
 
 UNARY: dict[str, ScalarFn] = {
@@ -254,7 +253,7 @@ def scalar_unary(notation: Notation, pos: int) -> Callable[[Quantity], Quantity]
 
     def apply(q: Quantity) -> Quantity:
         vector = q.vector if keeps_vector else _result_vector(notation, q, pos)
-        return Quantity(each(q.payload), vector)  # type: ignore[arg-type]
+        return Quantity(each(q.payload), vector)  # type: ignore[arg-type]  # compiled for a scalar argument only
 
     return apply
 
@@ -290,37 +289,38 @@ def apply_unary(
                     before_careful_map(int(payload.size))
             else:
                 return Quantity(flat.reshape(payload.shape), vector)
-    if is_array_payload(payload):
-        mapped = _map(as_list(payload), each)  # type: ignore[arg-type]
+    if isinstance(payload, np.ndarray | list):
+        mapped = _map(as_list(payload), each)
         return Quantity(make_array(mapped), vector)
-    return Quantity(each(payload), vector)  # type: ignore[arg-type]
+    return Quantity(each(payload), vector)
 
 
 def _map(items: list[Element], fn: ScalarFn) -> list[Element]:
-    return [_map(e, fn) if type(e) is list else fn(e) for e in items]  # type: ignore[arg-type]
+    return [_map(e, fn) if isinstance(e, list) else fn(e) for e in items]
 
 
 def _length(notation: Notation, q: Quantity, pos: int) -> Quantity:
     payload = q.payload
-    if not is_array_payload(payload):
+    if not isinstance(payload, np.ndarray | list):
         raise fail(
             ErrorCode.INVALID_ARGS,
             f"$len at {at(pos)} counts the elements of an array, but its argument is "
             f"{show(q)}; pass an array",
         )
-    return Quantity(float(len(payload)), ZERO)  # type: ignore[arg-type]
+    return Quantity(float(len(payload)), ZERO)
 
 
 def _transpose(notation: Notation, q: Quantity, pos: int) -> Quantity:
     payload = q.payload
     if isinstance(payload, np.ndarray) and payload.ndim == 2:
         return Quantity(np.ascontiguousarray(payload.T), q.vector)
-    rows = as_list(payload) if is_array_payload(payload) else None  # type: ignore[arg-type]
+    rows = as_list(payload) if isinstance(payload, np.ndarray | list) else None
+    table = [r for r in rows if isinstance(r, list)] if rows is not None else []
     rectangular = (
         rows is not None
-        and all(type(r) is list for r in rows)
-        and len({len(r) for r in rows}) <= 1  # type: ignore[arg-type]
-        and all(type(x) is not list for r in rows for x in r)  # type: ignore[union-attr]
+        and len(table) == len(rows)
+        and len({len(r) for r in table}) <= 1
+        and all(type(x) is not list for r in table for x in r)
     )
     if not rectangular or rows is None:
         raise fail(
@@ -330,7 +330,7 @@ def _transpose(notation: Notation, q: Quantity, pos: int) -> Quantity:
         )
     if not rows:
         return Quantity([], q.vector)
-    columns: list[Element] = [list(col) for col in zip(*rows, strict=True)]
+    columns: list[Element] = [list(col) for col in zip(*table, strict=True)]
     return Quantity(make_array(columns), q.vector)
 
 
@@ -347,11 +347,11 @@ def apply_binary(notation: Notation, a: Value, b: Value, pos: int) -> Quantity:
     fn = BINARY[notation.name]
 
     def pair(x: Scalar, y: Scalar) -> Scalar:
-        for arg in (x, y):
-            if type(arg) is complex:
-                raise _refuse(notation, pos, arg, f"{notation.name} needs real arguments")
+        if is_complex(x) or is_complex(y):
+            bad = x if is_complex(x) else y  # the first complex argument
+            raise _refuse(notation, pos, bad, f"{notation.name} needs real arguments")
         try:
-            return fn(x, y)  # type: ignore[arg-type]
+            return fn(x, y)
         except _Undefined as undefined:
             raise _refuse(notation, pos, x, undefined.reason) from None
         except ArithmeticError:
@@ -365,30 +365,12 @@ def apply_binary(notation: Notation, a: Value, b: Value, pos: int) -> Quantity:
 def _broadcast(
     left: Payload, right: Payload, fn: Callable[[Scalar, Scalar], Scalar], n: Notation, pos: int
 ) -> Payload:
-    left_list = is_array_payload(left)
-    right_list = is_array_payload(right)
-    if not left_list and not right_list:
-        return fn(left, right)  # type: ignore[arg-type]
-    lhs: Element = as_list(left) if left_list else left  # type: ignore[arg-type, assignment]
-    rhs: Element = as_list(right) if right_list else right  # type: ignore[arg-type, assignment]
-    return make_array(_pairwise(lhs, rhs, fn, n, pos))  # type: ignore[arg-type]
 
+    def unequal(m: int, k: int) -> Exception:
+        return fail(
+            ErrorCode.INVALID_ARGS,
+            f"{n.name} at {at(pos)} pairs arrays of lengths {m} and {k} element by element; "
+            f"both arrays must have the same length",
+        )
 
-def _pairwise(
-    lhs: Element, rhs: Element, fn: Callable[[Scalar, Scalar], Scalar], n: Notation, pos: int
-) -> Element:
-    left_list = type(lhs) is list
-    right_list = type(rhs) is list
-    if left_list and right_list:
-        if len(lhs) != len(rhs):  # type: ignore[arg-type]
-            raise fail(
-                ErrorCode.INVALID_ARGS,
-                f"{n.name} at {at(pos)} pairs arrays of lengths {len(lhs)} and {len(rhs)} "  # type: ignore[arg-type]
-                f"element by element; both arrays must have the same length",
-            )
-        return [_pairwise(x, y, fn, n, pos) for x, y in zip(lhs, rhs, strict=True)]  # type: ignore[arg-type]
-    if left_list:
-        return [_pairwise(x, rhs, fn, n, pos) for x in lhs]  # type: ignore[union-attr]
-    if right_list:
-        return [_pairwise(lhs, y, fn, n, pos) for y in rhs]  # type: ignore[union-attr]
-    return fn(lhs, rhs)  # type: ignore[arg-type]
+    return broadcast(left, right, fn, unequal)

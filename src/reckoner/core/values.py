@@ -12,7 +12,7 @@ import cmath
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import numpy as np
 
@@ -22,8 +22,8 @@ from reckoner.contract.limits import MAX_ARRAY_ELEMENTS
 
 from .dimensions import spell
 from .errors import fail
+from .scalars import Scalar, is_complex
 
-Scalar: TypeAlias = float | complex
 Element: TypeAlias = "float | complex | list[Element]"
 RealArray: TypeAlias = "np.ndarray[Any, np.dtype[np.float64]]"
 Payload: TypeAlias = "float | complex | RealArray | list[Element]"
@@ -123,14 +123,14 @@ def check_array_size(count: int) -> None:
         )
 
 
-def iter_leaves(payload: Payload) -> Iterator[Scalar]:
+def iter_leaves(payload: Payload | Element) -> Iterator[Scalar]:
     if isinstance(payload, np.ndarray):
         yield from payload.ravel().tolist()
-    elif type(payload) is list:
+    elif isinstance(payload, list):
         for e in payload:
             yield from iter_leaves(e)
     else:
-        yield payload  # type: ignore[misc]
+        yield payload
 
 
 def first_non_finite(value: Value) -> Scalar | None:
@@ -147,7 +147,7 @@ def first_non_finite(value: Value) -> Scalar | None:
             return None
         flat = payload.ravel()
         return float(flat[~np.isfinite(flat)][0])
-    if type(payload) is list:
+    if isinstance(payload, list):
         return _first_non_finite_element(payload)
     return _first_non_finite_element([payload])
 
@@ -155,19 +155,18 @@ def first_non_finite(value: Value) -> Scalar | None:
 def _first_non_finite_element(items: list[Element]) -> Scalar | None:
     # A list of finite scalars, the usual case, is vouched for in one C pass; otherwise a
     # plain loop (not iter_leaves) finds the first bad leaf.
-    if list not in map(type, items) and all(map(cmath.isfinite, items)):  # type: ignore[arg-type]
+    if list not in map(type, items) and all(map(cmath.isfinite, cast("list[Scalar]", items))):
         return None
     isfinite = math.isfinite
     for e in items:
-        kind = type(e)
-        if kind is float:
-            if not isfinite(e):  # type: ignore[arg-type]
-                return e  # type: ignore[return-value]
-        elif kind is complex:
-            if not (isfinite(e.real) and isfinite(e.imag)):  # type: ignore[union-attr]
-                return e  # type: ignore[return-value]
-        else:
-            bad = _first_non_finite_element(e)  # type: ignore[arg-type]
+        if type(e) is float:
+            if not isfinite(e):
+                return e
+        elif type(e) is complex:
+            if not (isfinite(e.real) and isfinite(e.imag)):
+                return e
+        elif isinstance(e, list):
+            bad = _first_non_finite_element(e)
             if bad is not None:
                 return bad
     return None
@@ -175,7 +174,7 @@ def _first_non_finite_element(items: list[Element]) -> Scalar | None:
 
 def show_number(x: Scalar) -> str:
     """A scalar as a reader sees it in a message: shortest round-trip digits."""
-    if type(x) is complex:
+    if is_complex(x):
         re, im = show_number(x.real), show_number(abs(x.imag))
         sign = "-" if x.imag < 0 or (x.imag == 0 and math.copysign(1, x.imag) < 0) else "+"
         return f"{re}{sign}{im}j"
@@ -196,24 +195,15 @@ def show(value: Value, limit: int = 6) -> str:
         return f"an object with fields {names}"
     payload = value.payload
     unit = "" if value.vector == ZERO else f" ({spell(value.vector)})"
-    if is_array_payload(payload):
-        items = as_list(payload)  # type: ignore[arg-type]
+    if isinstance(payload, np.ndarray | list):
+        items = as_list(payload)
         shown = ", ".join(_show_element(e) for e in items[:limit])
         more = ", ..." if len(items) > limit else ""
         return f"the array [{shown}{more}] of length {len(items)}{unit}"
-    return f"{show_number(payload)}{unit}"  # type: ignore[arg-type]
+    return f"{show_number(payload)}{unit}"
 
 
 def _show_element(e: Element) -> str:
-    if type(e) is list:
+    if isinstance(e, list):
         return "[" + ", ".join(_show_element(x) for x in e[:3]) + (", ...]" if len(e) > 3 else "]")
-    return show_number(e)  # type: ignore[arg-type]
-
-
-def describe_kind(value: Value) -> str:
-    if isinstance(value, Obj):
-        return "an object"
-    payload = value.payload
-    if is_array_payload(payload):
-        return "an array"
-    return "a complex" if type(payload) is complex else "a real"
+    return show_number(e)

@@ -18,7 +18,7 @@ from reckoner.contract.refusal import Refusal
 from reckoner.contract.registry import PRESET_TOOL_BY_NAME
 from reckoner.core import ErrorCode, Failure
 from reckoner.core.api import check_name, guarded
-from reckoner.core.tagged import RenderOptions, render
+from reckoner.core.rendering import RenderOptions, render
 from reckoner.units import resolve_unit
 
 # Derived from the one contract (reckoner.contract): each tool's argument keys, in order.

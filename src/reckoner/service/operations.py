@@ -15,7 +15,7 @@ from reckoner.contract.checks import describe_json
 from reckoner.contract.refusal import Refusal
 from reckoner.core import ErrorCode, Failure, stored
 from reckoner.core.api import as_failure, compile_formula, parse_value, run_program
-from reckoner.core.tagged import render
+from reckoner.core.rendering import render
 from reckoner.units import resolve_unit
 
 from .arguments import (

@@ -20,8 +20,8 @@ from reckoner.contract.codes import ErrorCode
 from reckoner.contract.dimensions import Vector
 from reckoner.contract.limits import MAX_UNIT_LENGTH, MAX_UNIT_POWER
 from reckoner.core import dimensions as dims
+from reckoner.core.conversion import UnitSpec
 from reckoner.core.errors import fail
-from reckoner.core.tagged import UnitSpec
 
 from .meanings import ALIASES, MEANINGS, REFUSED, Meaning
 

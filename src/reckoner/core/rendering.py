@@ -1,0 +1,375 @@
+"""`get`'s rendering of a stored value: `form` (rect or polar), `digits` (rounded on the
+shortest decimal spelling, with the quotable `text` of issue 27), and `dim` or `unit`
+(the value read in another spelling of its vector). The result is the tagged shape `set`
+accepts back."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TypeAlias
+
+import numpy as np
+
+from reckoner.contract.checks import describe_json
+from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import Vector
+
+from . import dimensions as dims
+from .conversion import NumberMap, UnitSpec, map_out, shortest_decimal
+from .errors import fail
+from .forms import JSON, Tagged, TextForm
+from .quoting import (
+    QUOTED_DIGITS,
+    c_spellings,
+    is_subnormal,
+    quoted,
+    quoted_form,
+    quoted_many,
+    shaped,
+    spelled_complex,
+    spelled_polar,
+)
+from .scalars import Scalar, is_complex
+from .stored_values import json_number, json_numbers, stored_number
+from .tagged_input import parse_dim
+from .values import Element, Obj, Payload, RealArray, Value, show_number
+
+
+class RenderOptions:
+    """`get`'s validated `form`, `digits`, `dim` and (resolved outside the core) `unit`."""
+
+    __slots__ = ("digits", "dim_raw", "form", "mapping", "name", "unit", "vector")
+
+    def __init__(
+        self,
+        form: JSON,
+        digits: JSON,
+        dim: JSON,
+        unit: UnitSpec | None = None,
+        where: str = "get's",
+    ) -> None:
+        if form is not None and form not in ("rect", "polar"):
+            raise fail(
+                ErrorCode.INVALID_ARGS,
+                f"form is {describe_json(form)}; "
+                f'it must be "rect" or "polar", or omitted for the stored form',
+            )
+        self.form: str | None = form
+        self.digits: int | None = None
+        if digits is not None:
+            ok = (type(digits) is int and digits > 0) or (
+                type(digits) is float and digits.is_integer() and 0 < digits < 1e6
+            )
+            if not ok:
+                raise fail(
+                    ErrorCode.INVALID_ARGS,
+                    f"digits is {describe_json(digits)}; "
+                    f"it must be a positive integer count of significant digits, such as 4",
+                )
+            self.digits = int(digits)
+        self.dim_raw = dim
+        self.vector: Vector | None = None
+        self.mapping: NumberMap = dims.IDENTITY
+        self.name: str | None = None
+        self.unit = unit
+        if dim is not None:
+            self.vector, self.mapping, self.name = parse_dim(dim, f"{where} dim")
+            if unit is not None:
+                raise fail(
+                    ErrorCode.INVALID_ARGS,
+                    f"{where} dim {str(dim)[:60]!r} and unit {unit.text!r} both ask for a "
+                    f"spelling; keep unit alone (it reads any unit of the stored vector)",
+                )
+        elif unit is not None:
+            self.vector, self.mapping = unit.vector, unit
+
+
+def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
+    """The `get` receipt's value (manual 3.4): the tagged shape `set` accepts back."""
+    if isinstance(value, Obj):
+        return {"object": {name: render(v, options) for name, v in value.fields.items()}}
+    if options.vector is not None and options.vector != value.vector:
+        if options.unit is not None:
+            raise fail(
+                ErrorCode.INCOMPATIBLE_DIMENSION,
+                f"the unit {options.unit.text!r} is the vector {dims.spell(options.vector)}, "
+                f"but the value holds {dims.spell(value.vector)}; ask for a unit of the "
+                f"stored vector or omit unit (nothing was converted)",
+            )
+        claimed = options.name or str(dims.integers(options.vector))
+        raise fail(
+            ErrorCode.INCOMPATIBLE_DIMENSION,
+            f"get's dim {claimed} is the vector {dims.spell(options.vector)}, but the value "
+            f"holds {dims.spell(value.vector)}; ask for a dim of the stored vector, use unit "
+            f"to read another unit of it, or omit dim (nothing was converted)",
+        )
+    unit_out: dict[str, JSON] = {}
+    if options.unit is not None:
+        unit_out = {"unit": options.unit.text}
+        dim_out: JSON = dims.first_name(value.vector) or dims.integers(value.vector)
+    elif options.name is not None:
+        dim_out = options.name
+    elif options.vector is not None:
+        dim_out = options.dim_raw
+    else:
+        dim_out = dims.first_name(value.vector) or dims.integers(value.vector)
+    return {**_payload_form(value.payload, options), **unit_out, "dim": dim_out}
+
+
+def _payload_form(payload: Payload, options: RenderOptions) -> Tagged:
+    """The tag and its payload, and with digits the quotable text beside it (issue 27)."""
+    form: Tagged
+    text: list[TextForm] | None = None  # an array's texts, when its fast path spelled them
+    if isinstance(payload, np.ndarray):
+        items, text = _render_real_array(payload, options)
+        form = {"array": items}
+    elif isinstance(payload, list):
+        items, text = _render_items(payload, options)
+        form = {"array": items}
+    else:
+        rendered = _render_scalar(payload, options)
+        form = rendered if isinstance(rendered, dict) else {"num": rendered}
+    if options.digits is not None:
+        form["text"] = text if text is not None else quoted_form(form, options.digits)
+    return form
+
+
+Rendered: TypeAlias = "tuple[list[JSON], list[TextForm] | None]"
+"""An array's rendered elements, and with digits their texts where spelled on the way."""
+
+
+def _render_real_array(array: RealArray, options: RenderOptions) -> Rendered:
+    """`_render_scalar` over a float64 array, decided in numpy: a million elements are one
+    pass, not a million calls; with digits the texts are spelled from the same rounded
+    numbers in the same few passes."""
+    values = _mapped_out(array, options)
+    digits = options.digits
+    if options.form == "polar":
+        if digits is None:
+            magnitudes, angles = np.abs(values), np.where(values < 0, math.pi, 0.0)
+            return _zip_leaves(json_numbers(magnitudes), json_numbers(angles), "mag", "ang"), None
+        magnitudes, mag_texts = _rounded_spelled(np.abs(values), digits)
+        angles, ang_texts = _rounded_spelled(np.where(values < 0, math.pi, 0.0), digits)
+        items = _zip_leaves(json_numbers(magnitudes), json_numbers(angles), "mag", "ang")
+        return items, shaped(spelled_polar(mag_texts, ang_texts), array.shape)
+    rect = options.form == "rect"
+    if digits is None:
+        numbers = json_numbers(values)
+        return (_zip_leaves(numbers, None, "re", "im") if rect else numbers), None
+    rounded, spelled = _rounded_spelled(values, digits)
+    numbers = json_numbers(rounded)
+    items = _zip_leaves(numbers, None, "re", "im") if rect else numbers
+    if rect:  # every imaginary part is a zero
+        zeros = [quoted(0.0, digits)] * len(spelled)
+        spelled = spelled_complex(spelled, zeros, [False] * len(spelled))
+    return items, shaped(spelled, array.shape)
+
+
+def _zip_leaves(first: list[JSON], second: list[JSON] | None, a: str, b: str) -> list[JSON]:
+    """Pair two nested lists of the same shape leaf by leaf into {a, b} objects (b is 0 when
+    `second` is None: the imaginary part of a real)."""
+    if second is None:
+        return [_zip_leaves(x, None, a, b) if type(x) is list else {a: x, b: 0} for x in first]
+    return [
+        _zip_leaves(x, y, a, b) if type(x) is list else {a: x, b: y}
+        for x, y in zip(first, second, strict=True)
+    ]
+
+
+def _mapped_out(array: RealArray, options: RenderOptions, *, scale_only: bool = False) -> RealArray:
+    """`_map_out` over a real array: numpy's - and / round exactly as Python's
+    (``scale_only``: imaginary parts, which take the scale and never the offset)."""
+    mapping = options.mapping
+    if mapping.is_identity:
+        return array
+    if type(mapping) is UnitSpec:
+        if mapping.table_map is None:
+            # An exact unit converts each number through integers, as a scalar does.
+            out_of_si = mapping.out_of_si
+            out = [out_of_si(x, scale_only=scale_only) for x in array.ravel().tolist()]
+            return np.array(out, dtype=np.float64).reshape(array.shape)
+        mapping = mapping.table_map
+    if scale_only:
+        return array / mapping.factor
+    return (array - mapping.offset) / mapping.factor
+
+
+def _rounded_spelled(array: RealArray, digits: int) -> tuple[RealArray, list[str]]:
+    """Every number rounded as one scalar's `_cut` rounds it, and its quotable text
+    (`quoted`), flat, in a few C-level passes: a million elements are not a million calls.
+    Up to 15 digits the pass that rounds also spells: C's %#g rounds the binary value as its
+    %e does, and the decimal it writes is then the rounded number's shortest spelling with
+    its zeros; ties, zeros, subnormals and numbers rounded past the doubles are redone."""
+    flat = array.ravel()
+    numbers = tuple(flat.tolist())
+    if digits > QUOTED_DIGITS or not numbers:
+        rounded = _rounded(flat, numbers, digits)
+        return rounded.reshape(array.shape), quoted_many(rounded, digits)
+    spelled = c_spellings(numbers, digits)
+    with np.errstate(over="ignore"):
+        rounded = np.array(spelled, dtype=np.float64)
+    redo = _ties(numbers, digits)
+    for i in redo:
+        rounded[i] = round_significant(numbers[i], digits)
+    keep = ~np.isfinite(rounded)
+    rounded = np.where(flat == 0, 0.0, np.where(keep, flat, rounded))
+    unsure = keep | ((flat == 0) & np.signbit(flat)) | is_subnormal(rounded)
+    for i in [*redo, *np.flatnonzero(unsure).tolist()]:
+        spelled[i] = quoted(float(rounded[i]), digits)
+    return rounded.reshape(array.shape), spelled
+
+
+def _rounded(flat: RealArray, numbers: tuple[float, ...], digits: int) -> RealArray:
+    """`_cut`'s rounding over a flat real array: every element formatted in one C-level `%`
+    (the same conversion `format` does) and read back by numpy."""
+    if not numbers:
+        return flat
+    spec = f".{min(digits, 17) - 1}e "  # rounds to the asked digits (17 is every double)
+    text = ("%" + spec) * len(numbers) % numbers
+    with np.errstate(over="ignore"):
+        rounded = np.array(text.split(), dtype=np.float64)
+    for i in _ties(numbers, digits):
+        rounded[i] = round_significant(numbers[i], digits)
+    # Zero reads as 0; a value rounded past the largest double keeps its own digits.
+    keep = ~np.isfinite(rounded)
+    return np.where(flat == 0, 0.0, np.where(keep, flat, rounded))
+
+
+def _ties(numbers: tuple[float, ...], digits: int) -> list[int]:
+    """Where C's rounding of the binary value may differ from `round_significant` on the
+    shortest spelling: an exact tie, whose spelling has one digit more, ending in 5."""
+    longer = (("%." + str(min(digits, 17)) + "e ") * len(numbers) % numbers).split()
+    # A spelling has one "e", so "5e" is exactly a mantissa that ends in 5.
+    return [
+        i for i, spelled in enumerate(longer) if "5e" in spelled and float(spelled) == numbers[i]
+    ]
+
+
+def _render_items(items: list[Element], options: RenderOptions) -> Rendered:
+    """`_render_element` over a whole array, the per-element choices made once (a get of a
+    million elements runs this loop a million times)."""
+    if options.form == "polar":
+        return [_render_element(e, options) for e in items], None
+    if options.digits is not None and list not in map(type, items):
+        return _render_flat_rounded(items, options.digits, options)
+    rendered = _render_list(items, options.form == "rect", options.mapping, _cutter(options))
+    return rendered, None
+
+
+def _render_flat_rounded(items: list[Element], digits: int, options: RenderOptions) -> Rendered:
+    """`_render_list` with digits over a flat list of scalars (a complex array), its parts
+    mapped and rounded in numpy as a real array's are: per element, `round_significant`
+    costs microseconds, and a million complex elements hold two million parts. The texts
+    are spelled from the same rounded parts."""
+    values = np.array(items, dtype=np.complex128)
+    real_parts, real_texts = _rounded_spelled(_mapped_out(values.real.copy(), options), digits)
+    imag_parts, imag_texts = _rounded_spelled(
+        _mapped_out(values.imag.copy(), options, scale_only=True), digits
+    )
+    real, imag = json_numbers(real_parts), json_numbers(imag_parts)
+    negative = (imag_parts < 0).tolist()
+    magnitudes = [t[1:] if minus else t for t, minus in zip(imag_texts, negative, strict=True)]
+    complex_texts = spelled_complex(real_texts, magnitudes, negative)
+    if options.form == "rect":
+        return [{"re": x, "im": y} for x, y in zip(real, imag, strict=True)], list(complex_texts)
+    kinds = [type(e) is complex for e in items]
+    rendered: list[JSON] = [
+        {"re": x, "im": y} if is_pair else x
+        for is_pair, x, y in zip(kinds, real, imag, strict=True)
+    ]
+    texts: list[TextForm] = [
+        c if is_pair else r for is_pair, r, c in zip(kinds, real_texts, complex_texts, strict=True)
+    ]
+    return rendered, texts
+
+
+def _render_list(
+    items: list[Element],
+    rect: bool,
+    mapping: NumberMap,
+    cut: Callable[[float], JSON],
+) -> list[JSON]:
+    identity = mapping.is_identity
+    out: list[JSON] = []
+    append = out.append
+    for e in items:  # isinstance narrows as is_complex does, without a call per element
+        if isinstance(e, list):
+            append(_render_list(e, rect, mapping, cut))
+            continue
+        x = e if identity else map_out(e, mapping)
+        if rect or isinstance(x, complex):
+            append({"re": cut(x.real), "im": cut(x.imag)})
+        else:
+            append(cut(x))
+    return out
+
+
+def _cutter(options: RenderOptions) -> Callable[[float], float | int]:
+    """`_cut` with the options bound."""
+    digits = options.digits
+    isfinite = math.isfinite
+    if digits is None:
+        return stored_number
+
+    def cut(x: float) -> float | int:
+        if x == 0 or not isfinite(x):
+            return json_number(x)
+        rounded = round_significant(x, digits)
+        return json_number(rounded if isfinite(rounded) else x)
+
+    return cut
+
+
+def _render_element(e: Element, options: RenderOptions) -> JSON:
+    if isinstance(e, list):
+        return [_render_element(x, options) for x in e]
+    return _render_scalar(e, options)
+
+
+def _render_scalar(x: Scalar, options: RenderOptions) -> JSON:
+    x = map_out(x, options.mapping)
+    form = options.form
+    if form == "polar":
+        if is_complex(x):
+            # atan2 of the parts, as $arg: cmath.phase raises on an angle that underflows.
+            mag, ang = math.hypot(x.real, x.imag), math.atan2(x.imag, x.real)
+            if math.isinf(mag):
+                raise fail(
+                    ErrorCode.UNDEFINED_RESULT,
+                    f"the magnitude of {show_number(x)} overflows the largest double (about "
+                    f"1.8e308), so it has no polar form; get it in the rect form instead",
+                )
+        else:
+            mag, ang = abs(x), (math.pi if x < 0 else 0.0)
+        return {"mag": _cut(mag, options), "ang": _cut(ang, options)}
+    if form == "rect" or is_complex(x):
+        return {"re": _cut(x.real, options), "im": _cut(x.imag, options)}
+    return _cut(x, options)
+
+
+def _cut(x: float, options: RenderOptions) -> float | int:
+    if type(x) is not float:
+        x = float(x)
+    if options.digits is None:
+        # An exact reading stores back exactly (manual 3.4), -0.0 included (issue 8).
+        return stored_number(x)
+    if x == 0 or not math.isfinite(x):
+        return json_number(x)
+    rounded = round_significant(x, options.digits)
+    # Near the largest double, rounding up can leave the doubles: keep the value as it is.
+    return json_number(rounded if math.isfinite(rounded) else x)
+
+
+def round_significant(x: float, digits: int) -> float:
+    """`x` to `digits` significant digits, half away from zero, on its shortest decimal
+    spelling (repr): 2.5 -> 3, 0.15 -> 0.2, 2.5e-7 -> 3e-7 alike, whatever the binary value."""
+    mantissa, shift = shortest_decimal(x)
+    size = abs(mantissa)
+    drop = len(str(size)) - digits
+    if drop <= 0:
+        return x  # already as short as asked: nothing to cut
+    kept, rest = divmod(size, 10**drop)
+    if 2 * rest >= 10**drop:
+        kept += 1  # a tie goes away from zero
+    return float(f"{'-' if mantissa < 0 else ''}{kept}e{shift + drop}")
