@@ -471,7 +471,7 @@ def test_5_4_an_element_wise_body_gives_exactly_what_the_steps_give(name: str, b
 def test_5_4_the_element_wise_bodies_above_do_run_all_steps_at_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from reckoner.core import evaluator
+    from reckoner.core import bounded as evaluator
 
     taken: list[str] = []
     original = evaluator._all_steps_at_once

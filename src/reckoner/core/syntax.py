@@ -111,3 +111,23 @@ Node: TypeAlias = (
     | Binary
     | Chain
 )
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    """The subtrees of a node, in the order evaluation runs them."""
+    if isinstance(node, Chain):
+        return (node.first, *(operand for _, operand, _ in node.rest))
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, Call):
+        return node.args
+    if isinstance(node, Index):
+        return (node.target, node.index)
+    if isinstance(node, Field):
+        return (node.target,)
+    if isinstance(node, Bounded):
+        bounds = tuple(bound for bound in (node.lower, node.upper) if bound is not None)
+        return (*bounds, *node.args)
+    return ()
