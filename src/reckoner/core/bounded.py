@@ -2,12 +2,14 @@
 
 A form runs its body once per value of the bound variable, from the lower bound to the
 upper one, and folds the values left to right ($sum with +, $prod with *) or collects them
-($seq). An element-wise body may run once over all steps at once, giving exactly what the
-steps give.
+($seq): that is the stepped rule, and its answer is the answer. A form of many steps first
+tries its body over all steps at once (reckoner.core.lanes), which gives exactly what the
+steps give or hands the form back to them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,21 +20,16 @@ from reckoner.contract.limits import MAX_BOUNDED_STEPS, MAX_CALL_WORK
 
 from . import dimensions as dims
 from .arithmetic import require_quantity
-from .errors import EngineError, fail
+from .errors import fail
 from .indexing import whole_number
 from .lexer import at
-from .notation import DimRule, Notation
+from .notation import Notation
 from .syntax import (
     Binary,
     Bounded,
-    BoundName,
     Call,
     Chain,
-    Constant,
     Node,
-    Number,
-    SlotRef,
-    Unary,
     children,
 )
 from .values import (
@@ -47,7 +44,6 @@ from .values import (
 )
 from .work import (
     MAPPED_ELEMENTS_PER_UNIT,
-    NUMPY_ELEMENTS_PER_UNIT,
     Compiled,
     Run,
     WorkExceeded,
@@ -55,6 +51,12 @@ from .work import (
     spend,
     units,
 )
+
+AtOnce = Callable[[Run, "Form", int, int], Value | None]
+"""A form's body run over all its steps at once; None means "take the steps"."""
+
+# Below this many steps the steps cost less than setting up the arrays of all of them.
+AT_ONCE_FROM = 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +69,7 @@ class Form:
     upper: Compiled
     index: int  # the bound variable's position in the frame
     body: Compiled
-    slots: frozenset[str] | None  # the slots of an element-wise body, None for the steps
+    at_once: AtOnce | None  # None: the body always takes the steps
     cost: int  # work units of one step
 
     @property
@@ -75,111 +77,47 @@ class Form:
         return self.notation.name
 
 
-def element_wise_slots(body: Node) -> frozenset[str] | None:
-    """The slots a body reads when it may run once over all steps at once, else None.
-
-    Such a body holds only literals, constants, slots, bound names, + - * / and functions
-    that map element by element: then evaluating it with the variable bound to the array
-    of every step gives, element for element, what the steps give one at a time (numpy's
-    + - * / round exactly as Python's, and the functions map through the same scalar
-    code). Powers are left to the steps, since numpy may compute x^2 as x*x.
-    """
-    names: set[str] = set()
-    pending: list[Node] = [body]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, Number | Constant | BoundName):
-            continue
-        if isinstance(node, SlotRef):
-            names.add(node.name)
-        elif isinstance(node, Chain):
-            pending.append(node.first)
-            pending.extend(operand for _, operand, _ in node.rest)
-        elif isinstance(node, Unary):
-            pending.append(node.operand)
-        elif isinstance(node, Call) and node.notation.dim_rule not in _NOT_ELEMENT_WISE:
-            pending.extend(node.args)
-        else:
-            return None
-    return frozenset(names)
-
-
-_NOT_ELEMENT_WISE = frozenset({DimRule.COUNT, DimRule.TRANSPOSE})
-_EXACT_INTEGER = 2**53
-
-
-def _all_steps_at_once(run: Run, form: Form, start: int, stop: int) -> Value | None:
-    """Run an element-wise body once over every step; None means "take the steps"."""
-    if not (start > -_EXACT_INTEGER and stop < _EXACT_INTEGER):
-        return None
-    assert form.slots is not None
-    for slot in form.slots:
-        value = run.slots.get(slot)
-        # An array slot would pair with the steps instead of repeating in each of them.
-        if type(value) is not Quantity or value.is_array:
-            return None
-    name, pos = form.name, form.pos
+def bounds_of(
+    run: Run, notation: Notation, pos: int, lower: Compiled, upper: Compiled
+) -> tuple[int, int]:
+    """A form's first and last step, refused when they are reversed or, times the steps of
+    the forms enclosing it, over MAX_BOUNDED_STEPS."""
+    name = notation.name
+    start = whole_number(lower(run), f"lower bound of {name}", pos)
+    stop = whole_number(upper(run), f"upper bound of {name}", pos)
+    if start > stop:
+        raise fail(
+            ErrorCode.INVALID_INDEX,
+            f"{name} at {at(pos)} runs from {start} to {stop}, but the lower bound must not "
+            f"be above the upper one; swap the bounds",
+        )
     count = stop - start + 1
-    spend(run, units(count, NUMPY_ELEMENTS_PER_UNIT), name, pos)
-    run.frame[form.index] = Quantity(np.arange(start, stop + 1, dtype=np.float64), ZERO)
-    try:
-        result = form.body(run)
-    except WorkExceeded:
-        raise  # the steps would cost more still
-    except EngineError:
-        return None  # the steps raise the failure of the first step that fails
-    finally:
-        run.frame[form.index] = None
-    if type(result) is not Quantity:
-        return None
-    payload = result.payload
-    if type(payload) is float:
-        # A body that does not read the variable gives every step the same value.
-        payload = np.full(count, payload)
-        result = Quantity(payload, result.vector)
-    if not isinstance(payload, np.ndarray) or payload.shape != (count,):
-        return None
-    if name == "$seq":
-        return result
-    # Fold left to right exactly as the steps do: accumulate runs in order, one term after
-    # another, where numpy's sum pairs terms differently.
-    spend(run, units(count, NUMPY_ELEMENTS_PER_UNIT), name, pos)
-    with np.errstate(all="ignore"):
-        if name == "$sum":
-            return Quantity(float(np.add.accumulate(payload)[-1]), result.vector)
-        folded = float(np.multiply.accumulate(payload)[-1])
-    return Quantity(folded, dims.power(result.vector, float(count)))
+    enclosing = run.steps
+    if count * enclosing > MAX_BOUNDED_STEPS:
+        nested = "" if enclosing == 1 else f" times {enclosing} enclosing steps"
+        raise fail(
+            ErrorCode.INVALID_INDEX,
+            f"{name} at {at(pos)} would run {count} steps{nested}, over the limit of "
+            f"{MAX_BOUNDED_STEPS} (MAX_BOUNDED_STEPS); narrow the range or split it into "
+            f"several eval steps",
+        )
+    return start, stop
 
 
 def loop(form: Form) -> Compiled:
     """The closure that runs a bounded form: bounds, limits, then all at once or steps."""
-    name, pos = form.name, form.pos
+    name = form.name
 
     def run_loop(run: Run) -> Value:
-        start = whole_number(form.lower(run), f"lower bound of {name}", pos)
-        stop = whole_number(form.upper(run), f"upper bound of {name}", pos)
-        if start > stop:
-            raise fail(
-                ErrorCode.INVALID_INDEX,
-                f"{name} at {at(pos)} runs from {start} to {stop}, but the lower bound must not "
-                f"be above the upper one; swap the bounds",
-            )
+        start, stop = bounds_of(run, form.notation, form.pos, form.lower, form.upper)
         count = stop - start + 1
         enclosing = run.steps
-        if count * enclosing > MAX_BOUNDED_STEPS:
-            nested = "" if enclosing == 1 else f" times {enclosing} enclosing steps"
-            raise fail(
-                ErrorCode.INVALID_INDEX,
-                f"{name} at {at(pos)} would run {count} steps{nested}, over the limit of "
-                f"{MAX_BOUNDED_STEPS} (MAX_BOUNDED_STEPS); narrow the range or split it into "
-                f"several eval steps",
-            )
         run.steps = count * enclosing
         try:
-            if form.slots is not None:
-                at_once = _all_steps_at_once(run, form, start, stop)
-                if at_once is not None:
-                    return at_once
+            if form.at_once is not None and count >= AT_ONCE_FROM:
+                result = form.at_once(run, form, start, stop)
+                if result is not None:
+                    return result
             _spend_steps(run, form, count, enclosing)
             if name == "$seq":
                 return _collect(run, form, start, stop)

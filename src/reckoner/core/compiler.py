@@ -7,6 +7,7 @@ to right, depth first, and the first failure raised is the one reported.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,9 +20,10 @@ from reckoner.contract.dimensions import ZERO, Vector
 from . import dimensions as dims
 from . import indexing
 from .arithmetic import binary, negate, require_quantity
-from .bounded import Form, element_wise_slots, loop, step_cost
+from .bounded import Form, loop, step_cost
 from .errors import EngineError, fail
 from .functions import apply_binary, apply_unary, maps_real_array, scalar_unary
+from .lane_compiler import LaneCompiler
 from .lexer import at
 from .notation import DimRule, Notation, dollar_form
 from .syntax import (
@@ -104,21 +106,26 @@ class _Compiler:
         # Every @name of the formula with its position, shared by the slot readers: the
         # first one found missing names all the missing ones at once.
         self._slot_refs: list[tuple[str, int]] = []
+        # Once a bounded form is met: every node's closure by id, from which the lanes
+        # version of a bounded body takes the parts that are the same at every step.
+        self._closures: dict[int, Compiled] | None = None
+        self._lanes: LaneCompiler | None = None
 
     def compile(self, node: Node, scope: dict[str, int]) -> Compiled:
         if type(node) is SlotRef:  # the commonest leaf, compiled without a further call
             self._slot_refs.append((node.name, node.pos))
-            return _slot(node.name, node.pos, self._slot_refs)
-        compiled = self._compile(node, scope)
-        if type(node) in _FOLDABLE and self._is_constant(node):
-            # A subtree of literals and constants has one value: compute it once here, so
-            # `2*$pi*@f` or `$sqrt(3)*@V` costs one operation per call. A subtree that fails
-            # keeps its closure, so the failure is still raised in evaluation order.
-            try:
-                value = compiled(Run({}, []))
-            except EngineError:
-                return compiled
-            return lambda run: value
+            compiled = _slot(node.name, node.pos, self._slot_refs)
+        else:
+            compiled = self._compile(node, scope)
+            if type(node) in _FOLDABLE and self._is_constant(node):
+                # A subtree of literals and constants has one value: compute it once here,
+                # so `2*$pi*@f` or `$sqrt(3)*@V` costs one operation per call. A subtree
+                # that fails keeps its closure, so the failure is still raised in
+                # evaluation order.
+                with contextlib.suppress(EngineError):
+                    compiled = _constant(compiled(Run({}, [])))
+        if self._closures is not None:
+            self._closures[id(node)] = compiled
         return compiled
 
     def _constant_real(self, node: Node) -> float | None:
@@ -342,9 +349,14 @@ class _Compiler:
         upper = self.compile(node.upper, scope)
         index = self.frame_size
         self.frame_size += 1
+        if self._closures is None:
+            self._closures = {}
+            self._lanes = LaneCompiler(self._closures)
+        assert self._lanes is not None
         body = self.compile(node.args[0], {**scope, node.variable: index})
-        slots = element_wise_slots(node.args[0])
-        return loop(Form(notation, pos, lower, upper, index, body, slots, step_cost(node.args[0])))
+        at_once = self._lanes.form(node)
+        cost = step_cost(node.args[0])
+        return loop(Form(notation, pos, lower, upper, index, body, at_once, cost))
 
     def _index(self, node: Index, scope: dict[str, int]) -> Compiled:
         target = self.compile(node.target, scope)
@@ -404,6 +416,10 @@ def _unary_on_array(run: Run, notation: Notation, value: Value, pos: int) -> Val
         cost = elements
     spend(run, cost, notation.name, pos)
     return apply_unary(notation, value, pos)
+
+
+def _constant(value: Value) -> Compiled:
+    return lambda run: value
 
 
 def _scale(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:

@@ -56,15 +56,16 @@ def units(elements: int, per_unit: int) -> int:
     return -(-elements // per_unit)
 
 
-def spend(run: Run, cost: int, what: str, pos: int) -> None:
-    """Charge work before it runs; over MAX_CALL_WORK the call is refused, never timed out."""
+def spend(run: Run, cost: int, what: str, pos: int, during: str = "") -> None:
+    """Charge work before it runs; over MAX_CALL_WORK the call is refused, never timed out.
+    `during` names the bounded form whose steps the work is done for, if any."""
     total = run.work + cost
     if total > MAX_CALL_WORK:
         raise WorkExceeded(
             ErrorCode.INVALID_INDEX,
-            f"{what} at {at(pos)} would bring this evaluation's work to {total} units, over "
-            f"the limit of {MAX_CALL_WORK} (MAX_CALL_WORK); use smaller arrays or ranges, or "
-            f"split the work into several eval steps",
+            f"{what} at {at(pos)}{during} would bring this evaluation's work to {total} units, "
+            f"over the limit of {MAX_CALL_WORK} (MAX_CALL_WORK); use smaller arrays or ranges, "
+            f"or split the work into several eval steps",
         )
     run.work = total
 
