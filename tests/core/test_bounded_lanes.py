@@ -264,3 +264,14 @@ def test_issue_27_a_body_holding_an_array_per_step_takes_the_steps() -> None:
     got = _both("$sum_{k=0}^{99}(k*@short)", SLOTS)
     assert got.value.payload.tolist() == [4950.0, 0.0, 12375.0, 0.0, -14850.0]  # type: ignore[union-attr]
     _both("$sum_{k=1}^{40}($seq_{j=1}^{k}(j)[0])", SLOTS)  # a range that changes with k
+
+
+@pytest.mark.parametrize("power", [1, 2, 3, 4, 5, 8])
+def test_issue_27_a_whole_power_of_the_step_is_pows_double(power: int) -> None:
+    """The decision: `k^p` of a bound variable is multiplied out while every result stays
+    below 2**53 (exact, so equal to pow's answer); past that it is pow itself. Either way
+    each element is Python's `float(k) ** p`."""
+    got = evaluate(f"$seq_{{k=-99999}}^{{99999}}(k^{power})", {})
+    assert isinstance(got, Evaluated)
+    want = [float(k) ** float(power) for k in range(-99_999, 100_000)]
+    assert got.value.payload.tolist() == want  # type: ignore[union-attr]

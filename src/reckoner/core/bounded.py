@@ -56,7 +56,7 @@ AtOnce = Callable[[Run, "Form", int, int], Value | None]
 """A form's body run over all its steps at once; None means "take the steps"."""
 
 # Below this many steps the steps cost less than setting up the arrays of all of them.
-AT_ONCE_FROM = 24
+AT_ONCE_FROM = 16
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,6 +70,7 @@ class Lanes:
 
     values: Array
     vector: Vector
+    whole_below: float | None = None  # every value is a whole number of magnitude at most this
 
 
 Item = Lanes | Value
@@ -116,7 +117,8 @@ class Pass:
         values = self.steps[level - 1]
         shape = [1] * depth
         shape[level - 1] = values.size
-        return Lanes(values.reshape(shape), ZERO)
+        largest = max(abs(float(values[0])), abs(float(values[-1])))
+        return Lanes(values.reshape(shape), ZERO, largest)
 
     def fail_at_first_step(self) -> NoReturn:
         self.first_bad = 0
@@ -211,6 +213,10 @@ def combine(p: Pass, symbol: str, a: Item, b: Item, pos: int) -> Item:
         if symbol == "^":
             if not real:
                 return _each(p, shape, _power_rule(symbol, a, b, pos), x, y, pos)
+            exact = _whole_power(a, y)
+            if exact is not None:
+                p.spend(size, NUMPY_ELEMENTS_PER_UNIT, "'^'", pos)
+                return Lanes(exact, vector)
             p.spend(size, MAPPED_ELEMENTS_PER_UNIT, "'^'", pos)
             base, exponent = np.asarray(x), np.asarray(y)
             p.mark((base == 0) & (exponent < 0) | (base < 0) & ~_whole(exponent))
@@ -227,6 +233,24 @@ def combine(p: Pass, symbol: str, a: Item, b: Item, pos: int) -> Item:
             y = np.where(np.asarray(y) == 0, 1.0, y)
         mapped = map(_PYTHON_OPS[symbol], _flat(x, shape), _flat(y, shape))
         return Lanes(np.fromiter(mapped, np.complex128, size).reshape(shape), vector)
+
+
+def _whole_power(base: Item, y: Array | float | complex) -> Array | None:
+    """`x^y` by repeated multiplication when every base is a whole number and the power a
+    small whole one with every result below 2**53 (`k^2` of a bound variable): each product
+    is then exact, and so is pow's answer (an error under one unit in the last place leaves
+    no other double), so the two are the same double, at a tenth of pow's cost. Else None."""
+    if not isinstance(base, Lanes) or base.whole_below is None or type(y) is not float:
+        return None
+    if not (1.0 <= y <= 8.0 and y.is_integer()):
+        return None
+    if int(base.whole_below) ** int(y) >= _EXACT_INTEGER:
+        return None
+    x = base.values
+    product = x
+    for _ in range(int(y) - 1):
+        product = product * x
+    return product
 
 
 def _power_rule(symbol: str, a: Item, b: Item, pos: int) -> Callable[..., Quantity]:
