@@ -275,3 +275,17 @@ def test_issue_27_a_whole_power_of_the_step_is_pows_double(power: int) -> None:
     assert isinstance(got, Evaluated)
     want = [float(k) ** float(power) for k in range(-99_999, 100_000)]
     assert got.value.payload.tolist() == want  # type: ignore[union-attr]
+
+
+def test_issue_27_a_compiled_form_run_again_sees_each_runs_slots() -> None:
+    """The compiled form keeps its operators' vector rules between runs; a slot that
+    changes (a divisor set to zero, a length in place of a number) is judged afresh."""
+    formula = "$sum_{k=0}^{99}(k/@d + @e)"
+    one = {"d": q(2.0), "e": q(1.0)}
+    assert isinstance(evaluate(formula, one), Evaluated)
+    zero = evaluate(formula, {"d": q(0.0), "e": q(1.0)})
+    assert isinstance(zero, Failure) and zero.code is ErrorCode.UNDEFINED_RESULT
+    length = evaluate(formula, {"d": q(2.0), "e": q(1.0, "metre")})
+    assert isinstance(length, Failure) and length.code is ErrorCode.INCOMPATIBLE_DIMENSION
+    with _stepped():
+        assert evaluate(formula, {"d": q(0.0), "e": q(1.0)}) == zero

@@ -16,9 +16,9 @@ from .lanes import (
     Item,
     LaneFn,
     Lanes,
+    Operator,
     Pass,
     at_once,
-    combine,
     function,
     gather,
     inner_form,
@@ -106,8 +106,8 @@ class LaneCompiler:
             return _chain(fns, node)
         if isinstance(node, Binary):
             left, right = fns
-            op, pos = node.op, node.pos
-            return lambda p: combine(p, op, left(p), right(p), pos)
+            power = Operator(node.op, node.pos)
+            return lambda p: power(p, left(p), right(p))
         if isinstance(node, Unary):
             (operand,) = fns
             pos = node.pos
@@ -150,17 +150,18 @@ def _fails_at_first_step(p: Pass) -> Item:
 
 
 def _chain(fns: list[LaneFn], node: Chain) -> LaneFn:
-    first, rest = (
-        fns[0],
-        [(op, fn, pos) for (op, _, pos), fn in zip(node.rest, fns[1:], strict=True)],
-    )
+    first = fns[0]
+    rest = [
+        (Operator(op, pos), fn, op, pos)
+        for (op, _, pos), fn in zip(node.rest, fns[1:], strict=True)
+    ]
 
     def apply(p: Pass) -> Item:
         value = first(p)
-        for op, fn, pos in rest:
+        for operator, fn, op, pos in rest:
             operand = fn(p)
             if isinstance(value, Lanes) or isinstance(operand, Lanes):
-                value = combine(p, op, value, operand, pos)
+                value = operator(p, value, operand)
             else:
                 value = _shared(p, op, value, operand, pos)
         return value

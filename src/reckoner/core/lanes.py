@@ -52,6 +52,7 @@ from .work import (
     NUMPY_ELEMENTS_PER_UNIT,
     Compiled,
     Run,
+    affordable,
     spend,
     units,
 )
@@ -93,8 +94,9 @@ class Pass:
 
     def __init__(self, run: Run) -> None:
         self.run = run
-        self.steps: list[Array] = []  # the bound variable's values, one array per level
-        self.forms: list[str] = []  # each level's form as a refusal names it
+        # Each level's bound variable: its values and their largest magnitude.
+        self.steps: list[tuple[Array, float]] = []
+        self.forms: list[tuple[str, int, int, int]] = []  # (name, pos, steps, enclosing)
         self.first_bad: int | None = None
 
     def enter(self, name: str, pos: int, start: int, stop: int) -> None:
@@ -102,11 +104,10 @@ class Pass:
         if not (start > -_EXACT_INTEGER and stop < _EXACT_INTEGER):
             raise TakeSteps  # past 2**53 a float64 step would not be the whole number
         count = stop - start + 1
-        enclosing = self.run.steps // count
-        nested = "" if enclosing == 1 else f" times {enclosing} enclosing steps"
         self.spend(count, NUMPY_ELEMENTS_PER_UNIT, name, pos)
-        self.forms.append(f", run over the {count} steps of {name} at {at(pos)}{nested},")
-        self.steps.append(np.arange(start, stop + 1, dtype=np.float64))
+        self.forms.append((name, pos, count, self.run.steps // count))
+        values = np.arange(start, stop + 1, dtype=np.float64)
+        self.steps.append((values, float(max(abs(start), abs(stop)))))
 
     def leave(self) -> None:
         self.steps.pop()
@@ -114,10 +115,9 @@ class Pass:
 
     def variable(self, level: int, depth: int) -> Lanes:
         """The bound variable of the form at `level` (1 the outer), seen at `depth`."""
-        values = self.steps[level - 1]
+        values, largest = self.steps[level - 1]
         shape = [1] * depth
         shape[level - 1] = values.size
-        largest = max(abs(float(values[0])), abs(float(values[-1])))
         return Lanes(values.reshape(shape), ZERO, largest)
 
     def fail_at_first_step(self) -> NoReturn:
@@ -138,8 +138,16 @@ class Pass:
             raise _FailsAtFirstStep
 
     def spend(self, elements: int, per_unit: int, what: str, pos: int) -> None:
-        during = self.forms[-1] if self.forms else ""
-        spend(self.run, units(elements, per_unit), what, pos, during)
+        run, cost = self.run, units(elements, per_unit)
+        if affordable(run, cost):  # the usual case: no sentence to build
+            run.work += cost
+            return
+        during = ""
+        if self.forms:
+            name, at_pos, count, enclosing = self.forms[-1]
+            nested = "" if enclosing == 1 else f" times {enclosing} enclosing steps"
+            during = f", run over the {count} steps of {name} at {at(at_pos)}{nested},"
+        spend(run, cost, what, pos, during)
 
 
 def _payload(item: Item) -> Array | float | complex:
@@ -197,40 +205,73 @@ _PYTHON_OPS: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def combine(p: Pass, symbol: str, a: Item, b: Item, pos: int) -> Item:
-    """`a symbol b` at every step, one operand at least being lanes."""
-    x, y = _payload(a), _payload(b)
-    if symbol == "^" and isinstance(b, Lanes) and _representative(a).vector != ZERO:
-        raise TakeSteps  # the result's vector would change with the step
-    try:
-        vector = binary(symbol, _representative(a), _representative(b), pos).vector
-    except EngineError:
-        p.fail_at_first_step()
-    shape = np.broadcast_shapes(np.shape(x), np.shape(y))
-    size = math.prod(shape)
-    real = _is_real(x) and _is_real(y)
-    with np.errstate(all="ignore"):
+def _shape(x: Array | float | complex, y: Array | float | complex) -> tuple[int, ...]:
+    """The shape two operands pair to (at least one is an array)."""
+    if not isinstance(y, np.ndarray):
+        assert isinstance(x, np.ndarray)
+        return tuple(x.shape)
+    if not isinstance(x, np.ndarray) or x.shape == y.shape:
+        return tuple(y.shape)
+    return tuple(np.broadcast_shapes(x.shape, y.shape))
+
+
+class Operator:
+    """One operator of a body, run at every step; one operand at least is lanes."""
+
+    __slots__ = ("_last", "pos", "symbol", "what")
+
+    def __init__(self, symbol: str, pos: int) -> None:
+        self.symbol, self.pos, self.what = symbol, pos, f"'{symbol}'"
+        # The last (left vector, right vector, exponent, result vector), checked by
+        # identity: a slot's vector is the same object pass after pass.
+        self._last: tuple[object, object, object, Vector] = (None, None, None, ZERO)
+
+    def _vector(self, p: Pass, a: Quantity, b: Quantity) -> Vector:
+        """The result's vector, by the scalar rule on one operand of each side's kind: its
+        refusal (a dimension mismatch) is the same at every step."""
+        # A shared exponent or divisor decides too (`@L^@p`, a shared zero divisor).
+        exponent = b.payload if self.symbol in "^/" else None
+        last = self._last
+        if last[0] is a.vector and last[1] is b.vector and last[2] == exponent:
+            return last[3]
+        try:
+            vector = binary(self.symbol, a, b, self.pos).vector
+        except EngineError:
+            p.fail_at_first_step()
+        self._last = (a.vector, b.vector, exponent, vector)
+        return vector
+
+    def __call__(self, p: Pass, a: Item, b: Item) -> Item:
+        symbol, pos = self.symbol, self.pos
+        x, y = _payload(a), _payload(b)
+        left, right = _representative(a), _representative(b)
+        if symbol == "^" and isinstance(b, Lanes) and left.vector != ZERO:
+            raise TakeSteps  # the result's vector would change with the step
+        vector = self._vector(p, left, right)
+        shape = _shape(x, y)
+        size = math.prod(shape)
+        real = _is_real(x) and _is_real(y)
         if symbol == "^":
             if not real:
                 return _each(p, shape, _power_rule(symbol, a, b, pos), x, y, pos)
             exact = _whole_power(a, y)
             if exact is not None:
-                p.spend(size, NUMPY_ELEMENTS_PER_UNIT, "'^'", pos)
+                p.spend(size, NUMPY_ELEMENTS_PER_UNIT, self.what, pos)
                 return Lanes(exact, vector)
-            p.spend(size, MAPPED_ELEMENTS_PER_UNIT, "'^'", pos)
+            p.spend(size, MAPPED_ELEMENTS_PER_UNIT, self.what, pos)
             base, exponent = np.asarray(x), np.asarray(y)
             p.mark((base == 0) & (exponent < 0) | (base < 0) & ~_whole(exponent))
             return Lanes(np.float_power(base, exponent), vector)
-        if symbol == "/":
-            p.mark(np.asarray(y) == 0)
+        if symbol == "/" and isinstance(y, np.ndarray):
+            p.mark(y == 0)  # a shared zero divisor is refused by the vector rule
         if real:
-            p.spend(size, NUMPY_ELEMENTS_PER_UNIT, f"'{symbol}'", pos)
-            return Lanes(np.asarray(_NUMPY_OPS[symbol](x, y)), vector)
+            p.spend(size, NUMPY_ELEMENTS_PER_UNIT, self.what, pos)
+            return Lanes(_NUMPY_OPS[symbol](x, y), vector)
         # Complex: Python's own complex operators, mapped in C (numpy's complex products and
         # quotients round differently). A zero divisor, already marked, divides 1 instead.
-        p.spend(size, MAPPED_ELEMENTS_PER_UNIT, f"'{symbol}'", pos)
-        if symbol == "/":
-            y = np.where(np.asarray(y) == 0, 1.0, y)
+        p.spend(size, MAPPED_ELEMENTS_PER_UNIT, self.what, pos)
+        if symbol == "/" and isinstance(y, np.ndarray):
+            y = np.where(y == 0, 1.0, y)
         mapped = map(_PYTHON_OPS[symbol], _flat(x, shape), _flat(y, shape))
         return Lanes(np.fromiter(mapped, np.complex128, size).reshape(shape), vector)
 
@@ -353,14 +394,13 @@ def gather(p: Pass, container: Item, index: Item, pos: int) -> Item:
         raise TakeSteps  # rows, or reals beside complexes: the steps keep each kind
     p.spend(index.values.size, NUMPY_ELEMENTS_PER_UNIT, "'[ ]'", pos)
     i = index.values
-    with np.errstate(all="ignore"):
-        if i.dtype.kind == "c":
-            real_part = i.real
-            usable = (i.imag == 0) & _whole(real_part)
-            i = real_part
-        else:
-            usable = _whole(i)
-        usable &= (i >= 0) & (i < elements.size)
+    if i.dtype.kind == "c":
+        real_part = i.real
+        usable = (i.imag == 0) & _whole(real_part)
+        i = real_part
+    else:
+        usable = _whole(i)
+    usable &= (i >= 0) & (i < elements.size)
     p.mark(~usable)
     positions = np.where(usable, i, 0.0).astype(np.intp)
     return Lanes(elements[positions], container.vector)
@@ -375,8 +415,10 @@ def negate(p: Pass, operand: Item, pos: int) -> Item:
 def _full(value: Item, count: int, depth: int) -> tuple[Array, Vector]:
     """A body's values over the last axis of its level, `count` steps long."""
     if isinstance(value, Lanes):
-        shape = (*value.values.shape[:-1], count)
-        return np.broadcast_to(value.values, shape), value.vector
+        values = value.values
+        if values.shape[-1] != count:  # the same at every step of this level
+            values = np.broadcast_to(values, (*values.shape[:-1], count))
+        return values, value.vector
     x = _payload(value)
     assert isinstance(value, Quantity)
     return np.full((1,) * (depth - 1) + (count,), x), value.vector
@@ -386,20 +428,19 @@ def fold(p: Pass, notation: Notation, value: Item, count: int, depth: int, pos: 
     """$sum or $prod of a body's values over the last axis, left to right as the steps."""
     values, vector = _full(value, count, depth)
     size = values.size
-    with np.errstate(all="ignore"):
-        if notation.name == "$sum":
+    if notation.name == "$sum":
+        p.spend(size, NUMPY_ELEMENTS_PER_UNIT, notation.name, pos)
+        folded = np.add.accumulate(values, axis=-1)[..., -1]
+    else:
+        vector = dims.power(vector, float(count))
+        if values.dtype.kind == "f":
             p.spend(size, NUMPY_ELEMENTS_PER_UNIT, notation.name, pos)
-            folded = np.add.accumulate(values, axis=-1)[..., -1]
-        else:
-            vector = dims.power(vector, float(count))
-            if values.dtype.kind == "f":
-                p.spend(size, NUMPY_ELEMENTS_PER_UNIT, notation.name, pos)
-                folded = np.multiply.accumulate(values, axis=-1)[..., -1]
-            else:  # Python's complex product, one step after another
-                p.spend(size, MAPPED_ELEMENTS_PER_UNIT, notation.name, pos)
-                rows = values.reshape(-1, count).tolist()
-                products = [functools.reduce(operator.mul, row) for row in rows]
-                folded = np.array(products, dtype=np.complex128).reshape(values.shape[:-1])
+            folded = np.multiply.accumulate(values, axis=-1)[..., -1]
+        else:  # Python's complex product, one step after another
+            p.spend(size, MAPPED_ELEMENTS_PER_UNIT, notation.name, pos)
+            rows = values.reshape(-1, count).tolist()
+            products = [functools.reduce(operator.mul, row) for row in rows]
+            folded = np.array(products, dtype=np.complex128).reshape(values.shape[:-1])
     if depth > 1:
         return Lanes(folded, vector)
     return Quantity(folded.item(), vector)
@@ -411,7 +452,8 @@ def collect(p: Pass, value: Item, count: int, pos: int) -> Value:
     check_array_size(count)
     p.spend(count, NUMPY_ELEMENTS_PER_UNIT, "$seq", pos)
     if values.dtype.kind == "f":
-        return Quantity(np.array(values, dtype=np.float64), vector)
+        # A fresh array of this pass (never a slot's own), made contiguous where broadcast.
+        return Quantity(np.ascontiguousarray(values), vector)
     return Quantity(values.tolist(), vector)
 
 
@@ -440,27 +482,38 @@ def inner_form(node: Bounded, lower: Compiled, upper: Compiled, body: LaneFn, de
     return run_inner
 
 
+def _pass(p: Pass, body: LaneFn, form: Form, start: int, stop: int) -> Value | None:
+    """Run the outer form's body over all its steps: its value, or None once a step fails."""
+    count = stop - start + 1
+    # numpy's warnings are off for the pass: every failure it could warn of is marked.
+    with np.errstate(all="ignore"):
+        try:
+            p.enter(form.name, form.pos, start, stop)
+            value = body(p)
+            if p.first_bad is not None:
+                return None
+            if form.name == "$seq":
+                return collect(p, value, count, form.pos)
+            result = fold(p, form.notation, value, count, 1, form.pos)
+        except _FailsAtFirstStep:
+            return None
+    assert isinstance(result, Quantity)
+    return result
+
+
 def at_once(body: LaneFn) -> AtOnce:
     """The outer form's pass over all its steps; None from it means "take the steps"."""
 
     def run_at_once(run: Run, form: Form, start: int, stop: int) -> Value | None:
         work, reads = run.work, dict(run.reads)
         p = Pass(run)
-        count = stop - start + 1
         try:
-            p.enter(form.name, form.pos, start, stop)
-            value = body(p)
-            if p.first_bad is None:
-                if form.name == "$seq":
-                    return collect(p, value, count, form.pos)
-                result = fold(p, form.notation, value, count, 1, form.pos)
-                assert isinstance(result, Quantity)
-                return result
+            value = _pass(p, body, form, start, stop)
         except TakeSteps:
             run.work, run.reads = work, reads
             return None
-        except _FailsAtFirstStep:
-            pass
+        if value is not None:
+            return value
         assert p.first_bad is not None
         # Only the earliest failing step runs the ordinary way, with the budget as it was
         # before the pass: it raises what the steps raise there.
@@ -472,7 +525,7 @@ def at_once(body: LaneFn) -> AtOnce:
             run.frame[form.index] = None
         # Not reached while the lanes mark only steps that fail; if one did not, the
         # steps still give the exact answer.
-        run.reads = reads
+        run.work, run.reads = work, reads
         return None
 
     return run_at_once

@@ -56,6 +56,11 @@ def units(elements: int, per_unit: int) -> int:
     return -(-elements // per_unit)
 
 
+def affordable(run: Run, cost: int) -> bool:
+    """True when `cost` more units keep the evaluation within MAX_CALL_WORK."""
+    return run.work + cost <= MAX_CALL_WORK
+
+
 def spend(run: Run, cost: int, what: str, pos: int, during: str = "") -> None:
     """Charge work before it runs; over MAX_CALL_WORK the call is refused, never timed out.
     `during` names the bounded form whose steps the work is done for, if any."""
