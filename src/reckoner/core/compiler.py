@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -112,12 +113,13 @@ class _Compiler:
         self._lanes: LaneCompiler | None = None
 
     def compile(self, node: Node, scope: dict[str, int]) -> Compiled:
-        if type(node) is SlotRef:  # the commonest leaf, compiled without a further call
+        if isinstance(node, SlotRef):  # the commonest leaf, compiled without a further call
             self._slot_refs.append((node.name, node.pos))
             compiled = _slot(node.name, node.pos, self._slot_refs)
         else:
-            compiled = self._compile(node, scope)
-            if type(node) in _FOLDABLE and self._is_constant(node):
+            kind = type(node)
+            compiled = _COMPILE[kind](self, node, scope)  # one lookup by the node's class
+            if kind in _FOLDABLE and self._is_constant(node):
                 # A subtree of literals and constants has one value: compute it once here,
                 # so `2*$pi*@f` or `$sqrt(3)*@V` costs one operation per call. A subtree
                 # that fails keeps its closure, so the failure is still raised in
@@ -146,51 +148,41 @@ class _Compiler:
         known = self._pure.get(id(node))
         if known is not None:
             return known
-        pure = True
-        for child in children(node):
-            if not self._is_constant(child):  # an inner child is decided once: cached
-                pure = False
-                break
+        # An inner child is decided once (cached); a chain, the commonest inner node, is
+        # walked without building the tuple of its children.
+        if isinstance(node, Chain):
+            pure = self._is_constant(node.first)
+            for _, operand, _ in node.rest if pure else ():
+                if not self._is_constant(operand):
+                    pure = False
+                    break
+        else:
+            pure = all(self._is_constant(child) for child in children(node))
         self._pure[id(node)] = pure
         return pure
 
-    def _compile(self, node: Node, scope: dict[str, int]) -> Compiled:
-        # Dispatch on the node's class (a SlotRef never comes here: compile() takes it);
-        # each branch returns a closure.
-        if type(node) is Chain:
-            return self._chain(node, scope)
-        if type(node) is Number:
-            constant = Quantity(node.value, ZERO)
-            return lambda run: constant
-        if type(node) is BoundName:
-            return self._bound(node, scope)
-        if type(node) is Constant:
-            value = Quantity(_CONSTANTS[node.notation.name], ZERO)
-            return lambda run: value
-        if type(node) is Binary:
-            return self._binary(node, scope)
-        if isinstance(node, Unary):
-            operand = self.compile(node.operand, scope)
-            pos = node.pos
+    def _number(self, node: Number, scope: dict[str, int]) -> Compiled:
+        constant = Quantity(node.value, ZERO)
+        return lambda run: constant
 
-            def minus(run: Run) -> Value:
-                value = require_quantity(operand(run), "the sign '-'", pos)
-                payload = value.payload
-                if isinstance(payload, np.ndarray):
-                    spend(run, units(payload.size, NUMPY_ELEMENTS_PER_UNIT), "'-'", pos)
-                elif type(payload) is list:
-                    spend(run, element_count(payload), "'-'", pos)
-                return negate(value)
+    def _constant(self, node: Constant, scope: dict[str, int]) -> Compiled:
+        value = Quantity(_CONSTANTS[node.notation.name], ZERO)
+        return lambda run: value
 
-            return minus
-        if isinstance(node, Call):
-            return self._call(node, scope)
-        if isinstance(node, Bounded):
-            return self._bounded(node, scope)
-        if isinstance(node, Index):
-            return self._index(node, scope)
-        assert isinstance(node, Field)  # the last kind of node
-        return self._field(node, scope)
+    def _unary(self, node: Unary, scope: dict[str, int]) -> Compiled:
+        operand = self.compile(node.operand, scope)
+        pos = node.pos
+
+        def minus(run: Run) -> Value:
+            value = require_quantity(operand(run), "the sign '-'", pos)
+            payload = value.payload
+            if isinstance(payload, np.ndarray):
+                spend(run, units(payload.size, NUMPY_ELEMENTS_PER_UNIT), "'-'", pos)
+            elif type(payload) is list:
+                spend(run, element_count(payload), "'-'", pos)
+            return negate(value)
+
+        return minus
 
     def _bound(self, node: BoundName, scope: dict[str, int]) -> Compiled:
         slot = scope.get(node.name)
@@ -392,6 +384,21 @@ class _Compiler:
             return found
 
         return read_field
+
+
+# Each node class's compile method (a SlotRef is taken by compile() itself).
+_COMPILE: dict[type, Callable[[_Compiler, Any, dict[str, int]], Compiled]] = {
+    Chain: _Compiler._chain,
+    Number: _Compiler._number,
+    BoundName: _Compiler._bound,
+    Constant: _Compiler._constant,
+    Binary: _Compiler._binary,
+    Unary: _Compiler._unary,
+    Call: _Compiler._call,
+    Bounded: _Compiler._bounded,
+    Index: _Compiler._index,
+    Field: _Compiler._field,
+}
 
 
 def _unary_on_array(run: Run, notation: Notation, value: Value, pos: int) -> Value:
