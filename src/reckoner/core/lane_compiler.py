@@ -31,14 +31,19 @@ from .syntax import (
     BoundName,
     Call,
     Chain,
+    Constant,
     Field,
     Index,
     Node,
+    Number,
+    SlotRef,
     Unary,
     children,
 )
 from .values import Value
 from .work import Compiled, WorkExceeded, operate
+
+_NO_NAMES: frozenset[str] = frozenset()
 
 # numpy holds up to 64 axes; a nest deeper than this takes the steps of its outer forms.
 _MAX_LEVELS = 16
@@ -67,20 +72,25 @@ class LaneCompiler:
 
     def free_names(self, node: Node) -> frozenset[str]:
         """The bound names a subtree reads that it does not bind itself."""
+        if isinstance(node, SlotRef | Number | Constant):
+            return _NO_NAMES  # the commonest leaves, decided without the cache
+        if isinstance(node, BoundName):
+            return frozenset((node.name,))
         known = self._free.get(id(node))
         if known is not None:
             return known
-        if isinstance(node, BoundName):
-            names = frozenset((node.name,))
-        elif isinstance(node, Bounded):
-            names = frozenset()
+        names = _NO_NAMES
+        if isinstance(node, Bounded):
             for bound in (node.lower, node.upper):
                 if bound is not None:
                     names |= self.free_names(bound)
             for arg in node.args:
                 names |= self.free_names(arg) - {node.variable}
         else:
-            names = frozenset().union(*(self.free_names(child) for child in children(node)))
+            for child in children(node):
+                inner = self.free_names(child)
+                if inner:
+                    names = names | inner
         self._free[id(node)] = names
         return names
 
