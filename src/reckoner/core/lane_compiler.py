@@ -152,7 +152,7 @@ class LaneCompiler:
         if body is None:
             return None
         lower, upper = self.closures[id(first)], self.closures[id(last)]
-        return inner_form(node, lower, upper, body, depth + 1)
+        return inner_form(node, lower, upper, body)
 
 
 def _fails_at_first_step(p: Pass) -> Item:

@@ -424,8 +424,11 @@ def _full(value: Item, count: int, depth: int) -> tuple[Array, Vector]:
     return np.full((1,) * (depth - 1) + (count,), x), value.vector
 
 
-def fold(p: Pass, notation: Notation, value: Item, count: int, depth: int, pos: int) -> Item:
-    """$sum or $prod of a body's values over the last axis, left to right as the steps."""
+def fold(p: Pass, notation: Notation, value: Item, pos: int) -> Item:
+    """$sum or $prod of a body's values over the last axis (the innermost level's steps),
+    left to right as the steps."""
+    depth = len(p.steps)
+    count = p.steps[-1][0].size
     values, vector = _full(value, count, depth)
     size = values.size
     if notation.name == "$sum":
@@ -457,7 +460,7 @@ def collect(p: Pass, value: Item, count: int, pos: int) -> Value:
     return Quantity(values.tolist(), vector)
 
 
-def inner_form(node: Bounded, lower: Compiled, upper: Compiled, body: LaneFn, depth: int) -> LaneFn:
+def inner_form(node: Bounded, lower: Compiled, upper: Compiled, body: LaneFn) -> LaneFn:
     """A form nested in the nest: bounds shared by every step, the body one axis deeper."""
     notation, pos = node.notation, node.pos
 
@@ -473,7 +476,7 @@ def inner_form(node: Bounded, lower: Compiled, upper: Compiled, body: LaneFn, de
         try:
             p.enter(notation.name, pos, start, stop)
             value = body(p)
-            result = fold(p, notation, value, count, depth, pos)
+            result = fold(p, notation, value, pos)
             p.leave()
             return result
         finally:
@@ -494,7 +497,7 @@ def _pass(p: Pass, body: LaneFn, form: Form, start: int, stop: int) -> Value | N
                 return None
             if form.name == "$seq":
                 return collect(p, value, count, form.pos)
-            result = fold(p, form.notation, value, count, 1, form.pos)
+            result = fold(p, form.notation, value, form.pos)
         except _FailsAtFirstStep:
             return None
     assert isinstance(result, Quantity)
