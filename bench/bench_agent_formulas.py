@@ -50,7 +50,7 @@ import orjson
 import pint
 
 from reckoner import Engine
-from reckoner.core.evaluator import compile_tree
+from reckoner.core.compiler import compile_tree
 from reckoner.core.parser import parse
 
 N_ARRAY = 10_000

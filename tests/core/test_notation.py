@@ -5,7 +5,9 @@ from __future__ import annotations
 import cmath
 import math
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from core_helpers import leaves, q, refused, scalar, value_of, vec
 
 from reckoner.contract.codes import ErrorCode
 from reckoner.contract.limits import MAX_BOUNDED_STEPS, MAX_CALL_WORK
+from reckoner.core import bounded
 from reckoner.core.api import Evaluated, compile_formula, evaluate
 from reckoner.core.errors import Failure
 from reckoner.core.notation import BY_NAME, NOTATIONS, VOCABULARY, Kind, Notation
@@ -476,15 +479,22 @@ STEP_BODIES = [
 ]
 
 
+@contextmanager
+def _at_once_from(steps: int) -> Iterator[None]:
+    """Forms of at least `steps` steps try all steps at once (a huge number: none does)."""
+    with patch.object(bounded, "AT_ONCE_FROM", steps):
+        yield
+
+
 @pytest.mark.parametrize("name", ["$seq", "$sum", "$prod"])
 @pytest.mark.parametrize("body", STEP_BODIES)
 def test_an_element_wise_body_gives_exactly_what_the_steps_give(name: str, body: str) -> None:
-    """Spec: docs/reference/notations.md (bounded forms)."""
-    # A body holding a power is never run over all steps at once, so `body*1^k` (the same
-    # value: its last term times exactly 1) takes the steps one by one.
     for lo, hi in ((0, 12), (-3, 3), (1, 1)):
-        at_once = evaluate(f"{name}_{{k={lo}}}^{{{hi}}}({body})", SLOTS)
-        stepped = evaluate(f"{name}_{{k={lo}}}^{{{hi}}}({body}*1^k)", SLOTS)
+        formula = f"{name}_{{k={lo}}}^{{{hi}}}({body})"
+        with _at_once_from(1):
+            at_once = evaluate(formula, SLOTS)
+        with _at_once_from(10**9):
+            stepped = evaluate(formula, SLOTS)
         if isinstance(stepped, Failure):
             assert at_once == stepped
             continue
@@ -502,23 +512,20 @@ def test_the_element_wise_bodies_above_do_run_all_steps_at_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Spec: docs/reference/notations.md (bounded forms)."""
-    from reckoner.core import evaluator
+    stepped: list[str] = []
+    original = bounded._spend_steps
 
-    taken: list[str] = []
-    original = evaluator._all_steps_at_once
+    def spy(run: Any, form: bounded.Form, count: int, enclosing: int) -> None:
+        stepped.append(form.name)
+        original(run, form, count, enclosing)
 
-    def spy(*args: Any) -> Any:
-        result = original(*args)
-        if result is not None:
-            taken.append(args[1].name)
-        return result
-
-    monkeypatch.setattr(evaluator, "_all_steps_at_once", spy)
+    monkeypatch.setattr(bounded, "_spend_steps", spy)
     for name in ("$seq", "$sum", "$prod"):
         assert isinstance(evaluate(f"{name}_{{k=1}}^{{50}}(@V*$sin(k)/@V)", SLOTS), Evaluated)
-        assert isinstance(evaluate(f"{name}_{{k=1}}^{{5}}(k*@arr)", SLOTS), Evaluated)
-        assert isinstance(evaluate(f"{name}_{{k=1}}^{{5}}(k^2)", SLOTS), Evaluated)
-    assert taken == ["$seq", "$sum", "$prod"]
+        assert isinstance(evaluate(f"{name}_{{k=1}}^{{50}}(k^2)", SLOTS), Evaluated)
+        # An array at every step: the lanes hold scalars, so these take the steps.
+        assert isinstance(evaluate(f"{name}_{{k=1}}^{{50}}(k*@arr)", SLOTS), Evaluated)
+    assert stepped == ["$seq", "$sum", "$prod"]
 
 
 ELEMENTS = [0.0, -0.0, 0.5, -0.5, 1.0, 2.5, 1e-300, 700.0, -3.0, 1e300]
@@ -554,15 +561,17 @@ def test_a_function_of_an_array_maps_exactly_as_over_its_elements(name: str, cut
 
 def test_a_stepped_body_over_max_call_work_is_refused_before_it_runs() -> None:
     """Issue 8: within the step limit, yet a billion operations; refused before step one.
-    Spec: docs/reference/notations.md (bounded forms)."""
+    Spec: docs/reference/notations.md (bounded forms).
+    (The stepped rule: issue 27's lanes answer the nested form at its real cost.)"""
     heavy = "+".join(["k^1"] * 1000)
-    message = refused(f"$sum_{{k=1}}^{{1000000}}({heavy} + @nope)", ErrorCode.INVALID_INDEX)
-    assert "MAX_CALL_WORK" in message and str(MAX_CALL_WORK) in message
-    assert "1000000 steps" in message
-    nested = refused(
-        f"$seq_{{i=1}}^{{1000}}($sum_{{k=1}}^{{1000}}({heavy}))", ErrorCode.INVALID_INDEX
-    )
-    assert "MAX_CALL_WORK" in nested and "enclosing steps" in nested
+    with _at_once_from(10**9):
+        message = refused(f"$sum_{{k=1}}^{{1000000}}({heavy} + @nope)", ErrorCode.INVALID_INDEX)
+        assert "MAX_CALL_WORK" in message and str(MAX_CALL_WORK) in message
+        assert "1000000 steps" in message
+        nested = refused(
+            f"$seq_{{i=1}}^{{1000}}($sum_{{k=1}}^{{1000}}({heavy}))", ErrorCode.INVALID_INDEX
+        )
+        assert "MAX_CALL_WORK" in nested and "enclosing steps" in nested
 
 
 def test_array_terms_weigh_their_elements_in_the_work() -> None:

@@ -67,7 +67,7 @@ def test_scripts_follow_the_persona_rule_3_message_before_every_eval() -> None:
                     assert before[0] == "record_message", (task.question, before)
 
 
-def test_issue_27_friction_questions_cost_no_extra_call_and_quote_each_reading_text(
+def test_friction_questions_cost_no_extra_call_and_quote_each_reading_text(
     tmp_path: Path,
 ) -> None:
     """Issue 27's Why, as questions a careful agent answers: `gal`, `usgal` and `gal_imp`

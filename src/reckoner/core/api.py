@@ -19,9 +19,9 @@ from reckoner.contract.codes import ErrorCode
 from reckoner.contract.limits import MAX_DIMENSION_EXPONENT, MAX_NESTING_DEPTH
 
 from . import dimensions as dims
+from .compiler import NO_FRAME, Program, compile_tree
 from .conversion import UnitResolver
 from .errors import EngineError, Failure, fail
-from .evaluator import NO_FRAME, Program, Run, compile_tree
 from .names import is_name
 from .parser import parse
 from .rendering import RenderOptions, render
@@ -36,6 +36,7 @@ from .values import (
     first_non_finite,
     show_number,
 )
+from .work import Run
 
 T = TypeVar("T")
 JSON = Any

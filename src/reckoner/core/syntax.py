@@ -6,8 +6,9 @@ one sets each field through ``object.__setattr__``, which doubles the cost of a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from .notation import Notation
 
@@ -111,3 +112,27 @@ Node: TypeAlias = (
     | Binary
     | Chain
 )
+
+
+def _bounded_children(node: Bounded) -> tuple[Node, ...]:
+    bounds = tuple(bound for bound in (node.lower, node.upper) if bound is not None)
+    return (*bounds, *node.args)
+
+
+# By the node's class: one lookup instead of a run of isinstance tests (compiling a formula
+# asks for the children of each node several times).
+_CHILDREN: dict[type, Callable[[Any], tuple[Node, ...]]] = {
+    Chain: lambda node: (node.first, *[operand for _, operand, _ in node.rest]),
+    Binary: lambda node: (node.left, node.right),
+    Unary: lambda node: (node.operand,),
+    Call: lambda node: node.args,
+    Index: lambda node: (node.target, node.index),
+    Field: lambda node: (node.target,),
+    Bounded: _bounded_children,
+}
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    """The subtrees of a node, in the order evaluation runs them (a leaf has none)."""
+    found = _CHILDREN.get(type(node))
+    return () if found is None else found(node)
