@@ -189,7 +189,9 @@ def unit_spec(unit: object) -> tuple[Fraction, Fraction] | None:
     try:
         spec = resolve_unit(unit)
         known: tuple[Fraction, Fraction] | None = (spec.exact_factor, spec.exact_offset)
-    except EngineError:
+    except (EngineError, ArithmeticError):
+        # Any word after a number is tried as a unit, and the catalogue overflows on some
+        # (a50, a year to the 50th): in prose such a word is simply no unit.
         known = None
     if known is not None and known[0] == 0:
         known = None
