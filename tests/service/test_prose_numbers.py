@@ -228,10 +228,25 @@ def test_a_text_full_of_numbers_gets_a_bounded_list_of_short_sentences(engine: E
     assert warning.startswith(f"the text quotes {'7' * 40}…, which") and len(warning) < 300
 
 
+@pytest.mark.parametrize(
+    ("text", "nearest"),
+    [("1.01e999999999999 W", "1e+999999999999 W"), ("1.01e-999999999999 m", "1e-999999999999 m")],
+)
+def test_a_number_past_every_double_is_named_with_its_nearest_not_refused(
+    engine: Engine, text: str, nearest: str
+) -> None:
+    """Past the default decimal range, and past what a fraction could hold: still one
+    warning with the title's nearest number, answered at once."""
+    title = "Giants: 1e999999999999 W and 1e-999999999999 m"
+    assert engine.call("record_start", {"title": title}) == {"ok": True}
+    (warning,) = engine.call("record_message", {"text": text})["warnings"]
+    assert f"(nearest: {nearest})" in warning
+
+
 _PROSE_PIECES = st.sampled_from(
     ["0", "7", "12", "2.553", "1e5", "-3", ".", ",", " ", "\n", "(", ")", "*", "/", "^", "pi",
      "mA", "kOhm", "a50", "a", "degC", "°", "Ω", "µ", "×10^", "e", "Step ", "1. ", "`", "$",
-     "_", "R1", "=", "2024", "§", "#"]
+     "_", "R1", "=", "2024", "§", "#", "1e999999999999", "e-999999999999", "0000e3000000"]
 )  # fmt: skip
 
 
