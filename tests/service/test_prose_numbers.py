@@ -228,6 +228,48 @@ def test_a_text_full_of_numbers_gets_a_bounded_list_of_short_sentences(engine: E
     assert warning.startswith(f"the text quotes {'7' * 40}…, which") and len(warning) < 300
 
 
+@pytest.mark.parametrize(
+    ("text", "nearest"),
+    [("1.01e999999999999 W", "1e+999999999999 W"), ("1.01e-999999999999 m", "1e-999999999999 m")],
+)
+def test_a_number_past_every_double_is_named_with_its_nearest_not_refused(
+    engine: Engine, text: str, nearest: str
+) -> None:
+    """Past the default decimal range, and past what a fraction could hold: still one
+    warning with the title's nearest number, answered at once."""
+    title = "Giants: 1e999999999999 W and 1e-999999999999 m"
+    assert engine.call("record_start", {"title": title}) == {"ok": True}
+    (warning,) = engine.call("record_message", {"text": text})["warnings"]
+    assert f"(nearest: {nearest})" in warning
+
+
+_PROSE_PIECES = st.sampled_from(
+    ["0", "7", "12", "2.553", "1e5", "-3", ".", ",", " ", "\n", "(", ")", "*", "/", "^", "pi",
+     "mA", "kOhm", "a50", "a", "degC", "°", "Ω", "µ", "×10^", "e", "Step ", "1. ", "`", "$",
+     "_", "R1", "=", "2024", "§", "#", "1e999999999999", "e-999999999999", "0000e3000000"]
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=st.lists(_PROSE_PIECES, max_size=16), tail=st.text(max_size=6))
+def test_any_text_is_kept_and_answers_ok_with_or_without_warnings(
+    tmp_path_factory: pytest.TempPathFactory, pieces: list[str], tail: str
+) -> None:
+    """The attacker's prose: whatever a message or a closing text holds, it is kept and the
+    call answers ok (never an internal error), each warning one line."""
+    text = "".join(pieces) + tail
+    if not text.strip():
+        text = f"x{text}"
+    with Engine(tmp_path_factory.mktemp("home")) as engine:
+        assert engine.call("record_start", {"title": "Ohm's law at 12 V"}) == {"ok": True}
+        engine.call("eval", {"formula": "12/4.7", "target": "r", "read": {"digits": 3}})
+        for tool in ("record_message", "record_end"):
+            receipt = engine.call(tool, {"text": text})
+            assert receipt["ok"] is True, receipt
+            assert set(receipt) <= {"ok", "warnings"}
+            assert all("\n" not in w and w.startswith("the ") for w in receipt.get("warnings", []))
+
+
 def test_the_warning_reaches_a_real_mcp_client_and_the_row_on_disk(tmp_path: Path) -> None:
     home = tmp_path / "home"
 

@@ -202,10 +202,11 @@ def _numbers(raw: Any) -> set[float]:
     if type(raw) is dict and "num" in raw:
         # The commonest value by far, and its tag excludes every other number key.
         num = raw["num"]
-        if (type(num) is float or type(num) is int) and math.isfinite(num):
+        if type(num) is int or (type(num) is float and math.isfinite(num)):
             return {num}
         return set()
-    return {x for x in leaves(raw) if math.isfinite(x)}
+    # An int is finite however large (math.isfinite would overflow converting it).
+    return {x for x in leaves(raw) if type(x) is int or math.isfinite(x)}
 
 
 def _texts(raw: Any) -> Iterable[str]:

@@ -189,7 +189,9 @@ def unit_spec(unit: object) -> tuple[Fraction, Fraction] | None:
     try:
         spec = resolve_unit(unit)
         known: tuple[Fraction, Fraction] | None = (spec.exact_factor, spec.exact_offset)
-    except EngineError:
+    except (EngineError, ArithmeticError):
+        # Any word after a number is tried as a unit, and the catalogue overflows on some
+        # (a50, a year to the 50th): in prose such a word is simply no unit.
         known = None
     if known is not None and known[0] == 0:
         known = None
@@ -406,20 +408,43 @@ def near_miss(
     for target, factor, offset in candidates:
         index = bisect_left(reference, target)
         for value in reference[max(0, index - 1) : index + 1]:
-            distance = abs(value - target) / target if target else Decimal(1)
+            # In the wide context: a text may show 1e999999999999, past the default's range
+            # (and past what a Fraction of it could hold).
+            distance = (
+                WIDE.divide(WIDE.subtract(value, target).copy_abs(), target)
+                if target
+                else Decimal(1)
+            )
             if distance <= Decimal("0.02") and (best is None or distance < best[0]):
-                given = (Fraction(value) - offset) / factor
-                best = (distance, Decimal(given.numerator) / Decimal(given.denominator))
+                best = (distance, _from_si(value, factor, offset))
     if best is None:
         return None
     if as_recorded:
-        return f"{abs(float(best[1])):.{_RECORDED_FIGURES}g}"
+        return _spelled(best[1])
     digits = max(0, -shown.half_unit.adjusted() - 1) if shown.half_unit < 1 else 0
+    if digits > _PLAIN_DIGITS:
+        return _spelled(best[1])  # 1.01e-999999999999 is not spelled with its zeros
     return f"{abs(best[1]):.{digits}f}"
 
 
 # A recorded number spelled back: its own digits, past a conversion's last-place noise.
-_RECORDED_FIGURES = 12
+_RECORDED = Context(prec=12, Emax=MAX_EMAX, Emin=MIN_EMIN)
+_PLAIN_DIGITS = 40  # the most decimals a nearest number is spelled with at a shown grain
+
+
+def _from_si(value: Decimal, factor: Fraction, offset: Fraction) -> Decimal:
+    """An SI number in the unit of ``factor`` and ``offset`` (no conversion for SI)."""
+    if factor == 1 and offset == 0:
+        return value
+    as_decimal = WIDE.divide(Decimal(factor.numerator), Decimal(factor.denominator))
+    shift = WIDE.divide(Decimal(offset.numerator), Decimal(offset.denominator))
+    return WIDE.divide(WIDE.subtract(value, shift), as_decimal)
+
+
+def _spelled(number: Decimal) -> str:
+    """A number in its own digits, at most 12 figures: plain in the usual range."""
+    rounded = _RECORDED.plus(number.copy_abs()).normalize(_RECORDED)
+    return format(rounded, "f") if -7 <= rounded.adjusted() < 16 else format(rounded, "e")
 
 
 @dataclass(frozen=True, slots=True)
