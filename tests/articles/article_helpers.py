@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from reckoner.articles.facts import collect_facts
 from reckoner.storage.home import HomeLayout
 
 OHM = [2, 1, -3, -2, 0, 0, 0]
@@ -99,3 +100,7 @@ def write_record(
     lines = [json.dumps({"seq": 0, "version": 1})] + [json.dumps(r) for r in rows]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def hand_facts() -> Any:
+    return collect_facts(HAND_ID, hand_rows(), is_open=False)

@@ -1,4 +1,4 @@
-"""Facts and the cut (manual 10, issue 10): pinned against a hand-written record."""
+"""Facts (manual 10, issue 10): pinned against a hand-written record."""
 
 from __future__ import annotations
 
@@ -16,38 +16,6 @@ from reckoner.articles.fact_model import (
     Step,
 )
 from reckoner.articles.facts import collect_facts
-from reckoner.articles.language import resolve_language
-from reckoner.articles.numbers import cut
-
-
-@pytest.mark.parametrize(
-    ("stored", "shown"),
-    [
-        (0.0, "0"),
-        (12, "12"),
-        (7.1274298056155505, "7.127"),
-        (6283.185307179586, "6283"),
-        (-96.32309002009949, "-96.32"),
-        (0.001, "0.001"),
-        (0.0029484029484029483, "0.002948"),
-        (266.6666666666667, "266.7"),
-        (123456.7, "123457"),
-        (0.00099999, "1e-3"),
-        (0.00032397408207343413, "3.24e-4"),
-        (1e-6, "1e-6"),
-        (999999.99, "1e6"),
-        (1e6, "1e6"),
-        (30559123.0, "3.056e7"),
-        (-2.5e-9, "-2.5e-9"),
-        (298.15, "298.1"),
-        (0.00004, "4e-5"),
-        (-0.00001, "-1e-5"),
-    ],
-)
-def test_every_number_is_cut_to_four_significant_figures_exponential_outside_1e_3_to_1e6(
-    stored: float, shown: str
-) -> None:
-    assert cut(stored) == shown
 
 
 def test_facts_of_a_hand_written_record_with_every_row_kind() -> None:
@@ -103,18 +71,6 @@ def test_hidden_note_numbers_are_not_facts_but_visible_prose_numbers_are() -> No
     assert Decimal("999.5") not in facts.reference  # only in the hidden author's note
     assert Decimal("25") in facts.reference  # "25 degC" in a visible message
     assert Decimal("77777") in facts.reference  # a stored number, even of a deleted slot
-
-
-def test_language_auto_probes_the_records_own_prose_for_cjk() -> None:
-    """Spec: docs/guide/articles.md (article generation)."""
-    facts = collect_facts(HAND_ID, hand_rows(), is_open=False)
-    assert resolve_language("auto", facts) == "en"
-    assert resolve_language("zh-CN", facts) == "zh-CN"
-    rows = hand_rows()
-    rows[2]["content"]["text"] = "电阻在 25 摄氏度"
-    assert resolve_language("auto", collect_facts(HAND_ID, rows, is_open=False)) == "zh-CN"
-    with pytest.raises(ArticleRefusal, match="not one of auto, en or zh-CN"):
-        resolve_language("fr", facts)
 
 
 def test_damaged_rows_are_skipped_like_refused_ones() -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from compute_helpers import Compute
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reckoner.compute import archive
 
@@ -373,3 +375,15 @@ def test_a_script_above_the_limit_is_refused(compute: Compute) -> None:
     assert response["code"] == "MATH_INVALID_ARGUMENT"
     assert str(MAX_COMPUTE_SCRIPT_LENGTH) in response["error"] and "mode file" in response["error"]
     assert not (compute.project / "Computation").exists()
+
+
+@given(st.lists(st.sampled_from(["..", "a", "b", ".", "Computation"]), min_size=1, max_size=6))
+def test_the_guard_keeps_every_answer_inside(parts: list[str]) -> None:
+    """Issue 12 (safety): whatever the spelling, an accepted path is inside the real root."""
+    root = Path(__file__).resolve().parent
+    relative = "/".join(parts)
+    try:
+        real = archive.inside(root, relative)
+    except archive.OutsideProject:
+        return
+    assert real == root or root in real.parents

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from compute_helpers import Compute, fake_engine
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reckoner.compute import install
 
@@ -155,3 +157,15 @@ def test_install_needs_packages_and_never_touches_cli(project: Path) -> None:
     assert compute(op="install", engine="python")["code"] == "MATH_INVALID_ARGUMENT"
     refused = compute(op="install", engine="cli", packages=["x"])
     assert refused["next"] == {"kind": "reason", "reason": "policy"}
+
+
+SHELL = " ;|&$`()<>'\"\\\n\t*?!#~{}@"
+
+
+@given(st.text(min_size=0, max_size=12), st.sampled_from(SHELL), st.text(max_size=12))
+def test_a_spec_with_a_shell_character_is_refused(head: str, char: str, tail: str) -> None:
+    """Spec 5.3: space, ;, |, &, $, backtick, @, brackets and the rest never pass."""
+    spec = f"{head}{char}{tail}"
+    if char in "<>" and install.PACKAGE_SPEC.fullmatch(spec):
+        return  # name<version and name>version are operators, never given to a shell
+    assert install.bad_spec([spec]) == spec

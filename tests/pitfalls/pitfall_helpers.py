@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reckoner.pitfalls.model import FORMAT_VERSION, TEXT_FIELDS
+from reckoner.pitfalls.model import FORMAT_VERSION, TEXT_FIELDS, clean_fields
+from reckoner.pitfalls.tiers import Pitfalls
 
 
 def lesson(entry_id: str = "p-20261201-070000-0001", **fields: Any) -> dict[str, Any]:
@@ -24,3 +25,7 @@ def lesson(entry_id: str = "p-20261201-070000-0001", **fields: Any) -> dict[str,
 
 def jsonl_lines(root: Path | str) -> list[str]:
     return (Path(root) / "entries.jsonl").read_text(encoding="utf-8").splitlines()
+
+
+def _record(pitfalls: Pitfalls, **fields: object) -> dict[str, object]:
+    return pitfalls.record(clean_fields(fields)).entry

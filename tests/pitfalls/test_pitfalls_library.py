@@ -1,6 +1,5 @@
-"""The library and its two tiers (issue 13, "The library", "Two tiers", "Bad input and
-faults"): the file format, folding, limits, cards and index, every merge rule, and crash
-safety with real files and real processes."""
+"""One library (issue 13, "The library", "Bad input and faults"): the file format, folding,
+cards and index, and crash safety with real files and real processes."""
 
 from __future__ import annotations
 
@@ -16,33 +15,9 @@ from pathlib import Path
 import pytest
 from pitfall_helpers import jsonl_lines, lesson
 
-from reckoner.contract.limits import (
-    MAX_PITFALL_BODY,
-    MAX_PITFALL_LINE,
-    MAX_PITFALL_NOTES,
-    MAX_PITFALL_TAG,
-    MAX_PITFALL_TAGS,
-)
 from reckoner.pitfalls import render
 from reckoner.pitfalls.library import Library, LibraryError
 from reckoner.pitfalls.model import clean_fields, is_entry_id
-from reckoner.pitfalls.tiers import NotFound, Pitfalls, project_library_root
-
-
-def _record(pitfalls: Pitfalls, **fields: object) -> dict[str, object]:
-    return pitfalls.record(clean_fields(fields)).entry
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
 
 
 def test_entries_jsonl_is_append_only_one_full_snapshot_per_line_with_v1(tmp_path: Path) -> None:
@@ -107,41 +82,6 @@ def test_status_is_normalised_anything_else_is_solved(tmp_path: Path) -> None:
     assert Library(root).entries()[0]["status"] == "solved"
 
 
-def test_limits_cut_fields_and_say_so() -> None:
-    cleaned = clean_fields(
-        {
-            "title": "t" * (MAX_PITFALL_LINE + 5),
-            "area": "a" * (MAX_PITFALL_LINE + 1),
-            "solution": "s" * (MAX_PITFALL_BODY + 1),
-            "tags": [f"tag{i}" for i in range(MAX_PITFALL_TAGS + 3)] + ["x" * 40],
-        }
-    )
-    fields = cleaned.fields
-    assert len(fields["title"]) == MAX_PITFALL_LINE and len(fields["area"]) == MAX_PITFALL_LINE
-    assert len(fields["solution"]) == MAX_PITFALL_BODY
-    assert len(fields["tags"]) == MAX_PITFALL_TAGS
-    assert " ".join(cleaned.changes).count("cut to its limit") == 4
-    assert any("first 16 tags" in change for change in cleaned.changes)
-    assert len(clean_fields({"tags": ["y" * 30]}).fields["tags"][0]) == MAX_PITFALL_TAG
-
-
-def test_tags_are_trimmed_and_de_duplicated() -> None:
-    assert clean_fields({"tags": [" npm ", "npm", "NPM", "", "  ", "node  gyp"]}).fields[
-        "tags"
-    ] == ["npm", "node gyp"]
-
-
-def test_at_most_50_notes_the_oldest_dropped(home: Path) -> None:
-    pitfalls = Pitfalls.open(home)
-    entry = _record(pitfalls, title="noisy")
-    for i in range(MAX_PITFALL_NOTES + 2):
-        outcome = pitfalls.update(str(entry["id"]), clean_fields({}), f"note {i}", f"t{i:03}")
-    notes = outcome.entry["notes"]
-    assert len(notes) == MAX_PITFALL_NOTES
-    assert notes[0]["text"] == "note 2" and notes[-1]["text"] == f"note {MAX_PITFALL_NOTES + 1}"
-    assert any("oldest" in change for change in outcome.changes)
-
-
 def test_card_and_index_are_rewritten_whole(tmp_path: Path) -> None:
     root = tmp_path / "lib"
     library = Library(root)
@@ -173,109 +113,6 @@ def test_a_failed_write_raises_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(LibraryError, match=r"cannot write the pitfalls library at .*writable"):
         Library(blocker / "lib").record({"title": "x"})
 
-
-# -- the two tiers -------------------------------------------------------------------------
-
-
-def test_project_library_defaults_to_dot_reckoner_pitfalls(home: Path, project: Path) -> None:
-    pitfalls = Pitfalls.open(home, project=project)
-    assert pitfalls.project_library is not None
-    assert pitfalls.project_library.root == str((project / ".reckoner" / "pitfalls").resolve())
-    assert pitfalls.global_library.root == str((home / "pitfalls").absolute())
-
-
-def test_project_library_is_configurable_relative_or_absolute(
-    home: Path, project: Path, tmp_path: Path
-) -> None:
-    assert project_library_root(project, "lessons", home / "pitfalls") == str(project / "lessons")
-    assert project_library_root(project, str(tmp_path / "x"), home) == str(tmp_path / "x")
-
-
-def test_project_library_is_off_when_disabled_without_project_or_when_it_is_global(
-    home: Path, project: Path
-) -> None:
-    global_root = home / "pitfalls"
-    assert project_library_root(project, None, global_root) is None
-    assert project_library_root(project, "", global_root) is None
-    assert project_library_root(None, ".reckoner/pitfalls", global_root) is None
-    assert project_library_root(home, "pitfalls", global_root) is None
-    assert project_library_root(project, str(global_root), global_root) is None
-    assert Pitfalls.open(home, project=None).libraries == (Pitfalls.open(home).global_library,)
-
-
-def test_record_writes_the_project_and_the_same_snapshot_globally(
-    home: Path, project: Path
-) -> None:
-    pitfalls = Pitfalls.open(home, project=project)
-    entry = _record(pitfalls, title="same everywhere")
-    assert pitfalls.project_library is not None
-    assert pitfalls.project_library.get(str(entry["id"])) == entry
-    assert pitfalls.global_library.get(str(entry["id"])) == entry
-
-
-def test_search_puts_project_hits_first_then_fills_from_global_by_id_once(
-    home: Path, project: Path, tmp_path: Path
-) -> None:
-    other = Pitfalls.open(home, project=tmp_path / "other")
-    strong_global = _record(other, title="npm npm", tags=["npm"], solution="npm")
-    pitfalls = Pitfalls.open(home, project=project)
-    weak_project = _record(pitfalls, title="weak", evidence="npm")
-    hits = pitfalls.search("npm", limit=5)
-    # Tiered, not mixed by score: the project's weak hit still comes first, once.
-    assert [h.entry["id"] for h in hits] == [weak_project["id"], strong_global["id"]]
-    assert [h.entry["id"] for h in pitfalls.search("npm", limit=1)] == [weak_project["id"]]
-
-
-def test_project_update_overwrites_the_global_copy_with_the_final_entry(
-    home: Path, project: Path
-) -> None:
-    pitfalls = Pitfalls.open(home, project=project)
-    entry = _record(pitfalls, title="t")
-    outcome = pitfalls.update(str(entry["id"]), clean_fields({"status": "open"}), "n1", "later")
-    assert pitfalls.project_library is not None
-    assert outcome.library is pitfalls.project_library
-    final = pitfalls.global_library.get(str(entry["id"]))
-    assert final == outcome.entry and final is not None
-    assert [n["text"] for n in final["notes"]] == ["n1"]  # never a second append of the note
-    assert len(jsonl_lines(pitfalls.global_library.root)) == 2
-
-
-def test_an_entry_found_only_globally_is_updated_in_place(
-    home: Path, project: Path, tmp_path: Path
-) -> None:
-    entry = _record(Pitfalls.open(home, project=tmp_path / "elsewhere"), title="old")
-    pitfalls = Pitfalls.open(home, project=project)
-    outcome = pitfalls.update(str(entry["id"]), clean_fields({}), "seen here too", "later")
-    assert outcome.library is pitfalls.global_library
-    assert pitfalls.project_library is not None
-    assert pitfalls.project_library.get(str(entry["id"])) is None  # not moved in
-
-
-def test_update_of_an_unknown_id_is_not_found(home: Path) -> None:
-    with pytest.raises(NotFound):
-        Pitfalls.open(home).update("p-20261201-070000-ffff", clean_fields({}), "x", "now")
-
-
-def test_an_unwritable_project_directory_leaves_the_global_library_working(
-    home: Path, project: Path
-) -> None:
-    (project / ".reckoner").write_text("a file where the directory should be")
-    pitfalls = Pitfalls.open(home, project=project)
-    outcome = pitfalls.record(clean_fields({"title": "still kept"}))
-    assert outcome.library is pitfalls.global_library
-    assert outcome.warnings and "global library only" in outcome.warnings[0]
-    warnings: list[str] = []
-    hits = pitfalls.search("kept", warnings=warnings)
-    assert [h.entry["title"] for h in hits] == ["still kept"]
-
-
-def test_a_search_query_that_is_an_id_answers_that_lesson(home: Path) -> None:
-    pitfalls = Pitfalls.open(home)
-    entry = _record(pitfalls, title="by id")
-    assert [h.entry["id"] for h in pitfalls.search(f" {entry['id']} ")] == [entry["id"]]
-
-
-# -- crash safety and two writers ---------------------------------------------------------
 
 _WRITER = textwrap.dedent(
     """
@@ -324,16 +161,3 @@ def test_two_processes_writing_at_once_lose_no_entry(tmp_path: Path) -> None:
     index = (root / "INDEX.md").read_text()
     assert all(f"cards/{i}.md" in index for i in ids), "the last index rewrite saw every line"
     assert len(list((root / "cards").glob("*.md"))) == 30
-
-
-def test_an_unreadable_project_library_is_said_and_the_global_one_still_answers(
-    home: Path, project: Path
-) -> None:
-    elsewhere = Pitfalls.open(home, project=project.parent / "elsewhere")
-    _record(elsewhere, title="kept globally", tags=["npm"])
-    (project / ".reckoner" / "pitfalls" / "entries.jsonl").mkdir(parents=True)  # not a file
-    pitfalls = Pitfalls.open(home, project=project)
-    warnings: list[str] = []
-    hits = pitfalls.search("npm", warnings=warnings)
-    assert [h.entry["title"] for h in hits] == ["kept globally"]
-    assert len(warnings) == 1 and "cannot read the pitfalls library" in warnings[0]

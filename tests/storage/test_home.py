@@ -1,4 +1,4 @@
-"""Manual 9.1: where the home is and what an unusable home says."""
+"""Manual 9.1: the home's tree and what an unusable home says."""
 
 from __future__ import annotations
 
@@ -6,28 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reckoner.storage.home import HomeError, HomeLayout, resolve_home
-
-
-def test_explicit_home_wins_over_environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Spec: docs/guide/records.md (the home directory and state.json)."""
-    monkeypatch.setenv("RECKONER_HOME", str(tmp_path / "from-env"))
-    assert resolve_home(tmp_path / "explicit") == tmp_path / "explicit"
-
-
-def test_environment_moves_the_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Spec: docs/guide/records.md (the home directory and state.json)."""
-    monkeypatch.setenv("RECKONER_HOME", str(tmp_path / "from-env"))
-    assert resolve_home() == tmp_path / "from-env"
-
-
-def test_default_home_is_dot_reckoner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Spec: docs/guide/records.md (the home directory and state.json)."""
-    monkeypatch.delenv("RECKONER_HOME", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    assert resolve_home() == tmp_path / ".reckoner"
+from reckoner.storage.home import HomeError, HomeLayout
 
 
 def test_prepare_creates_the_tree(tmp_path: Path) -> None:

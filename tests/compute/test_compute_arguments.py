@@ -1,5 +1,5 @@
-"""Issue 12 (bad input), property-tested: package specs and the path guard never let through
-what the spec refuses."""
+"""Issue 12 (bad input), property-tested: compute's argument check (reckoner.compute.arguments)
+answers any JSON with one sentence, and a malformed call starts nothing."""
 
 from __future__ import annotations
 
@@ -7,32 +7,6 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from reckoner.compute import archive, install
-
-SHELL = " ;|&$`()<>'\"\\\n\t*?!#~{}@"
-
-
-@given(st.text(min_size=0, max_size=12), st.sampled_from(SHELL), st.text(max_size=12))
-def test_a_spec_with_a_shell_character_is_refused(head: str, char: str, tail: str) -> None:
-    """Spec 5.3: space, ;, |, &, $, backtick, @, brackets and the rest never pass."""
-    spec = f"{head}{char}{tail}"
-    if char in "<>" and install.PACKAGE_SPEC.fullmatch(spec):
-        return  # name<version and name>version are operators, never given to a shell
-    assert install.bad_spec([spec]) == spec
-
-
-@given(st.lists(st.sampled_from(["..", "a", "b", ".", "Computation"]), min_size=1, max_size=6))
-def test_the_guard_keeps_every_answer_inside(parts: list[str]) -> None:
-    """Issue 12 (safety): whatever the spelling, an accepted path is inside the real root."""
-    root = Path(__file__).resolve().parent
-    relative = "/".join(parts)
-    try:
-        real = archive.inside(root, relative)
-    except archive.OutsideProject:
-        return
-    assert real == root or root in real.parents
-
 
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
