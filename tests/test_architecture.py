@@ -26,6 +26,8 @@ ALLOWED = frozenset(
         "typing",
         "fractions",
         "functools",
+        "itertools",
+        "contextlib",
         "collections",
         "sys",
         "__future__",
