@@ -28,6 +28,7 @@ ALLOWED = frozenset(
         "functools",
         "itertools",
         "contextlib",
+        "operator",
         "collections",
         "sys",
         "__future__",
