@@ -276,7 +276,7 @@ def bench_floors(root: Path, calls: int, rounds: int) -> list[tuple[str, str, fl
     """What a call must do whatever the engine's code, against pint's whole arithmetic.
 
     Every eval writes its row with one write before its receipt (issue 8), and the row holds
-    every array read and the result in full (manual 7.2); a function of a real array maps
+    every array read and the result in full (docs/guide/records.md); a function of a real array maps
     the C library's function element by element (numpy's own SIMD versions may differ in the
     last bit on some CPUs). Each pair is measured interleaved, best of the rounds.
     """

@@ -1,4 +1,4 @@
-"""Record-file speed against floors measured in the same run (issue 3, manual 7.4 and 7.5).
+"""Record-file speed against floors measured in the same run (issue 3, docs/guide/records.md).
 
 (a) Replay-read of a 1,000,000-row open record through ``OpenRecordJournal.recover()``
     against the floor: read the file and parse every line (orjson; stdlib json shown too).

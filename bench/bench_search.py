@@ -1,4 +1,5 @@
-"""The lookup's own cost (issue 11, manual 12), against references measured in the same run.
+"""The lookup's own cost (issue 11, docs/guide/lookup.md), against references measured in the same
+run.
 
 (a) Pipeline overhead per lookup: `Engine.call("search", ...)` with in-process providers that
     answer at once, so everything timed is ours: the engine's gate, state.json read and the

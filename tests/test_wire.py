@@ -1,4 +1,5 @@
-"""Issue 8 (speed) against manual 7.3: a float64 array written straight from numpy, and an
+"""Issue 8 (speed) against docs/guide/records.md: a float64 array written straight from numpy, and
+an
 embedded part (``wire.Encoded``), give exactly the bytes the plain value gives.
 
 The record format does not change: a row carrying a numpy array or an embedded part is

@@ -1,4 +1,4 @@
-"""The article UI in a real browser (manual 11.1, 11.2; issue 10): Debian's Chromium driven by
+"""The article UI in a real browser (docs/guide/panel.md; issue 10): Debian's Chromium driven by
 Playwright against a real panel on loopback, over real record files."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Facts (manual 10, issue 10): pinned against a hand-written record."""
+"""Facts (docs/guide/articles.md, issue 10): pinned against a hand-written record."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The LaTeX format (manual 10, issue 10): body checks, the XeLaTeX shell, real PDFs."""
+"""The LaTeX format (docs/guide/articles.md, issue 10): body checks, the XeLaTeX shell, real
+PDFs."""
 
 from __future__ import annotations
 
@@ -151,7 +152,8 @@ def test_plain_xelatex_is_the_fallback_without_latexmk(
 def test_a_message_whose_lines_start_blank_or_with_a_bracket_still_compiles(
     tmp_path: Path,
 ) -> None:
-    """Manual 10 (the record's words reach the article as written): a line break before a
+    """docs/guide/articles.md (the record's words reach the article as written): a line break before
+    a
     line starting with [ is not read as \\\\'s optional argument, and an empty first line is
     still a line to end.
     Spec: docs/guide/articles.md (article generation)."""

@@ -1,4 +1,5 @@
-"""Lookups in articles (manual 10, 12.7; issue 11 "Articles"): an answered `search` row is its
+"""Lookups in articles (docs/guide/articles.md and docs/guide/lookup.md; issue 11 "Articles"): an
+answered `search` row is its
 own entry in seq order, its answer verbatim and uncut, its sources credited, an open-web answer
 marked as unverified; insufficient, refused and failed lookups carry nothing."""
 
@@ -40,7 +41,7 @@ ANSWER = "Copper: 1.678923e-8 ohm*m at 20 degC (rho_20).\nTemperature coefficien
 
 
 def search_row(seq: int, question: str, outcome: str, **content: Any) -> dict[str, Any]:
-    """A `search` row as the lookup writes it (manual 12.5)."""
+    """A `search` row as the lookup writes it (docs/guide/lookup.md)."""
     answer = content.pop("answer", None)
     relied = content.pop("relied", [])
     return row(

@@ -1,4 +1,5 @@
-"""The panel's article endpoints (manual 11.3, 9.1, 11.2; issue 10) over real HTTP on loopback."""
+"""The panel's article endpoints (docs/guide/panel.md and docs/guide/records.md; issue 10) over real
+HTTP on loopback."""
 
 from __future__ import annotations
 

@@ -175,7 +175,8 @@ def test_a_formula_typeset_through_its_shape_reads_as_the_direct_typesetting(
 def test_rows_out_of_seq_order_give_the_facts_and_bytes_of_the_sorted_record(
     rows: list[dict[str, Any]], rng: Any
 ) -> None:
-    """Issue 10 (manual 10: messages and steps interleave by seq): facts are read in one
+    """Issue 10 (docs/guide/articles.md: messages and steps interleave by seq): facts are read in
+    one
     pass in the written order; a file whose rows are out of order is read sorted, with the
     same facts and the same article as the record in order.
     Spec: docs/guide/articles.md (issue 10)."""
@@ -262,7 +263,8 @@ def _pooled_values(draw: st.DrawFn, depth: int = 0) -> Any:
 def test_a_value_found_again_is_the_value_its_row_gives_read_alone(
     calls: list[tuple[str, str, Any, dict[str, Any]]],
 ) -> None:
-    """Issue 10 (Speed; manual 10: conditions are each slot's last set, steps carry what they
+    """Issue 10 (Speed; docs/guide/articles.md: conditions are each slot's last set, steps carry
+    what they
     read): the collector finds a value it met before by its number, or by its content, rather
     than reading it again; each condition and each step is still what its own row gives when
     it is the only row of a record, however the same numbers came before.
@@ -291,7 +293,8 @@ def test_a_value_found_again_is_the_value_its_row_gives_read_alone(
 
 @given(st.lists(numbers, max_size=40))
 def test_each_stored_number_is_shown_as_its_own_cut(xs: list[float]) -> None:
-    """Issue 10 (Speed; manual 10: every number is cut before a writer sees it): the texts
+    """Issue 10 (Speed; docs/guide/articles.md: every number is cut before a writer sees it): the
+    texts
     of a record's numbers, cut in one pass and handed out together, are each number's cut.
     Spec: docs/guide/articles.md (issue 10)."""
     start = {"seq": 1, "tool": "record_start", "ok": True, "content": {"title": "t"}}

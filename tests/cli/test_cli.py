@@ -66,7 +66,7 @@ def test_every_command_has_help(command: str) -> None:
 
 def test_call_prints_the_receipt_and_exits_1_when_refused(tmp_path: Path) -> None:
     """One call per process on the same home: the record and the slots persist between them
-    (manual 7.4 replay), and a refusal is exit code 1.
+    (docs/guide/records.md replay), and a refusal is exit code 1.
     Spec: docs/reference/tools.md (receipts)."""
     home = tmp_path / "home"
     assert call(home, "record_start", {"title": "from the shell"}) == (0, {"ok": True})

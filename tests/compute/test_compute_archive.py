@@ -1,4 +1,5 @@
-"""Issue 12 and spec 4: the archive only grows, receipts re-check their hash, the guard holds.
+"""Issue 12 and docs/guide/compute.md: the archive only grows, receipts re-check their hash, the
+guard holds.
 
 Runs use Python (this interpreter) for speed; the archive does not depend on the engine.
 """
@@ -36,7 +37,8 @@ def test_run_id_follows_the_issues_formula(compute: Compute) -> None:
 
 
 def test_a_second_run_is_a_new_attempt_and_nothing_is_overwritten(compute: Compute) -> None:
-    """Spec 4.1 (5): later runs land in attempts/<n>/; existing files are never rewritten."""
+    """docs/guide/compute.md (5): later runs land in attempts/<n>/; existing files are never
+    rewritten."""
     first = compute(op="run", engine="python", code="print('a')")
     before = _files(compute.project / "Computation")
     second = compute(op="run", engine="python", code="print('a')")
@@ -55,7 +57,8 @@ def test_a_second_run_is_a_new_attempt_and_nothing_is_overwritten(compute: Compu
 
 
 def test_editing_a_file_and_rerunning_flags_script_changed(compute: Compute) -> None:
-    """Spec 4.1 (N1): mode file keys the id by path; an edit is a new attempt, scriptChanged."""
+    """docs/guide/compute.md (N1): mode file keys the id by path; an edit is a new attempt,
+    scriptChanged."""
     source = compute.project / "calc.py"
     source.write_text("print(1)\n")
     first = compute(op="run", engine="python", mode="file", file="calc.py")
@@ -75,7 +78,8 @@ def test_editing_a_file_and_rerunning_flags_script_changed(compute: Compute) -> 
 
 
 def test_a_file_edited_during_its_run_is_flagged(compute: Compute) -> None:
-    """Spec 4.1 (3): hashes before and after the run; a change in between is never silent."""
+    """docs/guide/compute.md (3): hashes before and after the run; a change in between is never
+    silent."""
     source = compute.project / "self_edit.py"
     source.write_text("open(__file__.replace('Computation', 'x'), 'a')\n")
     source.write_text(f"open({str(source)!r}, 'a').write('# touched\\n')\nprint('done')\n")
@@ -88,7 +92,7 @@ def test_a_file_edited_during_its_run_is_flagged(compute: Compute) -> None:
 
 
 def test_rerunning_an_archived_copy_is_a_new_archive(compute: Compute) -> None:
-    """Spec 4.1 (N1): a file under Computation/ runs, as a new id, and says so."""
+    """docs/guide/compute.md (N1): a file under Computation/ runs, as a new id, and says so."""
     first = compute(op="run", engine="python", code="print(5)")
     again = compute(op="run", engine="python", mode="file", file=first["scriptPath"])
     assert again["ok"] is True and again["runId"] != first["runId"] and again["attempt"] == 1
@@ -99,7 +103,7 @@ def test_rerunning_an_archived_copy_is_a_new_archive(compute: Compute) -> None:
 
 @pytest.mark.parametrize("path", ["../outside.py", "/etc/hostname", "sub/../../outside.py"])
 def test_paths_outside_the_project_are_refused(compute: Compute, path: str) -> None:
-    """Spec 6: mode file accepts only a path inside the project."""
+    """docs/guide/compute.md: mode file accepts only a path inside the project."""
     (compute.project.parent / "outside.py").write_text("print('escaped')\n")
     response = compute(op="run", engine="python", mode="file", file=path)
     assert response["code"] == "MATH_REFUSED"
@@ -141,7 +145,8 @@ def test_a_missing_file_is_refused(compute: Compute) -> None:
 
 
 def test_the_response_carries_at_most_64_kb_and_the_archive_all(compute: Compute) -> None:
-    """Spec 4: full stdout.txt and stderr.txt; the response holds at most 64 KB of output."""
+    """docs/guide/compute.md: full stdout.txt and stderr.txt; the response holds at most 64 KB of
+    output."""
     code = "import sys\nprint('x' * 200000)\nsys.stderr.write('e' * 100000)\nprint('END')\n"
     response = compute(op="run", engine="python", code=code)
     assert response["stdoutTruncated"] is True and response["stderrTruncated"] is True
@@ -156,7 +161,8 @@ def test_the_response_carries_at_most_64_kb_and_the_archive_all(compute: Compute
 
 
 def test_receipt_is_idempotent_and_rechecks_the_hash(compute: Compute) -> None:
-    """Spec 4.1 (4): op receipt rewrites nothing, restores a missing receipt.md, re-hashes."""
+    """docs/guide/compute.md (4): op receipt rewrites nothing, restores a missing receipt.md,
+    re-hashes."""
     run = compute(op="run", engine="python", code="print(3)")
     directory = compute.project / "Computation" / run["runId"]
     before = _files(directory)
@@ -184,7 +190,7 @@ def test_receipt_is_idempotent_and_rechecks_the_hash(compute: Compute) -> None:
 
 
 def test_receipt_picks_the_latest_attempt_or_the_one_named(compute: Compute) -> None:
-    """Spec 4.1: an id names its latest attempt; attempts/<n> names one."""
+    """docs/guide/compute.md: an id names its latest attempt; attempts/<n> names one."""
     run = compute(op="run", engine="python", code="print(3)")
     compute(op="run", engine="python", code="print(3)")
     latest = compute(op="receipt", file=run["runId"])
@@ -196,7 +202,8 @@ def test_receipt_picks_the_latest_attempt_or_the_one_named(compute: Compute) -> 
 
 
 def test_receipt_of_a_missing_or_broken_archive(compute: Compute) -> None:
-    """Spec 4.1 (4): missing is MATH_REFUSED archive-missing; unparsable is receipt-unparsable."""
+    """docs/guide/compute.md (4): missing is MATH_REFUSED archive-missing; unparsable is
+    receipt-unparsable."""
     missing = compute(op="receipt", file="reckoner-with-compute-my-project-000000000000")
     assert missing["code"] == "MATH_REFUSED"
     assert missing["next"] == {"kind": "reason", "reason": "archive-missing"}
@@ -214,7 +221,7 @@ def test_receipt_of_a_missing_or_broken_archive(compute: Compute) -> None:
 def test_retention_limits_warn_and_never_delete(
     compute: Compute, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Spec 4.1 (7): above the limit a warning, never a deletion."""
+    """docs/guide/compute.md (7): above the limit a warning, never a deletion."""
     monkeypatch.setattr(archive, "MAX_ATTEMPTS_PER_RUN", 2)
     for _ in range(3):
         response = compute(op="run", engine="python", code="print(0)")
@@ -223,7 +230,7 @@ def test_retention_limits_warn_and_never_delete(
 
 
 def test_two_runs_of_one_id_at_once_get_two_attempts(compute: Compute) -> None:
-    """Spec 4.1 (5): the attempt directory is claimed exclusively, never shared."""
+    """docs/guide/compute.md (5): the attempt directory is claimed exclusively, never shared."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(4) as pool:
@@ -234,7 +241,8 @@ def test_two_runs_of_one_id_at_once_get_two_attempts(compute: Compute) -> None:
 
 
 def test_missing_packages_are_reported_and_nothing_is_archived(compute: Compute) -> None:
-    """Spec 3 (MATH_MISSING_PACKAGES): reported by base name, never installed, no archive."""
+    """docs/guide/compute.md (MATH_MISSING_PACKAGES): reported by base name, never installed, no
+    archive."""
     response = compute(
         op="run",
         engine="python",
@@ -252,7 +260,7 @@ def test_missing_packages_are_reported_and_nothing_is_archived(compute: Compute)
 
 @pytest.mark.parametrize("spec", ["numpy; rm -rf /", "numpy|x", "$(id)", "a b", "pkg@http://x"])
 def test_shell_metacharacters_in_a_package_are_refused(compute: Compute, spec: str) -> None:
-    """Spec 5.3: a spec the tool will not pass on is unsupported-version-syntax."""
+    """docs/guide/compute.md: a spec the tool will not pass on is unsupported-version-syntax."""
     response = compute(op="run", engine="python", code="print(1)", packages=[spec])
     assert response["code"] == "MATH_INVALID_ARGUMENT"
     assert response["next"]["reason"] == "unsupported-version-syntax"
@@ -280,7 +288,8 @@ def test_unknown_and_mistyped_arguments_are_refused(compute: Compute) -> None:
 
 
 def test_receipt_json_holds_the_documented_fields(compute: Compute) -> None:
-    """Spec 4: engine and version, script path and hash, argv, cwd, exit, flags, network."""
+    """docs/guide/compute.md: engine and version, script path and hash, argv, cwd, exit, flags,
+    network."""
     response = compute(op="run", engine="python", code="print(1)")
     receipt = compute.receipt(response)
     for key in (
@@ -305,7 +314,8 @@ def test_an_unwritable_archive_is_one_sentence_and_changes_nothing(compute: Comp
 
 
 def test_cli_stdin_and_a_program_slot(compute: Compute) -> None:
-    """Spec 5.4 (cli): argv with -c keeps its own program; stdin reaches the process."""
+    """docs/guide/compute.md (cli): argv with -c keeps its own program; stdin reaches the
+    process."""
     response = compute(
         op="run",
         engine="cli",
@@ -327,7 +337,8 @@ def test_cli_stdin_and_a_program_slot(compute: Compute) -> None:
 
 
 def test_settings_packages_apply_to_every_run(project: Path) -> None:
-    """Spec 2 (packages): required by every run; a missing one is reported, never installed."""
+    """docs/guide/compute.md (packages): required by every run; a missing one is reported, never
+    installed."""
     compute = Compute(project, packages=["no-such-package-xyz"])
     response = compute(op="run", engine="python", code="print(1)")
     assert response["code"] == "MATH_MISSING_PACKAGES"
@@ -335,7 +346,8 @@ def test_settings_packages_apply_to_every_run(project: Path) -> None:
 
 
 def test_too_many_runs_in_a_project_warn(compute: Compute, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Spec 4.1 (7): above MAX_RUNS run directories a new run warns; nothing is deleted."""
+    """docs/guide/compute.md (7): above MAX_RUNS run directories a new run warns; nothing is
+    deleted."""
     monkeypatch.setattr(archive, "MAX_RUNS", 1)
     first = compute(op="run", engine="python", code="print('one')")
     second = compute(op="run", engine="python", code="print('two')")
@@ -345,7 +357,7 @@ def test_too_many_runs_in_a_project_warn(compute: Compute, monkeypatch: pytest.M
 
 
 def test_probe_checks_packages_by_base_name(compute: Compute) -> None:
-    """Spec 5.3: probe reports missing packages by base name and installs nothing."""
+    """docs/guide/compute.md: probe reports missing packages by base name and installs nothing."""
     response = compute(op="probe", engine="python", packages=["numpy>=1", "no-such-pkg-q"])
     assert response["packages"] == {"missing": ["no-such-pkg-q"], "checked": True}
     assert not (compute.project / "Computation").exists()

@@ -30,7 +30,7 @@ def _fakes(tmp_path: Path, *, licensed: bool = True) -> str:
 
 
 def test_probe_reports_each_fake_with_its_version(tmp_path: Path, project: Path) -> None:
-    """Spec 5.4: PATH discovery, the version parsed from each engine's own spelling."""
+    """docs/guide/compute.md: PATH discovery, the version parsed from each engine's own spelling."""
     # The real engines are left out: the known install locations would find them too.
     compute = Compute(project, _fakes(tmp_path), engines=[*FAKES, "cli"])
     response = compute(op="probe")
@@ -47,7 +47,8 @@ def test_probe_reports_each_fake_with_its_version(tmp_path: Path, project: Path)
 
 
 def test_probe_names_configured_engines_it_did_not_find(tmp_path: Path, project: Path) -> None:
-    """Spec 5.4 (F3): every configured engine is either reported or listed absent with why."""
+    """docs/guide/compute.md (F3): every configured engine is either reported or listed absent with
+    why."""
     compute = Compute(project, _fakes(tmp_path), engines=["julia", "maple", "wolfram"])
     (tmp_path / "fakebin" / "maple").unlink()
     (tmp_path / "fakebin" / "wolframscript").unlink()
@@ -75,7 +76,8 @@ EVAL_ARGV = {
 
 @pytest.mark.parametrize("engine", list(FAKES))
 def test_run_argv_is_pinned(tmp_path: Path, project: Path, engine: str) -> None:
-    """Spec 5.4 (string-level placeholders): the script path lands inside run('<script>')."""
+    """docs/guide/compute.md (string-level placeholders): the script path lands inside
+    run('<script>')."""
     compute = Compute(project, _fakes(tmp_path))
     response = compute(op="run", engine=engine, code="1 + 1")
     assert response["ok"] is True, response
@@ -87,7 +89,7 @@ def test_run_argv_is_pinned(tmp_path: Path, project: Path, engine: str) -> None:
 
 @pytest.mark.parametrize("engine", list(EVAL_ARGV))
 def test_eval_argv_is_pinned(tmp_path: Path, project: Path, engine: str) -> None:
-    """Spec 3 (mode expr): the expression is substituted inside one argv item."""
+    """docs/guide/compute.md (mode expr): the expression is substituted inside one argv item."""
     compute = Compute(project, _fakes(tmp_path))
     response = compute(op="run", engine=engine, expr="1 + 1")
     assert response["ok"] is True, response
@@ -95,7 +97,8 @@ def test_eval_argv_is_pinned(tmp_path: Path, project: Path, engine: str) -> None
 
 
 def test_maple_has_no_expression_form(tmp_path: Path, project: Path) -> None:
-    """Spec 3: a mode the engine's descriptor has no template for is refused by reason."""
+    """docs/guide/compute.md: a mode the engine's descriptor has no template for is refused by
+    reason."""
     compute = Compute(project, _fakes(tmp_path))
     response = compute(op="run", engine="maple", expr="1 + 1")
     assert response["code"] == "MATH_REFUSED"
@@ -118,14 +121,15 @@ def test_unlicensed_commercial_engine_points_at_its_vendor(
 
 @pytest.mark.parametrize("engine", ["matlab", "maple", "wolfram"])
 def test_commercial_engines_are_never_installed(tmp_path: Path, project: Path, engine: str) -> None:
-    """Spec 5: install refuses a commercial engine and points at the vendor."""
+    """docs/guide/compute.md: install refuses a commercial engine and points at the vendor."""
     compute = Compute(project, _fakes(tmp_path))
     response = compute(op="install", engine=engine, packages=["x"])
     assert response["code"] == "MATH_REFUSED" and response["next"]["kind"] == "vendor"
 
 
 def test_rejected_options_are_bad_argv(tmp_path: Path, project: Path) -> None:
-    """Spec 6: an engine refusing its command line is MATH_ENGINE_BAD_ARGV, not a bare exit."""
+    """docs/guide/compute.md: an engine refusing its command line is MATH_ENGINE_BAD_ARGV, not a
+    bare exit."""
     bin_dir = tmp_path / "bin"
     write_program(
         bin_dir,
@@ -165,7 +169,7 @@ def test_missing_engine_guidance_names_only_the_requested_engine(
 def test_known_install_location_is_found_when_path_has_nothing(
     tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Spec 5.4: PATH first, then the known install locations, reported as foundVia."""
+    """docs/guide/compute.md: PATH first, then the known install locations, reported as foundVia."""
     installed = fake_engine(tmp_path / "opt" / "julia-1.10.4" / "bin", "julia", FAKES["julia"][1])
     pattern = str(tmp_path / "opt" / "julia-*" / "bin" / "julia")
     julia = dataclasses.replace(engines.DESCRIPTORS["julia"], known_locations=(pattern,))
@@ -178,7 +182,8 @@ def test_known_install_location_is_found_when_path_has_nothing(
 
 
 def test_a_failing_version_probe_is_unusable_and_not_retried(tmp_path: Path, project: Path) -> None:
-    """Spec 5.4: a deterministic failure is final (one attempt) and never says install."""
+    """docs/guide/compute.md: a deterministic failure is final (one attempt) and never says
+    install."""
     bin_dir = tmp_path / "bin"
     write_program(bin_dir, "julia", "echo broken >&2\nexit 3\n")
     compute = Compute(project, str(bin_dir))
@@ -192,7 +197,7 @@ def test_a_failing_version_probe_is_unusable_and_not_retried(tmp_path: Path, pro
 def test_a_cold_start_is_retried(
     tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Spec 5.4: only the cold-start signature (no exit code) is retried."""
+    """docs/guide/compute.md: only the cold-start signature (no exit code) is retried."""
     monkeypatch.setattr(discovery, "PROBE_TIMEOUTS_MS", (1000, 1000, 1000))
     marker = tmp_path / "warmed"
     bin_dir = tmp_path / "bin"
@@ -211,7 +216,8 @@ def test_a_cold_start_is_retried(
 
 
 def test_an_engine_that_cannot_be_started_is_no_subprocess(tmp_path: Path, project: Path) -> None:
-    """Spec 3: resolved but not startable is MATH_NO_SUBPROCESS, not a missing engine."""
+    """docs/guide/compute.md: resolved but not startable is MATH_NO_SUBPROCESS, not a missing
+    engine."""
     bin_dir = tmp_path / "bin"
     program = bin_dir / "julia"
     bin_dir.mkdir()
@@ -238,7 +244,8 @@ def test_probe_results_are_cached_for_the_servers_lifetime(tmp_path: Path, proje
 def test_a_package_precheck_that_cannot_answer_never_reads_as_missing(
     tmp_path: Path, project: Path
 ) -> None:
-    """Spec 5.4: no answer is PACKAGE_PRECHECK_UNKNOWN, no probe is _SKIPPED; the run goes on."""
+    """docs/guide/compute.md: no answer is PACKAGE_PRECHECK_UNKNOWN, no probe is _SKIPPED; the run
+    goes on."""
     compute = Compute(project, _fakes(tmp_path))
     unknown = compute(op="run", engine="julia", code="1", packages=["LinearAlgebra"])
     assert unknown["ok"] is True

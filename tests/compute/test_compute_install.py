@@ -1,4 +1,5 @@
-"""Issue 12 and spec 5: install plans, their token, the manager detection and the audit file."""
+"""Issue 12 and docs/guide/compute.md: install plans, their token, the manager detection and the
+audit file."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def venv(tmp_path: Path) -> Path:
 
 
 def test_dry_run_then_confirm_installs_into_the_venv(venv: Path, project: Path) -> None:
-    """Spec 5: dryRun returns the plan and planToken; confirm with it executes; audit kept."""
+    """docs/guide/compute.md: dryRun returns the plan and planToken; confirm with it executes; audit
+    kept."""
     compute = Compute(project, str(venv / "bin"))
     missing = compute(op="run", engine="python", code="import six", packages=["six"])
     assert missing["code"] == "MATH_MISSING_PACKAGES"
@@ -79,7 +81,8 @@ def _base(executable: str, *, pip: bool | None = True) -> install.Interpreter:
 
 
 def test_python_manager_detection(tmp_path: Path) -> None:
-    """Spec 5.1: conda/mamba by path and resolvability; a venv's pip, uv for a venv without
+    """docs/guide/compute.md: conda/mamba by path and resolvability; a venv's pip, uv for a venv
+    without
     pip; else the base interpreter's pip (managerAssumed only when it has none)."""
     found = {"conda": "/opt/conda/bin/conda"}
 
@@ -120,7 +123,8 @@ def test_python_manager_detection(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("engine", ["r", "octave", "julia"])
 def test_r_octave_julia_are_user_scope_only(tmp_path: Path, project: Path, engine: str) -> None:
-    """Spec 5.2: system scope refused with the engine's own reason; user scope plans."""
+    """docs/guide/compute.md: system scope refused with the engine's own reason; user scope
+    plans."""
     bin_dir = tmp_path / "bin"
     fake_engine(bin_dir, "julia", "julia version 1.10.0")
     search = f"{bin_dir}:/usr/bin"
@@ -137,7 +141,8 @@ def test_r_octave_julia_are_user_scope_only(tmp_path: Path, project: Path, engin
 
 
 def test_a_plan_token_is_bound_to_the_plan() -> None:
-    """Spec 5: any change to the plan changes its token; the same plan, the same token."""
+    """docs/guide/compute.md: any change to the plan changes its token; the same plan, the same
+    token."""
     body, _ = install.plan("python", "/usr/bin/python3", ["six"], "user", lambda n: None)
     again, _ = install.plan("python", "/usr/bin/python3", ["six"], "user", lambda n: None)
     other, _ = install.plan("python", "/usr/bin/python3", ["six"], "system", lambda n: None)
@@ -147,12 +152,12 @@ def test_a_plan_token_is_bound_to_the_plan() -> None:
 
 @pytest.mark.parametrize("spec", ["numpy", "numpy[extra]", "numpy==1.2", "numpy=1.2", "a~=2.0"])
 def test_accepted_spec_forms(spec: str) -> None:
-    """Spec 5.3: name, name[extras], name<op>version."""
+    """docs/guide/compute.md: name, name[extras], name<op>version."""
     assert install.bad_spec([spec]) is None
 
 
 def test_install_needs_packages_and_never_touches_cli(project: Path) -> None:
-    """Spec 5: install is for an engine's packages; cli is a caller's command."""
+    """docs/guide/compute.md: install is for an engine's packages; cli is a caller's command."""
     compute = Compute(project)
     assert compute(op="install", engine="python")["code"] == "MATH_INVALID_ARGUMENT"
     refused = compute(op="install", engine="cli", packages=["x"])
@@ -164,7 +169,7 @@ SHELL = " ;|&$`()<>'\"\\\n\t*?!#~{}@"
 
 @given(st.text(min_size=0, max_size=12), st.sampled_from(SHELL), st.text(max_size=12))
 def test_a_spec_with_a_shell_character_is_refused(head: str, char: str, tail: str) -> None:
-    """Spec 5.3: space, ;, |, &, $, backtick, @, brackets and the rest never pass."""
+    """docs/guide/compute.md: space, ;, |, &, $, backtick, @, brackets and the rest never pass."""
     spec = f"{head}{char}{tail}"
     if char in "<>" and install.PACKAGE_SPEC.fullmatch(spec):
         return  # name<version and name>version are operators, never given to a shell

@@ -115,7 +115,8 @@ def test_known_numbers_and_their_receipts(compute: Compute, engine: str, task: s
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_expression_mode_uses_the_eval_template(compute: Compute, engine: str) -> None:
-    """Spec 3 (mode expr): the expression is one argv item of the engine's eval form."""
+    """docs/guide/compute.md (mode expr): the expression is one argv item of the engine's eval
+    form."""
     expr = {"python": "2 ** 10", "r": "2^10", "octave": "disp(2^10)"}[engine]
     response = compute(op="run", engine=engine, expr=expr)
     assert response["ok"] is True, response
@@ -153,7 +154,7 @@ def test_a_timeout_kills_the_run_and_keeps_its_partial_output(
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_captured_file_is_copied_with_its_hash(compute: Compute, engine: str) -> None:
-    """Spec 4 (captured/): a file the run writes is archived with its sha256."""
+    """docs/guide/compute.md (captured/): a file the run writes is archived with its sha256."""
     response = compute(
         op="run", engine=engine, code=SCRIPTS[engine]["capture"], captureFiles=["out/result.txt"]
     )
@@ -168,7 +169,8 @@ def test_a_captured_file_is_copied_with_its_hash(compute: Compute, engine: str) 
 
 
 def test_python_and_the_cli_escape_hatch_give_one_hash(compute: Compute) -> None:
-    """Spec 4 (cli): the same script through cli has the same scriptHash and number."""
+    """docs/guide/compute.md (cli): the same script through cli has the same scriptHash and
+    number."""
     code = SCRIPTS["python"]["sum"]
     native = compute(op="run", engine="python", code=code)
     via_cli = compute(op="run", engine="cli", code=code, cli={"command": "python3"})
@@ -183,7 +185,8 @@ def test_python_and_the_cli_escape_hatch_give_one_hash(compute: Compute) -> None
 
 @pytest.mark.engines
 def test_real_probe_reports_found_and_absent(compute: Compute) -> None:
-    """Spec 5.4 (probe): configured, what was found with version and foundVia, and absences."""
+    """docs/guide/compute.md (probe): configured, what was found with version and foundVia, and
+    absences."""
     response = compute(op="probe")
     assert response["ok"] is True
     found = {e["engine"]: e for e in response["engines"]}

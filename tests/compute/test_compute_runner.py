@@ -96,7 +96,8 @@ def test_network_off_is_enforced_and_says_so(project: Path) -> None:
 
 
 def test_a_host_without_subprocesses_says_so(project: Path) -> None:
-    """Spec 3: a host declaring no subprocess answers MATH_NO_SUBPROCESS with a note."""
+    """docs/guide/compute.md: a host declaring no subprocess answers MATH_NO_SUBPROCESS with a
+    note."""
     service = ComputeService(project, normalise({}), ComputeOptions(has_subprocess=False))
     for args in ({"op": "probe"}, {"op": "run", "engine": "python", "code": "1"}):
         response = service.call(args)

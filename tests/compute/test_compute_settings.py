@@ -15,7 +15,7 @@ from reckoner.storage.state_file import StateFile
 
 
 def test_defaults() -> None:
-    """Spec 2: auto, every engine in order, 60000 ms, no packages, user scope."""
+    """docs/guide/compute.md: auto, every engine in order, 60000 ms, no packages, user scope."""
     settings = normalise({})
     assert settings.as_json() == {
         "mode": "auto",
@@ -52,7 +52,8 @@ def test_defaults() -> None:
     ],
 )
 def test_unusable_values_fall_back_with_a_note(raw: dict, field: str, expected: object) -> None:
-    """Spec 2: an unusable value falls back to its default, and the fallback is said."""
+    """docs/guide/compute.md: an unusable value falls back to its default, and the fallback is
+    said."""
     settings = normalise(raw)
     assert getattr(settings, field) == expected
     assert settings.notes, raw
@@ -71,7 +72,8 @@ def test_mount_reads_the_state_subtree_and_options_win(tmp_path: Path) -> None:
 
 
 def test_off_is_a_true_no_op(project: Path) -> None:
-    """Spec 2: off probes nothing, runs nothing, writes nothing; next says how to enable."""
+    """docs/guide/compute.md: off probes nothing, runs nothing, writes nothing; next says how to
+    enable."""
     compute = Compute(project, "/nonexistent", mode="off")
     for args in (
         {"op": "probe"},
@@ -88,7 +90,8 @@ def test_off_is_a_true_no_op(project: Path) -> None:
 
 
 def test_an_engine_left_out_of_the_settings_is_refused(project: Path) -> None:
-    """Spec 2: engines lists the allowed engines; dropping cli closes the escape hatch."""
+    """docs/guide/compute.md: engines lists the allowed engines; dropping cli closes the escape
+    hatch."""
     compute = Compute(project, engines=["python"])
     for engine in ("r", "cli"):
         response = compute(

@@ -61,7 +61,7 @@ SPEC_REASONS = [
 
 
 def test_the_vocabulary_is_the_specs() -> None:
-    """Spec 3: exactly these values, in this order, defined once."""
+    """docs/guide/compute.md: exactly these values, in this order, defined once."""
     assert [c.value for c in MathCode] == SPEC_CODES
     assert [k.value for k in NextKind] == SPEC_KINDS
     assert [r.value for r in NextReason] == SPEC_REASONS

@@ -1,4 +1,4 @@
-"""Manual section 6: the 24-row name table, vector arithmetic, each notation class's rule,
+"""docs/reference/units.md: the 24-row name table, vector arithmetic, each notation class's rule,
 whole vectors at the slot, and the value restrictions of 6.3."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Manual section 8: the failure shape, the 19 codes, and the promises every message keeps."""
+"""docs/reference/codes.md: the failure shape, the 19 codes, and the promises every message
+keeps."""
 
 from __future__ import annotations
 

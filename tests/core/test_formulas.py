@@ -1,4 +1,5 @@
-"""Manual section 4: the charset, literals, grammar, data access, arrays, powers, the result."""
+"""docs/guide/formulas.md: the charset, literals, grammar, data access, arrays, powers, the
+result."""
 
 from __future__ import annotations
 

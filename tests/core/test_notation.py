@@ -1,4 +1,5 @@
-"""Manual section 5: the 35 notations, their written forms, positions, arities and meanings."""
+"""docs/reference/notations.md: the 35 notations, their written forms, positions, arities and
+meanings."""
 
 from __future__ import annotations
 

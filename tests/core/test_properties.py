@@ -1,4 +1,5 @@
-"""Property tests (issue 2, "Bad input"; manual 8.1): whatever arrives, the core answers a
+"""Property tests (issue 2, "Bad input"; docs/reference/codes.md): whatever arrives, the core
+answers a
 value or one of the 19 codes, never raises, and never reports ENGINE_UNKNOWN_ERROR."""
 
 from __future__ import annotations
@@ -333,7 +334,7 @@ def test_set_and_get_answer_a_value_or_a_code(raw: Any, form: Any, digits: Any, 
         return
     echo = wire.dumps_text(stored(value))  # every stored value can be written
     assert "NaN" not in echo and "Infinity" not in echo
-    # A get receipt with no options stores back exactly (manual 3.4).
+    # A get receipt with no options stores back exactly (docs/guide/formulas.md).
     receipt = render_value(value, None, None, None)
     assert not isinstance(receipt, Failure)
     again = parse_value(wire.loads(wire.dumps(receipt)))
@@ -425,7 +426,8 @@ def test_slow_set_and_get_answer_a_value_or_a_code(
 
 @given(st.one_of(expressions, token_soup))
 def test_each_token_the_scanner_makes_is_the_text_at_its_position(formula: str) -> None:
-    """Manual 4.1: the scanner reads names, slots, notations and numbers whole; each token
+    """docs/guide/formulas.md: the scanner reads names, slots, notations and numbers whole; each
+    token
     is the formula's own text at the position it reports (a slot without its @), in order.
     Spec: docs/guide/formulas.md (the charset and the literals)."""
     try:

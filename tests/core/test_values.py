@@ -1,4 +1,5 @@
-"""Manual section 3: the four value types, set's tagged structure, dim, and get's rendering."""
+"""docs/guide/formulas.md: the four value types, set's tagged structure, dim, and get's
+rendering."""
 
 from __future__ import annotations
 

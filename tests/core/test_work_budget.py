@@ -133,7 +133,8 @@ HUGE = {"c": q(complex(1e308, 1e308)), "big": q(complex(1.7e308, 1.7e308))}
     ["$inf^(1+1j)", "@c^@c", "$abs(@big)", "@big^(2+1j)", "$exp(@c*@c)", "$sin(@c*@c)"],
 )
 def test_overflowing_complex_work_is_undefined_result(formula: str) -> None:
-    """Issue 8 (manual 8.2): overflow and huge complex powers are ENGINE_UNDEFINED_RESULT.
+    """Issue 8 (docs/reference/codes.md): overflow and huge complex powers are
+    ENGINE_UNDEFINED_RESULT.
     Spec: docs/reference/limits.md (issue 8)."""
     message = refused(formula, ErrorCode.UNDEFINED_RESULT, HUGE)
     assert "\n" not in message
@@ -185,7 +186,7 @@ def test_the_sum_of_a_constant_body_runs_at_once_and_matches_the_steps() -> None
 def test_get_rounds_a_real_array_at_once_exactly_as_element_by_element(
     digits: int | None, dim: str | None, form: str | None
 ) -> None:
-    """Issue 8 (speed of a million-element get; manual 3.4): the whole-array rounding of
+    """Issue 8 (speed of a million-element get; docs/guide/formulas.md): the whole-array rounding of
     `get` with digits gives, element for element and type for type, what one scalar gets.
     Spec: docs/reference/limits.md (issue 8)."""
     rng = np.random.default_rng(3)
@@ -219,7 +220,7 @@ def test_the_angle_of_a_complex_whose_angle_underflows_is_zero() -> None:
 
 
 def test_reading_many_large_arrays_is_charged_for_the_row_that_keeps_them() -> None:
-    """Issue 8: every array a formula reads is written into its trace row (manual 7.3,
+    """Issue 8: every array a formula reads is written into its trace row (docs/guide/records.md,
     vars), so reading ten million-element slots would write ten million numbers; each
     first read is charged before it happens.
     Spec: docs/reference/limits.md (issue 8)."""

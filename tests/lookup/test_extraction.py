@@ -1,4 +1,4 @@
-"""Manual 12.3 step 4 (issue 11): the extractive reply is one JSON object or a failure; no
+"""docs/guide/lookup.md step 4 (issue 11): the extractive reply is one JSON object or a failure; no
 text a model could write makes the reader raise anything else or invent an answer."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Manual 10 and 12.7 (issue 11's articles bullet): an answered `search` row becomes its own
+"""docs/guide/articles.md and docs/guide/lookup.md (issue 11's articles bullet): an answered
+`search` row becomes its own
 fact entry, answer verbatim, one line per source relied on, open-web answers marked; rows a
 real engine wrote through the fake provider are the input."""
 

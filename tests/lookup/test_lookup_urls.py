@@ -48,7 +48,7 @@ def enriching_open(lookups: Lookups, page_server: PageServer) -> Lookups:
 def test_a_citation_with_a_non_canonical_ipv4_host_is_one_skipped_source_and_the_lookup_answers(
     enriching_open: Lookups, page_server: PageServer, cited: str
 ) -> None:
-    """Issue 21 case 12 (manual 12.3 step 3): the page fetch never sees the octal host, the
+    """Issue 21 case 12 (docs/guide/lookup.md step 3): the page fetch never sees the octal host, the
     row records it as skipped with its sentence, and the other source is fetched and used."""
     lookups = enriching_open
     good = page_server.url("/copper")

@@ -1,4 +1,5 @@
-"""Manual 12.3 step 3 (issue 11): enrich fetches allowed pages with httpx under SSRF guards,
+"""docs/guide/lookup.md step 3 (issue 11): enrich fetches allowed pages with httpx under SSRF
+guards,
 extracts the main text with trafilatura and cuts it; a page that fails is not enriched."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Manual 12.4 (issue 11): the policy's defaults, its three layers, unusable values, the
+"""docs/guide/lookup.md (issue 11): the policy's defaults, its three layers, unusable values, the
 allow-list's label-boundary matching and the override's merge (pure functions)."""
 
 from __future__ import annotations

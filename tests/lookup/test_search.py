@@ -1,4 +1,4 @@
-"""Manual 12 (issue 11): `search` end to end through the official SDKs against fake
+"""docs/guide/lookup.md (issue 11): `search` end to end through the official SDKs against fake
 providers on loopback: every outcome and code, the row's exact shape, the policy's three
 layers, the budget across a restart, and that the model receives the answer alone."""
 

@@ -1,4 +1,4 @@
-"""Issue 11 in the panel (manual 11.1, 11.2): the settings endpoint's `search` section (the
+"""Issue 11 in the panel (docs/guide/panel.md): the settings endpoint's `search` section (the
 three layers, null clears an override, null resets them all, unusable values refused), and
 in Debian's Chromium the lookup card and the Search policy block, over rows a real engine
 wrote through the fake provider."""

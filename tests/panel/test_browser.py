@@ -1,4 +1,4 @@
-"""The Records tab in a real browser (manual 11.1; issue 5): Debian's Chromium driven by
+"""The Records tab in a real browser (docs/guide/panel.md; issue 5): Debian's Chromium driven by
 Playwright against a real uvicorn server on a loopback port, over real record files.
 
 The poll interval is shortened through the app option so "within one poll" does not mean

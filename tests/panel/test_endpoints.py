@@ -1,4 +1,5 @@
-"""The panel's HTTP endpoints (manual 11.1, 11.3, 9.1; issue 5), against the real app.
+"""The panel's HTTP endpoints (docs/guide/panel.md and docs/guide/records.md; issue 5), against the
+real app.
 
 Every test builds a real home in a temp directory and talks to the Starlette app through
 its test client; nothing about the archive or state.json is faked.

@@ -1,4 +1,5 @@
-"""Formulas typeset from the core's parse tree (manual 4.2 precedence, 5 notation; issue 5).
+"""Formulas typeset from the core's parse tree (docs/guide/formulas.md precedence, 5 notation; issue
+5).
 
 The LaTeX must keep the structure the engine evaluates: a typeset formula that reads
 differently from what was computed would misstate the record.

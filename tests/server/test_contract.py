@@ -82,7 +82,8 @@ def _assert_refusal_names(tool: str, what: str, receipt: dict[str, Any]) -> None
 
 
 def test_contract_keys_cover_the_six_operations() -> None:
-    """Manual 2.1: the six tools and their keys (issue 14 adds get's unit, and read on eval
+    """docs/reference/tools.md: the six tools and their keys (issue 14 adds get's unit, and read on
+    eval
     and on set).
     Spec: docs/reference/tools.md (the six operations)."""
     assert [t.signature() for t in TOOLS] == [

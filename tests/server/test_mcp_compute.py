@@ -103,7 +103,8 @@ def test_the_pure_preset_has_no_compute(tmp_path: Path) -> None:
 def test_compute_mode_off_is_not_listed_nor_in_the_instructions(
     tmp_path: Path, preset: str
 ) -> None:
-    """Spec 2 (off is a true no-op): with mode off the preset does not even list compute, and
+    """docs/guide/compute.md (off is a true no-op): with mode off the preset does not even list
+    compute, and
     its instructions carry no compute rules for a tool the model cannot call."""
 
     async def main() -> tuple[list[str], str]:

@@ -149,7 +149,8 @@ def test_http_body_over_the_transport_limit_is_refused_and_the_server_survives(
 
 
 def test_every_wrong_argument_reaches_the_engine_over_http(tmp_path: Path) -> None:
-    """Over HTTP too, the engine, not the transport, judges every argument (manual 8.1).
+    """Over HTTP too, the engine, not the transport, judges every argument
+    (docs/reference/codes.md).
     Spec: docs/reference/codes.md (the error codes)."""
     home = tmp_path / "home"
     with http_server(home) as url:

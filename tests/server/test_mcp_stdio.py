@@ -34,7 +34,8 @@ OHM = [2, 1, -3, -2, 0, 0, 0]
 
 
 def test_a_whole_record_through_the_six_tools_over_stdio(tmp_path: Path) -> None:
-    """Manual 2.1/2.2 and 7.2 over MCP: a record from start to end, each receipt as the result.
+    """docs/reference/tools.md/2.2 and 7.2 over MCP: a record from start to end, each receipt as the
+    result.
     Spec: docs/reference/tools.md (the tool surface)."""
     home = tmp_path / "home"
 
@@ -98,7 +99,7 @@ def test_unknown_tool_is_an_engine_receipt(tmp_path: Path) -> None:
 
 def test_every_wrong_argument_reaches_the_engine(tmp_path: Path) -> None:
     """Missing, extra and wrongly typed arguments come back as the engine's receipt with
-    isError set, and change nothing (manual 8.1).
+    isError set, and change nothing (docs/reference/codes.md).
     Spec: docs/reference/codes.md (the error codes)."""
     home = tmp_path / "home"
 
@@ -122,7 +123,7 @@ def test_every_wrong_argument_reaches_the_engine(tmp_path: Path) -> None:
     assert before["rev"] == 1
     assert after == {"ok": True, "name": "R", "value": {"num": 4, "dim": "ohm"}}
     rows = record_rows(home)
-    # Every refusal left its own row and no slot write (manual 7.2).
+    # Every refusal left its own row and no slot write (docs/guide/records.md).
     assert [r["ok"] for r in rows[2:]] == [False] * len(WRONG_ARGUMENTS) + [True]
 
 
@@ -222,7 +223,7 @@ def test_stdout_carries_only_protocol_even_at_debug_level(tmp_path: Path) -> Non
 
 def test_client_disconnecting_mid_call_leaves_a_recoverable_record(tmp_path: Path) -> None:
     """The client hangs up while a long eval runs: the record stays whole, and the next
-    server start replays it (manual 7.3, 7.4).
+    server start replays it (docs/guide/records.md).
     Spec: docs/guide/records.md (recovery by replay)."""
     home = tmp_path / "home"
     server = RawStdioServer(home)
@@ -348,7 +349,7 @@ def test_python_dash_m_reckoner_serve_is_the_console_script(tmp_path: Path) -> N
 @pytest.mark.parametrize("transport", [[], ["--http", "--port", "0", "--shared-record"]])
 def test_sigterm_stops_the_server_and_frees_the_home(tmp_path: Path, transport: list[str]) -> None:
     """A terminated server leaves even while its client keeps stdin open, closes its engine,
-    and the home opens again at once (manual 7.4: the open record is resumed)."""
+    and the home opens again at once (docs/guide/records.md: the open record is resumed)."""
     import signal
 
     home = tmp_path / "home"

@@ -94,7 +94,7 @@ def test_eight_sessions_writing_at_once_keep_every_row_where_it_belongs_and_repl
     tmp_path: Path,
 ) -> None:
     """Issue 22, Tests: eight sessions at once, no crosstalk; each lane's record replayed by a
-    fresh Engine gives back exactly the slots its session read live (manual 7.4).
+    fresh Engine gives back exactly the slots its session read live (docs/guide/records.md).
     Spec: docs/guide/mcp-clients.md (issue 22)."""
     home = tmp_path / "home"
     live: dict[str, dict[str, dict[str, Any]]] = {}

@@ -116,7 +116,8 @@ def test_skills_have_examples_in_both_documents() -> None:
 
 @pytest.mark.parametrize("example", ALL_EXAMPLES, ids=lambda e: e.id)
 def test_every_skill_example_evaluates_as_shown(example: Example, tmp_path: Path) -> None:
-    """Manual 2-8 as taught by the skills: each call answers the receipt the skill shows."""
+    """docs/reference/tools.md-8 as taught by the skills: each call answers the receipt the skill
+    shows."""
     with Engine(home=tmp_path / "home", clock=lambda: 1_700_000_000_000) as engine:
         if example.steps[0].tool != "record_start":
             opened = engine.call("record_start", {"title": f"skill example {example.id}"})
@@ -158,7 +159,8 @@ def test_skill_calls_use_the_contract_keys() -> None:
 
 
 def test_interface_skill_names_every_code_and_what_to_do() -> None:
-    """All 19 codes of manual 8.2 appear in the interface skill's code table, each with when
+    """All 19 codes of docs/reference/codes.md appear in the interface skill's code table, each with
+    when
     it is raised and what to do.
     Spec: docs/reference/codes.md (the error codes)."""
     text = skill_text(INTERFACE)
@@ -170,7 +172,8 @@ def test_interface_skill_names_every_code_and_what_to_do() -> None:
 
 
 def test_interface_skill_lists_every_notation_in_its_written_form() -> None:
-    """All 35 notations of manual 5, each in the written form the core's table gives.
+    """All 35 notations of docs/reference/notations.md, each in the written form the core's table
+    gives.
     Spec: docs/reference/notations.md (notation)."""
     text = skill_text(INTERFACE)
     assert len(NOTATIONS) == 35
@@ -180,7 +183,7 @@ def test_interface_skill_lists_every_notation_in_its_written_form() -> None:
 
 
 def test_interface_skill_carries_the_whole_name_table() -> None:
-    """All 24 rows of manual 6.1: every name with its vector, in the table's order.
+    """All 24 rows of docs/reference/units.md: every name with its vector, in the table's order.
     Spec: docs/reference/units.md (the name table)."""
     text = skill_text(INTERFACE)
     rows = [line for line in text.splitlines() if re.match(r"\| `\[[-0-9,]+\]` \|", line)]

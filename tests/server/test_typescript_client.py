@@ -97,7 +97,8 @@ def receipt(entry: dict[str, Any]) -> dict[str, Any]:
 def test_the_typescript_sdk_lists_and_calls_what_the_contract_names(
     tmp_path: Path, transport: str
 ) -> None:
-    """Manual 2 (the six operations), 11 (the persona as instructions, the two skills as
+    """docs/reference/tools.md (the six operations), 11 (the persona as instructions, the two skills
+    as
     prompts and resources), issue 14 (`unit` and `read`): through the TypeScript SDK the
     server introduces itself, lists each contract tool with the schema the contract derives,
     answers each call with the receipt the engine gives, refuses a bad call as a tool error
@@ -159,7 +160,7 @@ def test_the_typescript_sdk_lists_and_calls_what_the_contract_names(
 def test_an_unknown_tool_reaches_the_typescript_sdk_as_one_clear_error(
     tmp_path: Path,
 ) -> None:
-    """Manual 8.1: a call the contract does not hold (an unknown tool) is answered as a
+    """docs/reference/codes.md: a call the contract does not hold (an unknown tool) is answered as a
     refused receipt naming the tool and the tools there are, and the server goes on.
     Spec: docs/reference/codes.md (the failure shape)."""
     received = run_typescript_client(

@@ -173,7 +173,7 @@ def test_a_second_server_on_a_held_home_explains_in_its_receipts(tmp_path: Path)
         if first.process.poll() is None:
             first.close()
     _assert_explains(refused, str(first.process.pid))
-    # The second server resumed the first one's open record (manual 7.4) and wrote to it.
+    # The second server resumed the first one's open record (docs/guide/records.md) and wrote to it.
     assert resumed["ok"] is True and resumed["rev"] == 1
     rows = record_rows(home)
     assert rows[0]["content"]["title"] == "held by the first"

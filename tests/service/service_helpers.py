@@ -72,7 +72,7 @@ def file_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def replay(rows: list[dict[str, Any]]) -> dict[str, tuple[int, Any]]:
-    """The slot table manual 7.4 says these rows leave behind: {name: (rev, stored)}."""
+    """The slot table docs/guide/records.md says these rows leave behind: {name: (rev, stored)}."""
     table: dict[str, tuple[int, Any]] = {}
     for row in rows:
         if row.get("ok") is not True:

@@ -1,4 +1,4 @@
-"""Issue 8 (speed) against manual 7.2: an eval over arrays writes its row from numpy, yet
+"""Issue 8 (speed) against docs/guide/records.md: an eval over arrays writes its row from numpy, yet
 the row is byte for byte what the stored forms spell, and a replay stores the same slots.
 
 The slot of an eval's array keeps the value and builds its stored form only when asked;

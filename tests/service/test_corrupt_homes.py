@@ -1,4 +1,4 @@
-"""Corrupt homes open (issue 3; manual 7.3, 7.4, 9.1): the engine opens or refuses with one
+"""Corrupt homes open (issue 3; docs/guide/records.md): the engine opens or refuses with one
 sentence, moves a refused open record into ``discarded/`` and never deletes anything."""
 
 from __future__ import annotations
@@ -234,7 +234,8 @@ def test_a_taken_closed_name_is_never_replaced_the_record_takes_the_next_id(
 
 
 def test_a_record_that_failed_to_close_stays_open_and_listed(home: Path) -> None:
-    """Issue 8 (against manual 7.2): a close whose rename fails refuses record_end, keeps the
+    """Issue 8 (against docs/guide/records.md): a close whose rename fails refuses record_end, keeps
+    the
     record open, resumable and listed, and a later record_end closes it; nothing is discarded.
     Spec: docs/guide/records.md (issue 8)."""
     with Engine(home) as engine:

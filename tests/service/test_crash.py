@@ -1,4 +1,4 @@
-"""The crash test (issue 3, manual 7.3 and 7.4): SIGKILL at random moments loses nothing seen.
+"""The crash test (issue 3, docs/guide/records.md): SIGKILL at random moments loses nothing seen.
 
 A child process runs thousands of calls on one home and reports each receipt on stdout; the
 parent kills it with SIGKILL after a random delay, then checks the home: every call whose

@@ -6,7 +6,7 @@ fails with an errno or accepts only part of its buffer. Each fault is tried at e
 the write path (the start's temp file, its header, its replace, an append, the close
 rename), and every case checks the refusal, its sentence, that nothing changed, and that
 once the fault clears the engine continues and a replay agrees with every ok receipt.
-Manual 7.2 drops a failed append; issue 8 decides against it.
+docs/guide/records.md drops a failed append; issue 8 decides against it.
 """
 
 from __future__ import annotations
@@ -256,7 +256,8 @@ def test_a_failed_write_step_refuses_and_changes_nothing(
 def test_the_refusal_row_is_kept_when_only_the_call_row_failed(
     faults: Faults, recording: Engine
 ) -> None:
-    """Issue 8 / manual 8.1: a one-off failure refuses the call; its own refusal row is kept.
+    """Issue 8 / docs/reference/codes.md: a one-off failure refuses the call; its own refusal row is
+    kept.
     Spec: docs/guide/records.md (issue 8)."""
     before = recording.slot_snapshot()
     original = faults.check
@@ -307,7 +308,7 @@ def test_a_torn_row_that_cannot_be_cut_is_cut_before_the_next_write(
 def test_a_kill_while_a_torn_row_is_on_disk_replays_the_acknowledged_rows(
     faults: Faults, recording: Engine
 ) -> None:
-    """Issue 8 / manual 7.3: the half row a failed write left is dropped on recovery.
+    """Issue 8 / docs/guide/records.md: the half row a failed write left is dropped on recovery.
     Spec: docs/guide/records.md (issue 8)."""
     live = recording.slot_snapshot()
     faults.arm("append", SHORT)
@@ -357,7 +358,8 @@ def test_with_fsync_a_failed_fsync_refuses_append_start_and_close(
 def test_a_kill_between_the_end_row_and_the_rename_finishes_the_close(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 8 item 7 / manual 7.4: an open record whose last accepted row is record_end is
+    """Issue 8 item 7 / docs/guide/records.md: an open record whose last accepted row is record_end
+    is
     closed at the next start, not resumed as open.
     Spec: docs/guide/records.md (issue 8)."""
     with Engine(home) as engine:

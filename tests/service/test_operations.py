@@ -1,8 +1,9 @@
-"""Manual section 2: the six operations, their receipts and the slot table's rules.
+"""docs/reference/tools.md: the six operations, their receipts and the slot table's rules.
 
 Every malformed argument of every tool is pinned to its code, and to the rule that a failed
 call changes nothing: the slot table and the record file are compared before and after, and
-the only change is the one refused row (manual 2.2, 7.2, 8.1).
+the only change is the one refused row (docs/reference/tools.md and docs/guide/records.md and
+docs/reference/codes.md).
 """
 
 from __future__ import annotations
@@ -537,7 +538,8 @@ def test_any_finite_number_is_stored_written_and_replayed(home: Path, number: fl
 def test_an_unwritable_row_refuses_the_call_and_leaves_no_seq_gap(
     recording: Engine,
 ) -> None:
-    """Issue 8 (against manual 7.2): a trace append that fails refuses the call, which then
+    """Issue 8 (against docs/guide/records.md): a trace append that fails refuses the call, which
+    then
     changes nothing; seq continues without a gap.
     Spec: docs/guide/records.md (issue 8)."""
     journal = recording._journal

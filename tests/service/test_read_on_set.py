@@ -62,7 +62,7 @@ def test_set_read_row_keeps_the_input_under_value_and_the_reading_under_reading(
 
 
 def test_a_record_with_read_rows_replays_and_feeds_the_articles(tmp_path: Path) -> None:
-    """Manual 7.4 and the article facts with issue 14's rows: a resumed record holds the
+    """docs/guide/records.md and the article facts with issue 14's rows: a resumed record holds the
     slots set and eval'd with read (lists too), and a closed one lists the set conditions
     with their stored values."""
     home = tmp_path / "home"

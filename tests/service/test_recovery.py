@@ -1,4 +1,4 @@
-"""Manual 7.4: recovery by replay, and one engine per lane (issues 3 and 9)."""
+"""docs/guide/records.md: recovery by replay, and one engine per lane (issues 3 and 9)."""
 
 from __future__ import annotations
 

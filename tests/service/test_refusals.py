@@ -312,7 +312,7 @@ def _follow(engine: Engine, chain: list[Step]) -> None:
 
 @pytest.mark.parametrize("code", list(CHAINS), ids=[c.value for c in CHAINS])
 def test_refusal_names_value_rule_and_a_fix_that_works(code: ErrorCode, tmp_path: Path) -> None:
-    """Issue 14 / manual 8.2: the refusal's fix, followed literally, succeeds."""
+    """Issue 14 / docs/reference/codes.md: the refusal's fix, followed literally, succeeds."""
     with _open(tmp_path / "home") as engine:
         _follow(engine, CHAINS[code])
 

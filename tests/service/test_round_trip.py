@@ -1,4 +1,4 @@
-"""Issue 8 item 4: every accepted value round-trips through the record (manual 7.3, 7.4).
+"""Issue 8 item 4: every accepted value round-trips through the record (docs/guide/records.md).
 
 What `set` or `eval` stores, a replay stores bit for bit: the sign of a zero included, and a
 value nested as deep as the engine accepts. Compared bit for bit means every double by its
@@ -108,7 +108,8 @@ def test_a_deeply_nested_object_is_written_and_replayed(home: Path, depth: int) 
 
 
 def test_an_object_one_level_too_deep_is_refused_not_lost(home: Path) -> None:
-    """Issue 8 / manual 8.1: past MAX_VALUE_DEPTH the set is refused, and nothing is stored.
+    """Issue 8 / docs/reference/codes.md: past MAX_VALUE_DEPTH the set is refused, and nothing is
+    stored.
     Spec: docs/guide/records.md (issue 8)."""
     with Engine(home) as engine:
         engine.call("record_start", {"title": "Deep"})

@@ -1,4 +1,5 @@
-"""Manual 9.1 and 9.2 through the Engine: run logs under logs/, nothing on stdout, the log
+"""docs/guide/records.md and docs/architecture.md through the Engine: run logs under logs/, nothing
+on stdout, the log
 level, and state.json at mount (migration, restartRequired, unknown keys kept verbatim)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Manual section 7: markers, trace rows as 7.2 lists them (read from the file's bytes), the
-record identifiers, the record list (7.5), reading and deleting records."""
+"""docs/guide/records.md: markers, trace rows as the row format lists them (read from the
+file's bytes), the record identifiers, the record list, reading and deleting records."""
 
 from __future__ import annotations
 

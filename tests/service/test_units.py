@@ -234,7 +234,8 @@ def test_unit_and_read_misuse_is_refused(
 
 
 def test_replay_restores_a_unit_slot(home: Path) -> None:
-    """Manual 7.4 with issue 14's rows: a resumed record holds the SI value a unit set."""
+    """docs/guide/records.md with issue 14's rows: a resumed record holds the SI value a unit
+    set."""
     with Engine(home, clock=StepClock()) as engine:
         engine.call("record_start", {"title": "replay"})
         engine.call("set", {"name": "L", "value": {"num": 10, "unit": "mH"}})

@@ -1,4 +1,4 @@
-"""Manual 9.1: the home's tree and what an unusable home says."""
+"""docs/guide/records.md: the home's tree and what an unusable home says."""
 
 from __future__ import annotations
 

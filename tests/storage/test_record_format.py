@@ -1,4 +1,4 @@
-"""Manual 7.3 and 7.5: the record file format, parsed without I/O."""
+"""docs/guide/records.md: the record file format, parsed without I/O."""
 
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ def test_long_rows_spell_whole_doubles_as_integers_like_short_ones(size: int) ->
 
 
 def _summary_row_by_row(rows: list[dict[str, Any]], *, is_open: bool) -> RecordSummary:
-    """Manual 7.5 read straight from the text: every row in order."""
+    """docs/guide/records.md read straight from the text: every row in order."""
     title = record_id = opened_at = last_end = None
     found_start = False
     for row in rows:
@@ -233,7 +233,8 @@ _summary_rows = st.lists(
 def test_a_summary_read_from_both_ends_is_the_summary_read_row_by_row(
     rows: list[dict[str, Any]], is_open: bool
 ) -> None:
-    """Issue 10 (Speed; manual 7.5): the start is looked for from the head and the end from
+    """Issue 10 (Speed; docs/guide/records.md): the start is looked for from the head and the end
+    from
     the tail; the title, id, opening and end are those of reading every row in order, for
     any mix of starts, ends, refusals and times (an end without a whole-number time too).
     Spec: docs/guide/records.md (issue 10)."""

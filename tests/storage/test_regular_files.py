@@ -1,8 +1,9 @@
 """Issue 8: record files are read only when they are regular files.
 
 A FIFO, a device or a symlink in ``records/`` or as ``open-record.jsonl`` is never followed
-and never waited on: a closed record is listed among the unreadable ids (manual 7.5), an
-open one is moved aside at start (manual 7.4). Every test runs under a short timeout, since
+and never waited on: a closed record is listed among the unreadable ids (docs/guide/records.md), an
+open one is moved aside at start (docs/guide/records.md). Every test runs under a short timeout,
+since
 the failure being guarded against is a hang.
 """
 

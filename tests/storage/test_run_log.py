@@ -1,4 +1,4 @@
-"""Manual 9.2: run logs, one file per engine process, the line format and retention."""
+"""docs/architecture.md: run logs, one file per engine process, the line format and retention."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Manual 9.1: state.json as a tree of subtrees, replaced atomically."""
+"""docs/guide/records.md: state.json as a tree of subtrees, replaced atomically."""
 
 from __future__ import annotations
 

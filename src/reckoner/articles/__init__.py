@@ -1,4 +1,5 @@
-"""Articles (manual 10, issue 10): a closed record written up as a Markdown or LaTeX solution,
+"""Articles (docs/guide/articles.md, issue 10): a closed record written up as a Markdown or LaTeX
+solution,
 with every number it shows audited against the record.
 
 Pure parts (no I/O): ``facts``, ``numbers``, ``markup``, ``mathtex``, ``audit``, ``latex``,

@@ -1,4 +1,5 @@
-"""The LaTeX toolchain: the one module that runs TeX programs (manual 10's optional compile).
+"""The LaTeX toolchain: the one module that runs TeX programs (an article's optional compile,
+docs/guide/articles.md).
 
 ``latexmk -xelatex`` is preferred and plain ``xelatex`` (two passes, for the long tables) is
 the fallback. TeX runs with shell escape off and file writes limited to the article's folder,

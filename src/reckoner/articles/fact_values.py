@@ -187,7 +187,7 @@ def _complex(raw: Mapping[str, Any], facts: Collector) -> Cplx | None:
 
 
 def read_value(raw: object, facts: Collector) -> Value | None:
-    """A stored value (manual 3.2's tagged shape with ``dim`` as 7 integers), cut."""
+    """A stored value (the tagged shape of docs/guide/formulas.md, ``dim`` as 7 integers), cut."""
     if type(raw) is not dict:
         return None
     number, dim_list = raw.get("num"), raw.get("dim")

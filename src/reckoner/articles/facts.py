@@ -1,4 +1,4 @@
-"""A closed record reduced to the facts an article may use (manual 10). No I/O here.
+"""A closed record reduced to the facts an article may use (docs/guide/articles.md). No I/O here.
 
 The title, the conditions (accepted ``set`` rows accumulated per slot; a deletion removes
 the name), the messages, the steps, the answered lookups and the archived compute runs
@@ -170,7 +170,8 @@ def _add_run(facts: Collector, run: ComputeFact | None) -> None:
 
 def _read_end(facts: Collector, seq: int, content: Mapping[str, Any]) -> None:
     text = content.get("text")
-    # The last accepted end row wins; an empty or blank text counts as absent (manual 7.1).
+    # The last accepted end row wins; an empty or blank text counts as absent
+    # (docs/guide/records.md).
     facts.closing = text if isinstance(text, str) and text.strip() else None
 
 

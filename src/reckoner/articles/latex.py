@@ -2,7 +2,7 @@
 
 A writer produces the body only. The host reads the body as TeX would and refuses any
 command or environment outside the allow-list (``texwords``), any control character or
-``^^`` escape, and braces, math or environments left open (manual 10); it wraps what it
+``^^`` escape, and braces, math or environments left open (docs/guide/articles.md); it wraps what it
 accepts in its own shell: ``ctexart`` for zh-CN, ``article`` with ``fontspec`` for en.
 """
 

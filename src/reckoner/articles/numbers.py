@@ -1,4 +1,4 @@
-"""How a number looks in an article: the cut (manual 10).
+"""How a number looks in an article: the cut (docs/guide/articles.md).
 
 The cut is the one rule for every number a writer receives: four significant figures (never
 fewer than a plain number's whole digits), and the exponential form below ``1e-3`` or at or

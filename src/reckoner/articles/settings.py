@@ -1,4 +1,5 @@
-"""The remembered article settings (manual 9.1, 11.2): their defaults and how a change merges.
+"""The remembered article settings (docs/guide/records.md and docs/guide/panel.md): their defaults
+and how a change merges.
 
 ``generation.markdown {directory, language}``, ``generation.latex {directory, language,
 compile}`` and ``generation.writer {kind, model, baseUrl}``. Each format saves on its own: a

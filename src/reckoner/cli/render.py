@@ -173,7 +173,8 @@ _LOOKUP_ACCENT = {"answered": "green", "insufficient": "yellow", "refused": "yel
 
 
 def _lookup_lines(body: dict[str, Any]) -> tuple[str, str]:
-    """A `search` row (manual 12.5): the question, the answer or its sentence, the sources."""
+    """A `search` row (docs/guide/lookup.md): the question, the answer or its sentence, the
+    sources."""
     from rich.markup import escape
 
     outcome = str(body.get("outcome"))

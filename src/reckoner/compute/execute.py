@@ -256,7 +256,7 @@ def _how_it_ended(done: runner.Completed) -> str:
 
 
 def command_line(request: RunRequest, script_path: Path) -> tuple[list[str], dict[str, Any] | None]:
-    """The argv of a run, and for cli what happened to the script (spec 5.4)."""
+    """The argv of a run, and for cli what happened to the script (docs/guide/compute.md)."""
     program, cli = request.program, request.cli
     if program.engine != "cli":
         assert request.template is not None

@@ -11,7 +11,7 @@ from enum import StrEnum
 
 
 class ErrorCode(StrEnum):
-    """The stable, machine-readable half of every failure (manual 8.2)."""
+    """The stable, machine-readable half of every failure (docs/reference/codes.md)."""
 
     INVALID_FORMULA = "ENGINE_INVALID_FORMULA"
     INVALID_NUMBER = "ENGINE_INVALID_NUMBER"
@@ -35,7 +35,7 @@ class ErrorCode(StrEnum):
 
     @property
     def raised_when(self) -> str:
-        """When the engine answers with this code, in one line (manual 8.2)."""
+        """When the engine answers with this code, in one line (docs/reference/codes.md)."""
         return RAISED_WHEN[self]
 
 
@@ -92,7 +92,7 @@ RAISED_WHEN: dict[ErrorCode, str] = {
 
 
 class SearchCode(StrEnum):
-    """The codes `search` answers besides the engine's own (manual 12.6)."""
+    """The codes `search` answers besides the engine's own (docs/reference/codes.md)."""
 
     INSUFFICIENT = "SEARCH_INSUFFICIENT"
     BUDGET_EXCEEDED = "SEARCH_BUDGET_EXCEEDED"
@@ -112,7 +112,7 @@ SEARCH_RAISED_WHEN: dict[str, str] = {
     ),
     ErrorCode.OPEN_RECORD_NOT_FOUND: "no record is open; a lookup is recorded, so it needs one",
 }
-"""The four codes of manual 12.6, in its order, with when each is answered."""
+"""The four codes of docs/reference/codes.md, in its order, with when each is answered."""
 
 PRESET_CODES: dict[str, tuple[str, ...]] = {"search": tuple(SEARCH_RAISED_WHEN)}
 """Each preset tool's failure codes (ENGINE_INVALID_ARGS aside, which every tool answers)."""

@@ -1,4 +1,4 @@
-"""The search tool (manual 12): one question, forwarded verbatim to the lookup."""
+"""The search tool (docs/guide/lookup.md): one question, forwarded verbatim to the lookup."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The operators + - * / ^ and unary minus on quantities (manual 4.4, 4.5, 6.2).
+"""The operators + - * / ^ and unary minus on quantities (docs/guide/formulas.md and
+docs/reference/units.md).
 
 Arrays combine element by element with scalar broadcast; real rectangular arrays take a
 numpy fast path whose domain checks match the scalar rules exactly.
@@ -41,7 +42,7 @@ _OP_NAMES = {"+": "addition", "-": "subtraction", "*": "multiplication", "/": "d
 
 
 def require_quantity(value: Value, what: str, pos: int) -> Quantity:
-    """Operators and functions are defined on quantities only (manual 4.4)."""
+    """Operators and functions are defined on quantities only (docs/guide/formulas.md)."""
     if isinstance(value, Obj):
         raise fail(
             ErrorCode.UNSUPPORTED_OPERATION,
@@ -295,7 +296,8 @@ def _map_list(items: list[Element], fn: Callable[[Scalar], Scalar]) -> list[Elem
 
 
 def power(a: Quantity, b: Quantity, pos: int) -> Quantity:
-    """`a ^ b` (manual 4.5): dimensionless exponent; complex exponent needs a plain base."""
+    """`a ^ b` (docs/guide/formulas.md): dimensionless exponent; complex exponent needs a plain
+    base."""
     if b.vector != ZERO:
         raise fail(
             ErrorCode.INCOMPATIBLE_DIMENSION,

@@ -1,4 +1,5 @@
-"""SI vector arithmetic over the name table of reckoner.contract.dimensions (manual 6.1).
+"""SI vector arithmetic over the name table of reckoner.contract.dimensions
+(docs/reference/units.md).
 
 A vector is a tuple of 7 exponents in the order m, kg, s, A, K, mol, cd. Whole exponents
 are ``int``; an intermediate may carry a ``Fraction`` after a root or a fractional power.
@@ -38,7 +39,7 @@ class AffineMap:
 
 IDENTITY = AffineMap(1.0, 0.0)
 
-# degC is the one name whose map is not the identity (manual 6.1).
+# degC is the one name whose map is not the identity (docs/reference/units.md).
 AFFINE_MAPS: dict[str, AffineMap] = {"degC": AffineMap(1.0, 273.15)}
 
 
@@ -70,7 +71,7 @@ def divide(a: Vector, b: Vector) -> Vector:
 
 @lru_cache(maxsize=_VECTOR_CACHE)
 def power(a: Vector, exponent: float) -> Vector:
-    """Scale every component by a real exponent (manual 6.2)."""
+    """Scale every component by a real exponent (docs/reference/units.md)."""
     if a is ZERO or a == ZERO:
         return ZERO
     if exponent.is_integer():

@@ -15,7 +15,7 @@ class Failure:
     message: str
 
     def receipt(self) -> dict[str, object]:
-        """The failure receipt of manual 2.2."""
+        """The failure receipt of docs/reference/tools.md."""
         return {"ok": False, "code": self.code.value, "error": self.message}
 
 

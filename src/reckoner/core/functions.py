@@ -1,4 +1,5 @@
-"""The 24 notation functions (manual 5.3) with their dimension and value rules (6.3).
+"""The 24 notation functions (docs/reference/notations.md) with their dimension and value rules
+(6.3).
 
 Complex in, complex out: a function of a complex argument answers a complex, except the
 real-valued parts of one ($abs, $re, $im, $arg), which answer reals.
@@ -214,7 +215,8 @@ def maps_real_array(notation: Notation, payload: Payload) -> bool:
 
 
 def _result_vector(notation: Notation, q: Quantity, pos: int) -> Vector:
-    """The vector a function's value carries (manual 6.3), its argument's checked first."""
+    """The vector a function's value carries (docs/reference/notations.md), its argument's checked
+    first."""
     rule = notation.dim_rule
     if rule is DimRule.DIMENSIONLESS:
         _need_dimensionless(notation, pos, q)

@@ -1,4 +1,5 @@
-"""The formula scanner: ASCII text to tokens (manual 4.1). Positions are 0-based offsets."""
+"""The formula scanner: ASCII text to tokens (docs/guide/formulas.md). Positions are 0-based
+offsets."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The name rule shared by slots, targets, object fields and bound variables (manual 2.3)."""
+"""The name rule shared by slots, targets, object fields and bound variables
+(docs/guide/formulas.md)."""
 
 import re
 

@@ -1,4 +1,5 @@
-"""The 35 notations (manual 5): written forms, positions, arities and dimension rules.
+"""The 35 notations (docs/reference/notations.md): written forms, positions, arities and dimension
+rules.
 
 The one place the vocabulary lives; the parser, the evaluator, the skills and the tests
 all read it from here.
@@ -34,7 +35,7 @@ class Binding(StrEnum):
 
 
 class DimRule(StrEnum):
-    """The dimension rule of a notation class (manual 6.3)."""
+    """The dimension rule of a notation class (docs/reference/notations.md)."""
 
     CONSTANT = "no argument; the zero vector"
     KEEP = "any vector; the argument's vector"

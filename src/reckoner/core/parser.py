@@ -1,4 +1,5 @@
-"""The recursive-descent parser (manual 4.2, 5.1): tokens to one expression tree.
+"""The recursive-descent parser (docs/guide/formulas.md and docs/reference/notations.md): tokens to
+one expression tree.
 
 Notation shapes and arities are checked here against the notation table, so every error
 in the written form is reported before anything is evaluated.

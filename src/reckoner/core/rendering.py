@@ -86,7 +86,7 @@ class RenderOptions:
 
 
 def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
-    """The `get` receipt's value (manual 3.4): the tagged shape `set` accepts back."""
+    """The `get` receipt's value (docs/guide/formulas.md): the tagged shape `set` accepts back."""
     if isinstance(value, Obj):
         return {"object": {name: render(v, options) for name, v in value.fields.items()}}
     if options.vector is not None and options.vector != value.vector:
@@ -352,7 +352,7 @@ def _cut(x: float, options: RenderOptions) -> float | int:
     if type(x) is not float:
         x = float(x)
     if options.digits is None:
-        # An exact reading stores back exactly (manual 3.4), -0.0 included (issue 8).
+        # An exact reading stores back exactly (docs/guide/formulas.md), -0.0 included (issue 8).
         return stored_number(x)
     if x == 0 or not math.isfinite(x):
         return json_number(x)

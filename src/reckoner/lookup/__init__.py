@@ -1,4 +1,4 @@
-"""The outside lookup (manual 12): the `search` tool of the presets that serve it.
+"""The outside lookup (docs/guide/lookup.md): the `search` tool of the presets that serve it.
 
 One module per outside thing: `anthropic_provider` and `openai_provider` (the search
 providers through their official SDKs), `pages` (fetching a page's text), `service` (the

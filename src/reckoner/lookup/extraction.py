@@ -1,4 +1,4 @@
-"""The extractive step's prompt and the reading of its reply (manual 12.3, step 4). Pure.
+"""The extractive step's prompt and the reading of its reply (docs/guide/lookup.md, step 4). Pure.
 
 The reply must be one JSON object, ``{"answer", "used", "insufficient"}``; anything else is
 a technical failure whose raw text stays in the record and never reaches the model.

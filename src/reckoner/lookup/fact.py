@@ -1,4 +1,4 @@
-"""A `search` row as an article fact (manual 10, 12.7). Pure.
+"""A `search` row as an article fact (docs/guide/articles.md and docs/guide/lookup.md). Pure.
 
 Ready for the article writer's row readers: an answered lookup becomes its own entry with the
 question, the answer verbatim (never cut to the article's four decimals: it carries the number

@@ -1,4 +1,4 @@
-"""Fetching an allowed page for its main text (manual 12.3, step 3): httpx and trafilatura.
+"""Fetching an allowed page for its main text (docs/guide/lookup.md, step 3): httpx and trafilatura.
 
 The guards a fetch on a model's behalf needs: only http(s); every redirect re-checked
 against the policy; no private, loopback, link-local or otherwise non-global address unless

@@ -1,4 +1,4 @@
-"""One lookup from question to row (manual 12.3): retrieval, policy, enrich, extraction.
+"""One lookup from question to row (docs/guide/lookup.md): retrieval, policy, enrich, extraction.
 
 Pure orchestration: the providers and the page fetcher are handed in, so the pipeline
 itself touches nothing outside. It answers the receipt the model receives and the content

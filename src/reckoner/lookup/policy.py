@@ -1,4 +1,5 @@
-"""The search policy (manual 12.4): its keys and defaults, the three layers, the allow-list.
+"""The search policy (docs/guide/lookup.md): its keys and defaults, the three layers, the
+allow-list.
 
 Pure: no I/O. A layer is a JSON object shaped like the policy (``enrich`` and ``synthesis``
 nested); every key is optional, and an unusable value is reported and replaced by the
@@ -32,10 +33,10 @@ DEFAULT_ALLOWED_HOSTS: tuple[str, ...] = (
     "rfc-editor.org",
     "arxiv.org",
 )
-"""Reference material a calculation may cite (manual 12.4)."""
+"""Reference material a calculation may cite (docs/guide/lookup.md)."""
 
 GITHUB_HOSTS: tuple[str, ...] = ("github.com", "githubusercontent.com")
-"""Hosts whose answers carry origin ``github`` (manual 12.1)."""
+"""Hosts whose answers carry origin ``github`` (docs/reference/tools.md)."""
 
 
 class Unusable(ValueError):
@@ -292,7 +293,7 @@ class Policy:
     synthesis_max_tokens: int
 
     def allows(self, url: str | WebUrl) -> bool:
-        """Whether the extractive step may read this source (manual 12.4); a URL that
+        """Whether the extractive step may read this source (docs/guide/lookup.md); a URL that
         lookup.urls refuses (any non-http(s) one among them) is never allowed."""
         host = url_host(url)
         if host is None:
@@ -302,7 +303,7 @@ class Policy:
         return any(host_matches(host, pattern) for pattern in self.allowed_hosts)
 
     def row(self) -> dict[str, Any]:
-        """The policy as the `search` row keeps it (manual 12.5)."""
+        """The policy as the `search` row keeps it (docs/guide/lookup.md)."""
         return {
             "tier": self.tier,
             "allowedHosts": list(self.allowed_hosts),

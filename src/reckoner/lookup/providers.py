@@ -1,4 +1,4 @@
-"""What a search provider is, and which one the environment configures (manual 12.3).
+"""What a search provider is, and which one the environment configures (docs/guide/lookup.md).
 
 Configuration is the provider's own variables and nothing else: ``ANTHROPIC_API_KEY``
 (or ``ANTHROPIC_AUTH_TOKEN``) with an optional ``ANTHROPIC_BASE_URL``, or
@@ -59,7 +59,7 @@ def _cut(text: str | None, limit: int) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """One source the provider cited (manual 12.5's candidate)."""
+    """One source the provider cited (a candidate, docs/guide/lookup.md)."""
 
     url: str
     title: str | None = None

@@ -120,7 +120,7 @@ class PanelApi:
         self.log = log
 
     def note(self, level: str, message: str, **fields: Any) -> None:
-        """A line in the run log (manual 9.2), when the panel runs with one."""
+        """A line in the run log (docs/architecture.md), when the panel runs with one."""
         if self.log is not None:
             getattr(self.log, level)(message, **fields)
 
@@ -389,7 +389,7 @@ def create_app(home: Path, options: PanelOptions) -> Starlette:
     """The panel app for one home, answering as ``options`` say."""
     api = PanelApi(home, options.poll_ms, options.log)
     articles = ArticlesApi(api.archive, api.state, api.note)
-    # An older build's flat article keys become the generation tree once (manual 9.1).
+    # An older build's flat article keys become the generation tree once (docs/guide/records.md).
     api.state.migrate_legacy()
     app = Starlette(
         routes=_routes(api, articles, options.pitfalls_project),

@@ -1,4 +1,4 @@
-"""The panel's article endpoints (manual 11.3): generate, progress, cancel, capability, the
+"""The panel's article endpoints (docs/guide/panel.md): generate, progress, cancel, capability, the
 directory browser, reveal and a LaTeX article's preview image.
 
 Every one sits behind the same guard as the rest of the panel (Host, Origin, JSON bodies).

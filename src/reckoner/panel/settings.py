@@ -1,4 +1,5 @@
-"""The settings view the panel serves (manual 9.1, 11.2) and the checks on a PUT body.
+"""The settings view the panel serves (docs/guide/records.md and docs/guide/panel.md) and the checks
+on a PUT body.
 
 Only the sections that exist in this build are served; a later section (generation,
 search) adds its own entry to ``SECTIONS``. Absence in state.json means the default, so a

@@ -1,5 +1,5 @@
 """The Anthropic Messages API through the official ``anthropic`` SDK: the one module that
-imports it, and only inside ``AnthropicClient`` (manual 12.3).
+imports it, and only inside ``AnthropicClient`` (docs/guide/lookup.md).
 
 A web search is one Messages turn carrying the server-side ``web_search_20250305`` tool; the
 ``web_search_result_location`` citations of its text are the sources, each with the

@@ -1,5 +1,5 @@
 """The OpenAI APIs through the official ``openai`` SDK: the one module that imports it, and
-only inside ``OpenAIClient`` (manual 12.3).
+only inside ``OpenAIClient`` (docs/guide/lookup.md).
 
 An article is a Chat Completions conversation, the API every OpenAI-compatible server
 (DeepSeek, Ollama, vLLM, llama.cpp) speaks. A lookup uses the Responses API: its search is

@@ -1,8 +1,8 @@
 """The engine a host runs: six operations, one slot table, at most one open record.
 
-`Engine.call(tool, args)` answers one receipt (manual 2.2) and never raises. Every call
+`Engine.call(tool, args)` answers one receipt (docs/reference/tools.md) and never raises. Every call
 made while a record is open appends one trace row before its receipt is returned; a call
-whose row cannot be written is refused and changes nothing (issue 8, against manual 7.2).
+whose row cannot be written is refused and changes nothing (issue 8, against docs/guide/records.md).
 Several engines may share a home, each on its own lane with its own open record (issue 9).
 This module is the engine's start and stop and the one entry point; the operations, the
 record's lifecycle, replay, argument parsing and the preset tools' gate are its neighbours.
@@ -244,7 +244,7 @@ class Engine:
             return self._slots.snapshot()
 
     def records(self) -> RecordIndex:
-        """The record list (manual 7.5)."""
+        """The record list (docs/guide/records.md)."""
         return self.archive.index()
 
     def read_record(self, record_id: str) -> RecordView | None:

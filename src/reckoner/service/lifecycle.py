@@ -70,7 +70,8 @@ class RecordTrace:
         except wire.UnstorableText:
             raise  # the call is refused: a receipt is never answered without its row
         except (OSError, TypeError, ValueError) as error:
-            # Against manual 7.2, a row that cannot be written refuses its call (issue 8): the
+            # Against docs/guide/records.md, a row that cannot be written refuses its call (issue
+            # 8): the
             # record is the product. The seq is not spent and the file is as it was.
             self.log.error("trace row not written", record=record.record_id, seq=seq, error=error)
             raise self.write_refusal("written", error) from None

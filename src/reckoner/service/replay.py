@@ -118,7 +118,8 @@ def _replay_checked(slots: SlotTable, name: str, rows: list[dict[str, Any]], log
 
 
 def _replayed_write(row: dict[str, Any]) -> tuple[str, dict[str, Any] | None] | None:
-    """What an accepted row writes on replay (manual 7.4): (name, value or None to delete).
+    """What an accepted row writes on replay (docs/guide/records.md): (name, value or None to
+    delete).
 
     None for a row replay skips (refused, get, markers, search); ``_UNUSABLE`` for a set or
     eval row this build cannot use.

@@ -1,4 +1,4 @@
-"""The slot table of the open record (manual 2.3): values with revisions.
+"""The slot table of the open record (docs/guide/formulas.md): values with revisions.
 
 A slot keeps the stored form it was written with, or the value an eval computed; each is
 built from the other on first need, so replaying a long record costs dictionary updates,

@@ -1,7 +1,7 @@
 """Where the engine's files live (``home_path`` decides which directory is the home).
 
 The home holds the open records, the closed records, ``state.json``, the run logs, the
-discarded files and the locks (manual 9.1). Every other storage module asks a
+discarded files and the locks (docs/guide/records.md). Every other storage module asks a
 ``HomeLayout`` for its path instead of joining names itself.
 
 Several engines may share a home, each on its own *lane*: lane 1 is the manual's

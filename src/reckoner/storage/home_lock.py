@@ -63,7 +63,7 @@ def acquire_lane(home: HomeLayout, lane: int | None = None) -> HomeLock:
     """Take a lane of ``home``: ``lane`` itself, or else the one that decides predictably.
 
     With no lane asked for, the lowest-numbered lane whose open record nobody holds is
-    taken first (that is how a crashed or restarted session resumes, manual 7.4); with no
+    taken first (that is how a crashed or restarted session resumes, docs/guide/records.md); with no
     such record, the lowest free lane. ``HomeLockedError`` when the asked lane is held or
     all ``MAX_LANES`` are.
     """

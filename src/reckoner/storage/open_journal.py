@@ -43,7 +43,7 @@ _NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.
 
 @dataclass(frozen=True)
 class RecoveredRecord:
-    """An open record resumed at start (manual 7.4)."""
+    """An open record resumed at start (docs/guide/records.md)."""
 
     record_id: str
     title: str
@@ -87,7 +87,7 @@ class OpenRecordJournal:
     def recover(self) -> RecoveredRecord | None:
         """Resume the open record, or move a bad one into ``discarded/`` and return None.
 
-        Never raises: recovery can never keep the engine from opening (manual 7.4).
+        Never raises: recovery can never keep the engine from opening (docs/guide/records.md).
         """
         self._sweep_unfinished_starts()
         data = self._read_open_file()
@@ -478,7 +478,7 @@ def _last_seq(rows: list[dict[str, Any]]) -> int:
 
 
 def _ends_with_accepted_end(rows: list[dict[str, Any]]) -> bool:
-    """True when the last accepted row of a record is its ``record_end`` (manual 7.4)."""
+    """True when the last accepted row of a record is its ``record_end`` (docs/guide/records.md)."""
     for row in reversed(rows):
         if row.get("ok") is True:
             return bool(row.get("tool") == "record_end")

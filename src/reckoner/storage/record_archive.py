@@ -94,7 +94,7 @@ class RecordArchive:
         return os.path.lexists(self.layout.record_file(record_id))
 
     def allocate_id(self, now_ms: int) -> str:
-        """The clock in ms; ``-2``, ``-3`` ... appended while taken (manual 7.1)."""
+        """The clock in ms; ``-2``, ``-3`` ... appended while taken (docs/guide/records.md)."""
         open_ids = {entry.id for entry in self.open_entries()}
         base = str(now_ms)
         candidate = base

@@ -1,4 +1,4 @@
-"""The record file format (manual 7.3), as bytes in and rows out. No I/O here.
+"""The record file format (docs/guide/records.md), as bytes in and rows out. No I/O here.
 
 A record file is a header line ``{"seq":0,"version":1}`` followed by one compact JSON
 object per line. A line that does not parse as an object is dropped on its own, so a torn
@@ -59,7 +59,7 @@ class ParsedRecord:
 
 @dataclass(frozen=True)
 class RecordSummary:
-    """A record's identity and span, taken from its rows (manual 7.5)."""
+    """A record's identity and span, taken from its rows (docs/guide/records.md)."""
 
     title: str | None
     opened_at: int | None

@@ -35,7 +35,7 @@ _TAIL_CHUNK = 16 * 1024
 
 @dataclass(frozen=True)
 class ClosedEntry:
-    """One closed record in the list (manual 7.5)."""
+    """One closed record in the list (docs/guide/records.md)."""
 
     id: str
     version: int

@@ -1,4 +1,4 @@
-"""The run logs under ``logs/``: the only module that writes there (manual 9.2).
+"""The run logs under ``logs/``: the only module that writes there (docs/architecture.md).
 
 One file per engine process, created exclusively and held open; each line is
 ``<timestamp> <LEVEL> <message>[ k=v ...]`` with field values as JSON tokens. It rides on a

@@ -1,4 +1,4 @@
-"""``state.json``, the remembered settings: the only module that touches it (manual 9.1).
+"""``state.json``, the remembered settings: the only module that touches it (docs/guide/records.md).
 
 The file is a tree with one subtree per module that remembers settings, plus the flat
 ``restartRequired`` marker. A writer replaces only its own subtree; every other key,

@@ -1,4 +1,4 @@
-"""The model writer: the facts go to a model in a context of its own (manual 10).
+"""The model writer: the facts go to a model in a context of its own (docs/guide/articles.md).
 
 The prompt carries the manual's rules and a version string the job result reports. Facts
 over the providers' token budget are refused before anything is sent. A LaTeX body is
@@ -61,7 +61,8 @@ _LANGUAGE_NAMES = {"en": "English", "zh-CN": "Simplified Chinese"}
 
 
 def system_prompt(language: str, format_name: str) -> str:
-    """The rules every article is written under (manual 10), for one language and format."""
+    """The rules every article is written under (docs/guide/articles.md), for one language and
+    format."""
     if format_name == "tex":
         shape = (
             "Write the body of a LaTeX document only: no \\documentclass, no \\usepackage, no "
@@ -134,7 +135,7 @@ def _unit(dim: Dim) -> str:
 
 def value_json(value: Value) -> object:
     """A cut value as the model receives it: ``{"value": "6875", "unit": "ohm", "dim": [...]}``;
-    the ``dim`` keeps its 7 integers, uncut (manual 10)."""
+    the ``dim`` keeps its 7 integers, uncut (docs/guide/articles.md)."""
     if isinstance(value, Scalar):
         number = value.number
         shown = number.text if isinstance(number, Num) else _complex_text(number)
