@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from decimal import Decimal
+from itertools import islice
 from typing import Any
 
 from reckoner.contract.registry import PRESET_TOOL_BY_NAME
@@ -37,6 +38,7 @@ _DIGIT = re.compile(r"\d")
 # whatever the text holds.
 MAX_WARNINGS = 20
 _SHOWN_LENGTH = 40
+_WALKED = 10_000  # the numbers of one value read from a row
 
 
 class ShownNumbers:
@@ -205,8 +207,10 @@ def _numbers(raw: Any) -> set[float]:
         if type(num) is int or (type(num) is float and math.isfinite(num)):
             return {num}
         return set()
-    # An int is finite however large (math.isfinite would overflow converting it).
-    return {x for x in leaves(raw) if type(x) is int or math.isfinite(x)}
+    # An int is finite however large (math.isfinite would overflow converting it). A large
+    # array backs its first _WALKED numbers: a call on a million elements stays as fast.
+    walked = islice(leaves(raw), _WALKED)
+    return {x for x in walked if type(x) is int or math.isfinite(x)}
 
 
 def _texts(raw: Any) -> Iterable[str]:
