@@ -30,9 +30,14 @@ TITLE = "Worked example: a loaded voltage divider, then a series RLC impedance a
 
 # (tool, arguments) in the order an agent following the persona and the reckoner-template
 # skill makes them: each given quantity transcribed as given, with its unit (the engine
-# converts), and each result read in the same call that computes it.
+# converts), and each result read in the same call that computes it. A part's message comes
+# after its givens are set, so every number it quotes is one a receipt showed (issue 27).
 CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("record_start", {"title": TITLE}),
+    ("set", {"name": "Vin", "value": {"num": 12, "unit": "V"}}),
+    ("set", {"name": "R1", "value": {"num": 4.7, "unit": "kOhm"}}),
+    ("set", {"name": "R2", "value": {"num": 10, "unit": "kOhm"}}),
+    ("set", {"name": "RL", "value": {"num": 22, "unit": "kOhm"}}),
     (
         "record_message",
         {
@@ -40,10 +45,6 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
             "with a 22 kOhm load across R2."
         },
     ),
-    ("set", {"name": "Vin", "value": {"num": 12, "unit": "V"}}),
-    ("set", {"name": "R1", "value": {"num": 4.7, "unit": "kOhm"}}),
-    ("set", {"name": "R2", "value": {"num": 10, "unit": "kOhm"}}),
-    ("set", {"name": "RL", "value": {"num": 22, "unit": "kOhm"}}),
     ("record_message", {"text": "The bottom leg is R2 in parallel with RL."}),
     ("eval", {"formula": "@R2 * @RL / (@R2 + @RL)", "target": "Rp"}),
     ("record_message", {"text": "The divider ratio applied to the source gives the output."}),
@@ -53,14 +54,14 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
         "eval",
         {"formula": "@Vout / @RL", "target": "IL", "read": {"unit": "mA", "digits": 4}},
     ),
-    (
-        "record_message",
-        {"text": "Part 2: R = 100 ohm, L = 10 mH, C = 1 uF in series at f = 1 kHz."},
-    ),
     ("set", {"name": "R", "value": {"num": 100, "unit": "ohm"}}),
     ("set", {"name": "L", "value": {"num": 10, "unit": "mH"}}),
     ("set", {"name": "C", "value": {"num": 1, "unit": "uF"}}),
     ("set", {"name": "f", "value": {"num": 1, "unit": "kHz"}}),
+    (
+        "record_message",
+        {"text": "Part 2: R = 100 ohm, L = 10 mH, C = 1 uF in series at f = 1 kHz."},
+    ),
     ("record_message", {"text": "The angular frequency is 2*pi*f."}),
     ("eval", {"formula": "2 * $pi * @f", "target": "w"}),
     ("record_message", {"text": "The series impedance is R + j(wL - 1/(wC))."}),

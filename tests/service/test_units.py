@@ -452,3 +452,17 @@ with Engine({str(tmp_path / "home")!r}) as engine:
     assert "pint" in sys.modules
 """
     subprocess.run([sys.executable, "-c", script], check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("unit", ["a50", "Ym^17", "ym^17"])
+def test_a_unit_whose_size_no_double_holds_is_refused_in_one_sentence(
+    recording: Engine, unit: str
+) -> None:
+    """A year to the 50th (a50) is 1e375 s^50: a size beyond every double. It is refused as a
+    dimension problem naming the unit, not answered as an internal fault (an OverflowError
+    the prose check's fuzzing found). Spec: docs/reference/units.md."""
+    receipt = recording.call("set", {"name": "x", "value": {"num": 1, "unit": unit}})
+    assert receipt["ok"] is False
+    assert receipt["code"] == ErrorCode.INVALID_DIMENSION.value
+    assert unit in receipt["error"] and "double" in receipt["error"]
+    assert recording.call("get", {"name": "x"})["code"] == ErrorCode.SLOT_NOT_FOUND.value

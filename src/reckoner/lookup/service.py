@@ -71,7 +71,7 @@ def build_provider(
 
 
 class SearchTool:
-    """The engine's FactTool for `search` (service.engine.FactTool)."""
+    """The engine's FactTool for `search` (service.facts.FactTool)."""
 
     def __init__(
         self,

@@ -128,7 +128,23 @@ def _resolve(text: str, where: str) -> UnitSpec:
             f"{where} {text[:60]!r} has a power beyond what a stored vector holds; write a "
             f"unit with small integer powers",
         )
+    if not _fits_a_double(factor):
+        raise fail(
+            ErrorCode.INVALID_DIMENSION,
+            f"{where} {text[:60]!r} is a size no double holds (its SI factor is above 1e308 or "
+            f"below 1e-308); write a unit with smaller powers or prefixes",
+        )
     return UnitSpec.of(text, dims.from_integers(vector), factor, offset)
+
+
+def _fits_a_double(factor: Fraction) -> bool:
+    """Whether the unit's exact SI factor is a finite, non-subnormal double (``a50``, a year
+    to the 50th, is 1e375 and none)."""
+    try:
+        size = abs(float(factor))
+    except OverflowError:
+        return False
+    return size >= 2.2250738585072014e-308 and size != float("inf")
 
 
 def _parse(text: str, where: str) -> list[tuple[str, int]]:
