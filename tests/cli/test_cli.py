@@ -211,6 +211,9 @@ def test_demo_drives_the_worked_example_through_mcp(tmp_path: Path) -> None:
     closing = rows[-1]["content"]["text"]
     assert "7.127 volt" in closing and "0.324 mA" in closing
     assert "(100 - 96.32j) ohm" in closing and "138.8 ohm at -0.7667 rad" in closing
+    # Issue 27: the worked example's prose quotes only numbers its receipts showed.
+    prose = [row for row in rows if row["tool"] in ("record_message", "record_end")]
+    assert prose and not any("warnings" in row["content"] for row in prose)
 
 
 def test_demo_on_a_home_with_an_open_record_stops_with_the_reason(tmp_path: Path) -> None:
