@@ -70,12 +70,21 @@ def test_the_combined_persona_is_the_one_tool_texts_composed_and_renumbered() ->
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_every_preset_serves_its_tools_and_persona_and_only_search_reaches_a_provider(
-    preset: str, tmp_path: Path, fakes: None, anthropic_fake: FakeAnthropic
+    preset: str, tmp_path: Path
 ) -> None:
     """Each preset lists exactly its contract tools with its persona as the instructions; a
     preset without search answers a search call as an unknown tool and never asks the
-    provider, one without compute never runs one.
+    provider, one without compute never runs one. The provider is this test's own fake, so
+    a request another test's server sends late cannot land in its log.
     Spec: docs/reference/tools.md (issue 12: the tools per preset)."""
+    anthropic_fake = FakeAnthropic()
+    try:
+        _check_preset(preset, tmp_path, anthropic_fake)
+    finally:
+        anthropic_fake.close()
+
+
+def _check_preset(preset: str, tmp_path: Path, anthropic_fake: FakeAnthropic) -> None:
     anthropic_fake.script.sources = [Source(WIKI, "Copper - Wikipedia")]
     anthropic_fake.script.extract_text = reply_json(ANSWER, [0])
     project = tmp_path / "proj"
