@@ -200,10 +200,16 @@ def main() -> int:
 
 
 def _commit(checkout: Path) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    """The checkout's commit, and how many tracked files differ from it (a merge in progress
+    in a shared checkout is compared as its working tree stands)."""
+    git = ["git", "-C", str(checkout)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    status = subprocess.run(
+        [*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
     )
-    return done.stdout.strip() or "not a git checkout"
+    changed = len(status.stdout.splitlines())
+    dirty = f", {changed} tracked files changed since it" if changed else ""
+    return (head.stdout.strip() or "not a git checkout") + dirty
 
 
 if __name__ == "__main__":

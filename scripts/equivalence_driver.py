@@ -37,29 +37,36 @@ ANSWER = "The density of copper near room temperature is 8.96 g/cm3."
 
 
 async def surface(side: Side, presets: list[str]) -> None:
-    """initialize, tools, prompts and resources of every preset, with and without pitfalls."""
+    """initialize, tools, prompts and resources of every preset, with and without pitfalls,
+    and of the pitfalls memory's own server."""
     for preset in presets:
         for pitfalls in (False, True):
+            args = ["serve", "--preset", preset, *(["--pitfalls"] if pitfalls else [])]
             places = side.place(f"surface-{preset}-{int(pitfalls)}")
-            args = ["--preset", preset, *(["--pitfalls"] if pitfalls else [])]
-            seen: dict[str, Any] = {}
-            async with Client(side.server(places, *args)) as client:
-                seen["protocolVersion"] = client.protocol_version
-                seen["serverInfo"] = model(client.server_info)
-                seen["capabilities"] = model(client.server_capabilities)
-                seen["instructions"] = client.instructions
-                seen["tools"] = [model(t) for t in (await client.list_tools()).tools]
-                prompts = (await client.list_prompts()).prompts
-                seen["prompts"] = [model(p) for p in prompts]
-                seen["prompt_texts"] = {
-                    p.name: model(await client.get_prompt(p.name)) for p in prompts
-                }
-                resources = (await client.list_resources()).resources
-                seen["resources"] = [model(r) for r in resources]
-                seen["resource_texts"] = {
-                    str(r.uri): model(await client.read_resource(str(r.uri))) for r in resources
-                }
-            side.put(f"surface {' '.join(args)}", dump(seen))
+            side.put(f"surface {' '.join(args[1:])}", await _surface_of(side, places, args))
+    places = side.place("surface-pitfalls-serve")
+    side.put("surface pitfalls serve", await _surface_of(side, places, ["pitfalls", "serve"]))
+
+
+async def _surface_of(side: Side, places: dict[str, Path], args: list[str]) -> str:
+    seen: dict[str, Any] = {}
+    async with Client(side.server(places, *args)) as client:
+        seen["protocolVersion"] = client.protocol_version
+        seen["serverInfo"] = model(client.server_info)
+        seen["capabilities"] = model(client.server_capabilities)
+        seen["instructions"] = client.instructions
+        seen["tools"] = [model(t) for t in (await client.list_tools()).tools]
+        if client.server_capabilities.prompts is not None:
+            prompts = (await client.list_prompts()).prompts
+            seen["prompts"] = [model(p) for p in prompts]
+            seen["prompt_texts"] = {p.name: model(await client.get_prompt(p.name)) for p in prompts}
+        if client.server_capabilities.resources is not None:
+            resources = (await client.list_resources()).resources
+            seen["resources"] = [model(r) for r in resources]
+            seen["resource_texts"] = {
+                str(r.uri): model(await client.read_resource(str(r.uri))) for r in resources
+            }
+    return dump(seen)
 
 
 ENGINE_CALLS: list[tuple[str, Any]] = [
@@ -236,12 +243,13 @@ async def engine(side: Side) -> None:
     """Every engine code and the value forms, through a real client, with the record rows."""
     places = side.place("engine")
     tape = side.tape(places["home"])
-    async with Client(side.server(places)) as client:
+    async with Client(side.server(places, "serve")) as client:
         for tool, args in ENGINE_CALLS:
             await call(client, tape, tool, args)
         await call(client, tape, "no_such_tool", {})
         await call(client, tape, "set", ["not", "an", "object"])
     side.put("receipts engine", tape.text())
+    articles(side, places, closed_record(side, places))
     side.put("cli after engine: records --json", side.cli(places, "records", "--json"))
 
 
@@ -258,7 +266,7 @@ async def pitfalls(side: Side) -> None:
         "evidence": "ENGINE_INVALID_IDENTIFIER: a letter directly follows a number",
         "tags": ["eval", "ENGINE_INVALID_IDENTIFIER"],
     }
-    async with Client(side.server(places, "--pitfalls")) as client:
+    async with Client(side.server(places, "serve", "--pitfalls")) as client:
 
         async def changing(tool: str, args: dict[str, Any]) -> dict[str, Any]:
             # A lesson's times have whole seconds and lessons of one second tie in the
@@ -327,7 +335,9 @@ async def compute(side: Side) -> None:
     places = side.place("compute")
     tape = side.tape(places["home"], places["proj"])
     (places["proj"] / "job.py").write_text("print(sum(range(10)))\n")
-    serve = side.server(places, "--preset", "reckoner-with-compute", "--compute-engines", "python")
+    serve = side.server(
+        places, "serve", "--preset", "reckoner-with-compute", "--compute-engines", "python"
+    )
     async with Client(serve) as client:
 
         async def c(args: dict[str, Any]) -> dict[str, Any]:
@@ -395,7 +405,11 @@ async def compute(side: Side) -> None:
         await c({"op": "install", "engine": "python", "packages": ["x"], "scope": "galaxy"})
         await call(client, tape, "record_end", {"text": "ran"})
     side.put("receipts compute", tape.text())
+    articles(side, places, closed_record(side, places))
     side.put("cli after compute: compute receipt", side.cli(places, "compute", "receipt", run_id))
+    side.put("cli compute probe", side.cli(places, "compute", "probe", "--engine", "python"))
+    expr = ("compute", "run", "--engine", "python", "--expr", "2**10")
+    side.put("cli compute run --expr", side.cli(places, *expr))
 
 
 async def search(side: Side, fakes_dir: Path) -> None:
@@ -414,7 +428,7 @@ async def search(side: Side, fakes_dir: Path) -> None:
 
     try:
         async with Client(
-            side.server(places, "--preset", "reckoner-with-search", env=env)
+            side.server(places, "serve", "--preset", "reckoner-with-search", env=env)
         ) as client:
 
             async def s(question: str) -> dict[str, Any]:
@@ -443,52 +457,50 @@ async def search(side: Side, fakes_dir: Path) -> None:
     finally:
         fake.close()
     side.put("receipts search", tape.text())
+    articles(side, places, closed_record(side, places))
     side.put("search requests the provider saw", dump(fake.requests))
     bare = side.place("search-unconfigured")
     bare_tape = side.tape(bare["home"])
-    async with Client(side.server(bare, "--preset", "reckoner-with-search")) as client:
+    async with Client(side.server(bare, "serve", "--preset", "reckoner-with-search")) as client:
         await call(client, bare_tape, "record_start", {"title": "no provider"})
         await call(client, bare_tape, "search", {"question": "What is the density of copper?"})
     side.put("receipts search without a provider", bare_tape.text())
+
+
+def articles(
+    side: Side, places: dict[str, Path], record: str, *, languages: tuple[str, ...] = ("en",)
+) -> None:
+    """The template writer's Markdown and LaTeX (not compiled) of one closed record: what
+    the command said and the bytes of every file it wrote."""
+    out = places["tmp"] / "articles"
+    out.mkdir(exist_ok=True)
+    written = set(out.rglob("*"))
+    for fmt in ("md", "tex"):
+        for language in languages:
+            name = f"{places['home'].parent.name}-{fmt}-{language}"
+            args = ["article", record, "--format", fmt, "--language", language]
+            args += ["--writer", "template", "--out", str(out), "--name", name]
+            args += ["--no-compile"] if fmt == "tex" else []
+            side.put(f"cli article {name}", side.cli(places, *args))
+    for path in sorted(set(out.rglob("*")) - written):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            side.put(f"article file {path.relative_to(out)}", text)
+
+
+def closed_record(side: Side, places: dict[str, Path]) -> str:
+    """The id of the home's newest closed record, as `reckoner records --json` lists it."""
+    closed = json.loads(side.run(places, "records", "--json").stdout or "{}").get("closed") or [{}]
+    return str(closed[0].get("id", "no-closed-record"))
 
 
 def articles_and_cli(side: Side) -> None:
     """The demo, its record's articles (file bytes), `show`, `doctor` and every --help."""
     places = side.place("demo")
     side.put("cli demo", side.cli(places, "demo", "--home", str(places["home"])))
-    listing = json.loads(
-        side.cli(places, "records", "--json").split("--- stdout\n", 1)[1].split("--- stderr\n")[0]
-    )
-    side.put("cli records --json (demo home)", dump(listing))
-    record_id = _first_record_id(listing)
-    out = places["tmp"] / "articles"
-    out.mkdir()
-    for fmt in ("md", "tex"):
-        for language in ("en", "zh-CN", "auto"):
-            name = f"article-{fmt}-{language}"
-            args = [
-                "article",
-                record_id,
-                "--format",
-                fmt,
-                "--language",
-                language,
-                "--writer",
-                "template",
-                "--out",
-                str(out),
-                "--name",
-                name,
-            ]
-            if fmt == "tex":
-                args.append("--no-compile")
-            side.put(f"cli article {fmt} {language}", side.cli(places, *args))
-    for path in sorted(out.rglob("*")):
-        if path.is_file():
-            side.put(
-                f"article file {path.relative_to(out)}",
-                path.read_bytes().decode("utf-8", "replace"),
-            )
+    side.put("cli records --json (demo home)", side.cli(places, "records", "--json"))
+    record_id = closed_record(side, places)
+    articles(side, places, record_id, languages=("en", "zh-CN", "auto"))
     side.put("cli show", side.cli(places, "show", record_id))
     side.put("cli show --json", side.cli(places, "show", "--json", record_id))
     side.put("cli records", side.cli(places, "records"))
@@ -502,11 +514,6 @@ def articles_and_cli(side: Side) -> None:
     for command in _commands(side, places):
         side.put(f"cli {' '.join(command)} --help", side.cli(places, *command, "--help"))
     side.put("cli --version", side.cli(places, "--version"))
-
-
-def _first_record_id(listing: Any) -> str:
-    found = re.findall(r'"id": "(\d+)"', json.dumps(listing))
-    return found[0] if found else "no-record"
 
 
 def _commands(side: Side, places: dict[str, Path]) -> list[tuple[str, ...]]:

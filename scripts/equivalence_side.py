@@ -128,17 +128,21 @@ class Side:
             **extra,
         }
 
-    def cli(self, places: dict[str, Path], *args: str, stdin: str = "") -> str:
-        """One `reckoner` command: its exit code, stdout and stderr as one text."""
-        done = subprocess.run(
+    def run(self, places: dict[str, Path], *args: str) -> subprocess.CompletedProcess[str]:
+        """One `reckoner` command in the scenario's places."""
+        return subprocess.run(
             [self.reckoner, *args],
-            input=stdin,
+            stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
             env=self.env(places),
             cwd=places["proj"],
             timeout=120,
         )
+
+    def cli(self, places: dict[str, Path], *args: str) -> str:
+        """One `reckoner` command: its exit code, stdout and stderr as one text."""
+        done = self.run(places, *args)
         return f"exit {done.returncode}\n--- stdout\n{done.stdout}--- stderr\n{done.stderr}"
 
     def server(
@@ -146,7 +150,7 @@ class Side:
     ) -> StdioServerParameters:
         return StdioServerParameters(
             command=self.reckoner,
-            args=["serve", *args],
+            args=list(args),
             env={**self.env(places), **(env or {})},
             cwd=str(places["proj"]),
         )
