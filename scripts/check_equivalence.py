@@ -191,10 +191,10 @@ def run_side(checkout: Path, work: Path, only: str) -> dict[str, str]:
     return items
 
 
-def allow(name: str, before: str, after: str) -> tuple[str, str, list[str]]:
-    """Both texts with every allowed difference of this item read the same way, and the
-    reasons of the entries that matched."""
-    used: list[str] = []
+def allow(name: str, before: str, after: str) -> tuple[str, str, list[tuple[str, int, int]]]:
+    """Both texts with every allowed difference of this item read the same way, and each
+    entry that matched, with how often in the before- and the after-text."""
+    used: list[tuple[str, int, int]] = []
     for entry in ALLOWED:
         if re.search(entry.item, name) is None:
             continue
@@ -203,23 +203,25 @@ def allow(name: str, before: str, after: str) -> tuple[str, str, list[str]]:
         )
         new, new_count = re.subn(entry.after, entry.same, after)
         if old_count or new_count:
-            used.append(f"{entry.reason} ({old_count} before, {new_count} after)")
+            used.append((entry.reason, old_count, new_count))
         before, after = old, new
     return before, after, used
 
 
 def compare(before: dict[str, str], after: dict[str, str]) -> int:
-    """Print a unified diff per differing item; the number of items that differ."""
+    """Print a unified diff per differing item, then the allowed differences that matched;
+    the number of items that differ."""
     differing = 0
+    allowed: dict[str, list[str]] = {}
     for name in sorted(set(before) | set(after)):
         old, new = before.get(name), after.get(name)
         if old is None or new is None:
             differing += 1
             print(f"### {name}: only {'after' if old is None else 'before'} has this item")
             continue
-        old, new, reasons = allow(name, old, new)
-        for reason in reasons:
-            print(f"### {name}: allowed difference: {reason}")
+        old, new, used = allow(name, old, new)
+        for reason, old_count, new_count in used:
+            allowed.setdefault(reason, []).append(f"{name} ({old_count}/{new_count})")
         if old == new:
             continue
         differing += 1
@@ -233,6 +235,11 @@ def compare(before: dict[str, str], after: dict[str, str]) -> int:
             )
         )
         print()
+    for reason, items in allowed.items():
+        print(
+            f"# allowed: {reason}; in {len(items)} items (matches before/after): "
+            + ", ".join(items)
+        )
     return differing
 
 
