@@ -251,6 +251,42 @@ async def engine(side: Side) -> None:
     side.put("receipts engine", tape.text())
     articles(side, places, closed_record(side, places))
     side.put("cli after engine: records --json", side.cli(places, "records", "--json"))
+    await replay(side)
+
+
+TORN_ROW = '{"seq":9,"at":1700000000000,"tool":"set","ok":tr'
+
+
+async def replay(side: Side) -> None:
+    """A record left open by a server that stopped, a torn last row, a second server that
+    replays the record and finishes it, and an unreadable record file in the home."""
+    places = side.place("replay")
+    home = places["home"]
+    tape = side.tape(home)
+    async with Client(side.server(places, "serve")) as client:
+        await call(client, tape, "record_start", {"title": "A record two servers carry"})
+        await call(client, tape, "set", {"name": "R", "value": {"num": 4.7, "unit": "kOhm"}})
+        await call(client, tape, "set", {"name": "Z", "value": {"re": 3, "im": -4, "dim": "ohm"}})
+        await call(client, tape, "set", {"name": "a", "value": {"array": [1, 2.5], "unit": "mm"}})
+        await call(client, tape, "eval", {"formula": "@R * 2 + $abs(@Z)", "target": "P"})
+        await call(client, tape, "eval", {"formula": "@R + @a", "target": "bad"})
+        await call(client, tape, "record_message", {"text": "The first server stops here."})
+    with (home / "open-record.jsonl").open("a", encoding="utf-8") as journal:
+        journal.write(TORN_ROW)
+    tape.note("(a torn last row appended while no server runs)", TORN_ROW, None)
+    side.put("cli replay: records --json (open)", side.cli(places, "records", "--json"))
+    async with Client(side.server(places, "serve")) as client:
+        await call(client, tape, "get", {"name": "P", "unit": "kOhm", "digits": 4})
+        await call(client, tape, "get", {"name": "a"})
+        await call(client, tape, "eval", {"formula": "@P - @R", "target": "Q", "read": {}})
+        await call(client, tape, "record_start", {"title": "another"})
+        await call(client, tape, "record_end", {"text": "Closed by the second server."})
+    (home / "records" / "1700000000000.jsonl").write_text("not a record\n", encoding="utf-8")
+    tape.note("(an unreadable record file written)", "1700000000000.jsonl", None)
+    side.put("receipts replay", tape.text())
+    side.put("cli replay: records --json", side.cli(places, "records", "--json"))
+    side.put("cli replay: show", side.cli(places, "show", closed_record(side, places)))
+    side.put("cli replay: doctor --json", side.cli(places, "doctor", "--json"))
 
 
 async def pitfalls(side: Side) -> None:
