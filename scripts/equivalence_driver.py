@@ -44,6 +44,12 @@ async def surface(side: Side, presets: list[str]) -> None:
             args = ["serve", "--preset", preset, *(["--pitfalls"] if pitfalls else [])]
             places = side.place(f"surface-{preset}-{int(pitfalls)}")
             side.put(f"surface {' '.join(args[1:])}", await _surface_of(side, places, args))
+    places = side.place("surface-compute-off")
+    off = ["serve", "--preset", "reckoner-with-compute", "--compute-mode", "off"]
+    side.put(
+        "surface --preset reckoner-with-compute --compute-mode off",
+        await _surface_of(side, places, off),
+    )
     places = side.place("surface-pitfalls-serve")
     side.put("surface pitfalls serve", await _surface_of(side, places, ["pitfalls", "serve"]))
 
@@ -252,6 +258,18 @@ async def engine(side: Side) -> None:
     articles(side, places, closed_record(side, places))
     side.put("cli after engine: records --json", side.cli(places, "records", "--json"))
     await replay(side)
+
+
+CLI_CALLS: list[tuple[str, Any]] = [
+    ("record_start", {"title": "Through the command line"}),
+    ("set", {"name": "P", "value": {"num": 30.64, "unit": "mW"}, "read": {"unit": "W"}}),
+    ("eval", {"formula": "@P * 2", "target": "P2", "read": {"unit": "mW", "digits": 3}}),
+    ("get", {"name": "P2", "form": "polar"}),
+    ("eval", {"formula": "@P +", "target": "bad"}),
+    ("record_message", {"text": "Twice the power, read in mW."}),
+    ("record_end", {"text": "Done on the command line."}),
+]
+"""One record made with `reckoner call`, the engine without the MCP server."""
 
 
 TORN_ROW = '{"seq":9,"at":1700000000000,"tool":"set","ok":tr'
@@ -547,6 +565,12 @@ def articles_and_cli(side: Side) -> None:
     side.put("cli article of an unknown record", side.cli(places, "article", "123"))
     side.put("cli call set", side.cli(places, "call", "set", '{"name": "x", "value": {"num": 1}}'))
     side.put("cli call bad json", side.cli(places, "call", "set", "{nope"))
+    for number, (tool, args) in enumerate(CLI_CALLS, 1):
+        side.put(f"cli call {number} {tool}", side.cli(places, "call", tool, json.dumps(args)))
+    side.put(
+        "cli call - (stdin)",
+        side.cli_stdin(places, '{"title": "from stdin"}', "call", "record_start", "-"),
+    )
     for command in _commands(side, places):
         side.put(f"cli {' '.join(command)} --help", side.cli(places, *command, "--help"))
     side.put("cli --version", side.cli(places, "--version"))

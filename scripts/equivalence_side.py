@@ -128,11 +128,13 @@ class Side:
             **extra,
         }
 
-    def run(self, places: dict[str, Path], *args: str) -> subprocess.CompletedProcess[str]:
-        """One `reckoner` command in the scenario's places."""
+    def run(
+        self, places: dict[str, Path], *args: str, stdin: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """One `reckoner` command in the scenario's places (stdin empty unless given)."""
         return subprocess.run(
             [self.reckoner, *args],
-            stdin=subprocess.DEVNULL,
+            input=stdin or "",
             capture_output=True,
             text=True,
             env=self.env(places),
@@ -142,7 +144,11 @@ class Side:
 
     def cli(self, places: dict[str, Path], *args: str) -> str:
         """One `reckoner` command: its exit code, stdout and stderr as one text."""
-        done = self.run(places, *args)
+        return self.cli_stdin(places, None, *args)
+
+    def cli_stdin(self, places: dict[str, Path], stdin: str | None, *args: str) -> str:
+        """One `reckoner` command given ``stdin``: its exit code, stdout and stderr."""
+        done = self.run(places, *args, stdin=stdin)
         return f"exit {done.returncode}\n--- stdout\n{done.stdout}--- stderr\n{done.stderr}"
 
     def server(
