@@ -30,7 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "equivalence_driver.py"
 FAKES = HERE.parent / "tests"
-PARTS = ("surface", "engine", "pitfalls", "compute", "search", "cli")
+PARTS = ("surface", "engine", "pitfalls", "compute", "search", "http", "cli")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import importlib
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -54,9 +55,12 @@ async def surface(side: Side, presets: list[str]) -> None:
     side.put("surface pitfalls serve", await _surface_of(side, places, ["pitfalls", "serve"]))
 
 
-async def _surface_of(side: Side, places: dict[str, Path], args: list[str]) -> str:
+async def _surface_of(
+    side: Side, places: dict[str, Path], args: list[str], url: str | None = None
+) -> str:
+    """What a client sees of one server: ``reckoner ARGS`` over stdio, or the one at url."""
     seen: dict[str, Any] = {}
-    async with Client(side.server(places, *args)) as client:
+    async with Client(url or side.server(places, *args)) as client:
         seen["protocolVersion"] = client.protocol_version
         seen["serverInfo"] = model(client.server_info)
         seen["capabilities"] = model(client.server_capabilities)
@@ -270,6 +274,61 @@ CLI_CALLS: list[tuple[str, Any]] = [
     ("record_end", {"text": "Done on the command line."}),
 ]
 """One record made with `reckoner call`, the engine without the MCP server."""
+
+
+async def http(side: Side) -> None:
+    """`serve --http` on a free loopback port: its surface, two sessions (each its own lane
+    and record) through the SDK's streamable HTTP client, and the hosts and ports refused."""
+    places = side.place("http")
+    tape = side.tape(places["home"])
+    command = [side.reckoner, "serve", "--http", "--port", "0"]
+    said = places["tmp"] / "serve-http.stderr"
+    with said.open("w") as stderr:  # a file, so the server never blocks on a full pipe
+        server = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            env=side.env(places),
+            cwd=places["proj"],
+        )
+    try:
+        announced = await _first_line(said)
+        side.put("http: what serve --http says", announced)
+        url = announced.split(" at ", 1)[-1].strip()
+        side.put("http: surface", await _surface_of(side, places, [], url=url))
+        async with Client(url) as first, Client(url) as second:
+            await call(first, tape, "record_start", {"title": "over HTTP, session one"})
+            await call(second, tape, "record_start", {"title": "over HTTP, session two"})
+            await call(first, tape, "set", {"name": "x", "value": {"num": 2, "unit": "m"}})
+            await call(second, tape, "get", {"name": "x"})
+            await call(first, tape, "eval", {"formula": "@x^2", "target": "A", "read": {}})
+            await call(first, tape, "record_end", {"text": "one"})
+            await call(second, tape, "record_end", {})
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    side.put("receipts http", tape.text())
+    for args in (
+        ("--host", "0.0.0.0"),
+        ("--host", "::"),
+        ("--host", "example.com"),
+        ("--port", "99999"),
+        ("--port", "-1"),
+    ):
+        side.put(f"cli serve --http {' '.join(args)}", side.cli(places, "serve", "--http", *args))
+    side.put("cli serve --lane 99", side.cli(places, "serve", "--lane", "99"))
+    side.put("cli panel --port 70000", side.cli(places, "panel", "--port", "70000"))
+
+
+async def _first_line(path: Path) -> str:
+    """The first line a starting program writes to ``path`` (at most 60 s)."""
+    for _ in range(600):
+        text = path.read_text("utf-8")
+        if "\n" in text:
+            return text.split("\n", 1)[0] + "\n"
+        await anyio.sleep(0.1)
+    return path.read_text("utf-8")
 
 
 TORN_ROW = '{"seq":9,"at":1700000000000,"tool":"set","ok":tr'
@@ -596,6 +655,7 @@ async def run_all(side: Side, fakes_dir: Path, only: set[str]) -> None:
         "pitfalls": lambda: pitfalls(side),
         "compute": lambda: compute(side),
         "search": lambda: search(side, fakes_dir),
+        "http": lambda: http(side),
     }
     for name, step in steps.items():
         if not only or name in only:
