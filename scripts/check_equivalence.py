@@ -130,7 +130,7 @@ ALLOWED: tuple[Allowed, ...] = (
         f"{_ISSUE_27_PROSE}: a message quoting a number no receipt showed carries warnings",
     ),
     Allowed(
-        r"^surface --preset",
+        r"^(surface --preset|http: surface$)",
         r"(\"instructions\": |\"text\": )\"(# reckoner-\w+|You are connected)(?:[^\"\\]|\\.)*\"",
         r"(\"instructions\": |\"text\": )\"(# reckoner-\w+|You are connected)(?:[^\"\\]|\\.)*\"",
         r"\1\"\2 <prose>\"",
@@ -138,7 +138,7 @@ ALLOWED: tuple[Allowed, ...] = (
         "prose is not compared while this entry stands)",
     ),
     Allowed(
-        r"^surface --preset",
+        r"^(surface --preset|http: surface$)",
         _ISSUE_27_DESCRIPTIONS,
         _ISSUE_27_DESCRIPTIONS,
         r"\"description\": \"\1 <prose>\"",
@@ -146,7 +146,7 @@ ALLOWED: tuple[Allowed, ...] = (
         "record_start, record_message and record_end say so",
     ),
     Allowed(
-        r"^surface --preset",
+        r"^(surface --preset|http: surface$)",
         None,
         r",\n( +)\"text\": \{\n\1 \"anyOf\": \[\n(?:\1 .*\n)*?\1\}"
         r"|,\n( +)\"text\": \{\n\2 \"maxLength\": 66,\n\2 \"type\": \"string\"\n\2\}"
@@ -172,6 +172,15 @@ ALLOWED: tuple[Allowed, ...] = (
         f"{_ISSUE_27_TEXT} and {_ISSUE_27_PROSE}: the demo's table of receipts wraps the new "
         "text and warnings (its lines are not compared while this entry stands; the demo's "
         "record is, in 'cli show --json')",
+    ),
+    Allowed(
+        r"^cli show( --json)?$",
+        r"(?s).+",
+        r"(?s).+",
+        "<the demo's record>",
+        "issue 27, commit 547e53b (the demo states each part after its givens are set, so its "
+        "messages quote only numbers a receipt showed): the demo's rows are in another order "
+        "(`show` is still compared on the replayed record, 'cli replay: show')",
     ),
 )
 """The documented differences, each with where it is decided."""
