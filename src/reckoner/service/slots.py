@@ -149,7 +149,7 @@ class SlotReader(Mapping[str, Value]):
     def __init__(self, table: SlotTable) -> None:
         self._table = table
 
-    def get(self, name: str, default: Value | None = None) -> Value | None:  # type: ignore[override]
+    def get(self, name: str, default: Value | None = None) -> Value | None:  # type: ignore[override]  # Mapping.get is overloaded; one signature serves the evaluator
         # The evaluator reads slots through get(); answering directly skips Mapping's
         # try/except around __getitem__.
         slot = self._table.get(name)
