@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 import threading
 from fractions import Fraction
 from functools import lru_cache
@@ -141,10 +142,9 @@ def _fits_a_double(factor: Fraction) -> bool:
     """Whether the unit's exact SI factor is a finite, non-subnormal double (``a50``, a year
     to the 50th, is 1e375 and none)."""
     try:
-        size = abs(float(factor))
+        return abs(float(factor)) >= sys.float_info.min
     except OverflowError:
         return False
-    return size >= 2.2250738585072014e-308 and size != float("inf")
 
 
 def _parse(text: str, where: str) -> list[tuple[str, int]]:

@@ -189,11 +189,9 @@ def unit_spec(unit: object) -> tuple[Fraction, Fraction] | None:
     try:
         spec = resolve_unit(unit)
         known: tuple[Fraction, Fraction] | None = (spec.exact_factor, spec.exact_offset)
-    except (EngineError, ArithmeticError):
-        # Any word after a number is tried as a unit, and the catalogue overflows on some
-        # (a50, a year to the 50th): in prose such a word is simply no unit.
-        known = None
-    if known is not None and known[0] == 0:
+    except EngineError:
+        # Any word after a number is tried as a unit; one the catalogue refuses (a50, a year
+        # to the 50th, a size no double holds) is simply no unit in prose.
         known = None
     if len(_SPECS) < 4096:
         _SPECS[unit] = known
