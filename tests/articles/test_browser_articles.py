@@ -31,7 +31,14 @@ def open_record(page: Any, panel: BackgroundPanel, record_id: str = HAND_ID) -> 
 
 
 def start_model_job(page: Any, out: Path, fake: FakeProvider) -> None:
-    """A Markdown job with the OpenAI writer on ``fake``, once it waits on the model."""
+    """A Markdown job with the OpenAI writer on ``fake``, once it waits on the model (a fake
+    that holds its reply: one that answers at once may pass the phase between two polls)."""
+    submit_model_job(page, out, fake)
+    page.wait_for_selector("#gen-phase:has-text('Writing the article')", timeout=WAIT_MS)
+
+
+def submit_model_job(page: Any, out: Path, fake: FakeProvider) -> None:
+    """A Markdown job with the OpenAI writer on ``fake``, submitted."""
     page.click("#generate-markdown")
     page.fill("#gen-directory", str(out))
     page.select_option("#gen-writer", "openai")
@@ -39,7 +46,6 @@ def start_model_job(page: Any, out: Path, fake: FakeProvider) -> None:
     page.fill("#gen-base", fake.openai_url)
     page.fill("#gen-key", "sk-typed-for-the-fake")
     page.click("#gen-start")
-    page.wait_for_selector("#gen-phase:has-text('Writing the article')", timeout=WAIT_MS)
 
 
 def test_generate_markdown_dialog_browser_progress_result_and_preview(
