@@ -7,6 +7,7 @@ closed network refuses, which slows every page and fills the log.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,3 +55,15 @@ def open_panel(page: Any, url: str) -> None:
     """Go to a panel URL and wait for the panel's first render (it marks body[data-ready])."""
     page.goto(url)
     page.wait_for_selector("body[data-ready]")
+
+
+def wait_until_true(page: Any, expression: str, timeout_ms: float = 5000) -> None:
+    """Poll ``expression`` in the page until it is truthy. Playwright's own wait_for_function
+    polls by compiling the expression inside the page, which the panel's Content Security
+    Policy (script-src 'self') refuses whenever the first check is not already true;
+    ``page.evaluate`` runs through the DevTools protocol, which the policy does not govern."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{expression!r} still false after {timeout_ms:.0f} ms")
+        time.sleep(0.05)

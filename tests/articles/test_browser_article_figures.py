@@ -13,6 +13,7 @@ from test_browser_articles import WAIT_MS, open_record, submit_model_job
 from test_figures import SWEEP_CALLS
 from test_template_and_audit import engine_record
 
+from chromium import wait_until_true
 from reckoner.panel.background import BackgroundPanel
 
 HOSTILE = (
@@ -30,9 +31,8 @@ HOSTILE = (
 
 def _images(page: Any) -> list[dict[str, Any]]:
     """Each preview image once loaded: its source scheme and natural width."""
-    page.wait_for_function(
-        "[...document.querySelectorAll('#gen-preview img')].every(i => i.complete)",
-        timeout=WAIT_MS,
+    wait_until_true(
+        page, "[...document.querySelectorAll('#gen-preview img')].every(i => i.complete)", WAIT_MS
     )
     return page.eval_on_selector_all(  # type: ignore[no-any-return]
         "#gen-preview img",

@@ -13,7 +13,7 @@ from typing import Any
 
 from panel_records import RowBuilder, divider_record, write_closed, write_open
 
-from chromium import open_panel
+from chromium import open_panel, wait_until_true
 from reckoner.panel.background import BackgroundPanel
 from reckoner.service import Engine
 from reckoner.units.spelling import spell_vector
@@ -110,7 +110,7 @@ def test_select_all_and_delete_behind_a_confirmation_dialog(
     assert page.locator(".open-record .title").inner_text() == "Live solve"
     # Nothing is left to select, so the keyboard lands on the view itself, once the list has
     # been drawn again after the deletes (the focus moves last, after the re-render).
-    page.wait_for_function("document.activeElement?.id === 'main'", timeout=WAIT_MS)
+    wait_until_true(page, "document.activeElement?.id === 'main'", WAIT_MS)
 
 
 def test_escape_closes_the_dialog_and_deletes_nothing(
@@ -250,8 +250,8 @@ def test_display_all_shows_refusals_and_notes_and_is_remembered(
     assert page.locator("#failed-count").inner_text() == "2 failed"
     assert page.locator("#visible-count").inner_text() == f"{len(divider.rows)} rows shown"
 
-    page.wait_for_function(
-        "fetch('/api/reckoner/settings').then(r => r.json()).then(s => s.panel.showAll)"
+    wait_until_true(
+        page, "fetch('/api/reckoner/settings').then(r => r.json()).then(s => s.panel.showAll)"
     )
     assert json.loads((home / "state.json").read_text())["panel"] == {"showAll": True}
     page.reload()
