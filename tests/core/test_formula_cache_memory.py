@@ -15,11 +15,13 @@ import sys
 import pytest
 
 from reckoner.contract.limits import MAX_FORMULA_LENGTH
+from reckoner.core.shapes import PROGRAM_CACHE_CHARACTERS, SHAPE_CACHE_ENTRIES
 
 # How the ceiling was chosen: the interpreter with numpy and reckoner imported peaks near
 # 60 MB on this project's machines, and the bounded cache holds at most 250,000 characters
 # of formula text (about 40 MB of compiled closures at the measured 150 bytes a character);
-# a run of 150 of these formulas peaked at 67 MB. The old count-bound cache (1,024 entries,
+# a run of 150 of these formulas peaked at 67 MB (71 MB with the shape cache of issue 27,
+# whose bodies the text cache's programs share). The old count-bound cache (1,024 entries,
 # about 1.1 MB each for these formulas) peaked at 225 MB on the same 150 and reached 1.7 GB
 # on the issue's flood; 200 MB sits between, with room for allocator slack.
 RSS_CEILING_MB = 200
@@ -47,7 +49,8 @@ with open("/proc/self/status") as status:
     hwm = next(line for line in status if line.startswith("VmHWM:"))
 peak_mb = int(hwm.split()[1]) / 1024
 print(json.dumps({"peak_mb": peak_mb, "cached": len(api._PROGRAMS.programs),
-                  "held": api._PROGRAMS.held}))
+                  "held": api._PROGRAMS.held, "shapes": len(api._SHAPES.shapes.programs),
+                  "shapes_held": api._SHAPES.shapes.held}))
 """
 
 
@@ -67,8 +70,11 @@ def _check(count: int) -> None:
     result = _flood(count)
     assert result["peak_mb"] < RSS_CEILING_MB, result
     # The cache kept only as much text as its bound allows, far fewer than it saw.
-    assert result["held"] <= 250_000, result
+    assert result["held"] <= PROGRAM_CACHE_CHARACTERS == 250_000, result
     assert 0 < result["cached"] < count, result
+    # The shape cache (issue 27) is bounded the same way: these are all distinct shapes.
+    assert result["shapes_held"] <= PROGRAM_CACHE_CHARACTERS, result
+    assert 0 < result["shapes"] <= min(count - 1, SHAPE_CACHE_ENTRIES), result
 
 
 def test_distinct_maximum_length_formulas_stay_under_the_memory_ceiling() -> None:

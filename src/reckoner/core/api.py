@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import sys
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,12 +18,19 @@ from reckoner.contract.codes import ErrorCode
 from reckoner.contract.limits import MAX_DIMENSION_EXPONENT, MAX_NESTING_DEPTH
 
 from . import dimensions as dims
-from .compiler import NO_FRAME, Program, compile_tree
+from .compiler import NO_FRAME, Program
 from .conversion import UnitResolver
 from .errors import EngineError, Failure, fail
 from .names import is_name
-from .parser import parse
 from .rendering import RenderOptions, render
+from .shapes import (
+    PROGRAM_CACHE_CHARACTERS,
+    PROGRAM_ENTRY_OVERHEAD,
+    SHAPE_CACHE_ENTRIES,
+    BoundedCache,
+    ShapeCache,
+    placed,
+)
 from .stored_values import row_form, stored_form
 from .tagged_input import parse_tagged
 from .values import (
@@ -40,14 +46,6 @@ from .work import Run
 
 T = TypeVar("T")
 JSON = Any
-
-# The compiled-formula cache is bounded by the text it holds, not by its entry count: a
-# compiled formula costs about 150 bytes of closures per character of text (measured), so
-# 1,024 long formulas once pinned 1.7 GB. 250,000 characters keep it near 40 MB at most,
-# room for thousands of the short formulas an agent repeats. Each entry also counts a
-# fixed overhead, so even one-character formulas cannot grow it without bound.
-_PROGRAM_CACHE_CHARACTERS = 250_000
-_PROGRAM_ENTRY_OVERHEAD = 64
 
 # A formula nested MAX_NESTING_DEPTH levels deep costs up to about ten Python frames a level
 # to parse, compile and run, above Python's default limit of 1000. Python 3.11 keeps pure
@@ -91,40 +89,22 @@ def as_failure(error: Exception) -> Failure:
     return Failure(ErrorCode.UNKNOWN_ERROR, f"internal error: {type(error).__name__}: {error}")
 
 
-class _ProgramCache:
-    """Compiled formulas by text, oldest first out once their text passes the bound.
-
-    A hit is one dict lookup (the hot path of a repeated eval). Eviction is first in, first
-    out: a formula still in use that is pushed out is compiled again on its next call.
-    """
-
-    def __init__(self, characters: int) -> None:
-        self.characters = characters
-        # OrderedDict: dropping the oldest entry is O(1), where a dict's first key must be
-        # found past the holes earlier deletions left at its front.
-        self.programs: OrderedDict[str, Program] = OrderedDict()
-        self.held = 0
-
-    def program(self, text: str) -> Program:
-        found = self.programs.get(text)
-        if found is not None:
-            return found
-        compiled = compile_tree(parse(text))
-        self.programs[text] = compiled
-        self.held += len(text) + _PROGRAM_ENTRY_OVERHEAD
-        programs = self.programs
-        while self.held > self.characters and programs:
-            try:
-                oldest, _ = programs.popitem(last=False)
-            except KeyError:  # emptied meanwhile by another thread
-                break
-            self.held -= len(oldest) + _PROGRAM_ENTRY_OVERHEAD
-        return compiled
+# Every text's program by its exact text (a repeated eval: one dict lookup), made from the
+# shape cache's body for its tokens (reckoner.core.shapes).
+_SHAPES = ShapeCache(PROGRAM_CACHE_CHARACTERS, SHAPE_CACHE_ENTRIES)
+_PROGRAMS: BoundedCache[Program] = BoundedCache(
+    PROGRAM_CACHE_CHARACTERS, PROGRAM_CACHE_CHARACTERS // PROGRAM_ENTRY_OVERHEAD
+)
+_CACHED = _PROGRAMS.get
 
 
-_PROGRAMS = _ProgramCache(_PROGRAM_CACHE_CHARACTERS)
-_program = _PROGRAMS.program
-_CACHED = _PROGRAMS.programs.get
+def _program(text: str) -> Program:
+    found = _CACHED(text)
+    if found is not None:
+        return found
+    compiled = _SHAPES.program(text)
+    _PROGRAMS.put(text, compiled)
+    return compiled
 
 
 def compile_formula(formula: JSON) -> Program | Failure:
@@ -158,7 +138,7 @@ def run_program(program: Program, slots: Mapping[str, Value]) -> Evaluated | Fai
             admit(value)
         return Evaluated(value, reads)
     except Exception as error:
-        return as_failure(error)
+        return placed(as_failure(error), program)
 
 
 def evaluate(formula: JSON, slots: Mapping[str, Value]) -> Evaluated | Failure:
@@ -171,11 +151,14 @@ def evaluate(formula: JSON, slots: Mapping[str, Value]) -> Evaluated | Failure:
     # engine's hot path. The program comes first, so every syntax error precedes evaluation.
     try:
         program = _program(formula)
+    except Exception as error:
+        return as_failure(error)
+    try:
         value, reads = program.run(slots)
         admit(value)
         return Evaluated(value, reads)
     except Exception as error:
-        return as_failure(error)
+        return placed(as_failure(error), program)
 
 
 def admit(value: Value, path: str = "the result") -> None:

@@ -66,10 +66,15 @@ _CONSTANTS: dict[str, float | complex] = {
 
 @dataclass(slots=True)
 class Program:
-    """A compiled formula: call `run(slots)` for the value and the slots read."""
+    """A compiled formula: call `run(slots)` for the value and the slots read.
+
+    `marked` is the text whose token positions fill the position markers of a program
+    compiled for a token shape (reckoner.core.shapes); None when its positions are real.
+    """
 
     body: Compiled
     frame_size: int
+    marked: str | None = None
 
     def run(self, slots: Mapping[str, Value]) -> tuple[Value, dict[str, Value]]:
         state = Run(slots, [None] * self.frame_size if self.frame_size else NO_FRAME)

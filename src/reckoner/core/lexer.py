@@ -88,11 +88,20 @@ _NAME_CHARS = _NAME_START | _DIGITS
 
 
 # A Token built in C, without the Python frame of NamedTuple's __new__ (one per token).
-_token = tuple.__new__
+_token = make_token = tuple.__new__
+
+
+# A program compiled for a token shape (reckoner.core.shapes) is shared by every text of
+# that shape, so its positions are token indices offset by POSITION_MARK, and a message
+# names them as a marker that the shape cache replaces with the position of the token in
+# the text actually evaluated. Real positions never reach the mark (MAX_FORMULA_LENGTH).
+POSITION_MARK = 1 << 40
 
 
 def at(pos: int) -> str:
     """A position for a message, counted from 1 as an editor does."""
+    if pos >= POSITION_MARK:
+        return f"character \x00{pos - POSITION_MARK}\x00"
     return f"character {pos + 1}"
 
 

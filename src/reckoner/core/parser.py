@@ -33,9 +33,11 @@ from .lexer import (
     K_STAR,
     K_SYMBOL,
     K_UNDERSCORE,
+    POSITION_MARK,
     T,
     Token,
     at,
+    make_token,
     tokenize,
 )
 from .notation import (
@@ -69,6 +71,30 @@ _PRIMARY_START = frozenset({K_NUMBER, K_NAME, K_SLOT, K_SYMBOL, K_LPAREN})
 
 def parse(text: str) -> Node:
     """Parse one formula; raises EngineError carrying the first failure."""
+    _check_text(text)
+    return _Parser(text, tokenize(text, _SYMBOL_NAMES)).formula()
+
+
+def parse_marked(text: str) -> Node:
+    """Parse one formula with every position replaced by its token's index past
+    POSITION_MARK, for a program shared by all texts of its token shape; a failure's
+    sentence then holds markers, so the shape cache reparses with `parse` instead."""
+    _check_text(text)
+    tokens = tokenize(text, _SYMBOL_NAMES)
+    mark = POSITION_MARK
+    marked = [
+        make_token(Token, (kind, spelled, mark + i, value))
+        for i, (kind, spelled, _, value) in enumerate(tokens)
+    ]
+    return _Parser(text, marked).formula()
+
+
+def token_positions(text: str) -> list[int]:
+    """Where each token of a formula the scanner accepts starts, the end token last."""
+    return [token.pos for token in tokenize(text, _SYMBOL_NAMES)]
+
+
+def _check_text(text: str) -> None:
     if len(text) > MAX_FORMULA_LENGTH:
         raise fail(
             ErrorCode.INVALID_FORMULA,
@@ -81,7 +107,6 @@ def parse(text: str) -> Node:
             ErrorCode.INVALID_FORMULA,
             "the formula is empty; write one expression, such as (@V)^2/@R",
         )
-    return _Parser(text, tokenize(text, _SYMBOL_NAMES)).formula()
 
 
 def _describe(tok: Token) -> str:

@@ -1,0 +1,188 @@
+"""Issue 27, "Fresh text faster than pint": a formula whose tokens match an earlier formula's
+is served from the shape cache (reckoner.core.shapes), whatever its whitespace, and answers
+exactly what a fresh compile of its own text answers: the same value bit for bit, the same
+slots read, and the same refusal sentence naming its own character positions.
+Spec: docs/guide/formulas.md (positions are characters of the formula, counted from 1)."""
+
+from __future__ import annotations
+
+from typing import Any
+from unittest.mock import patch
+
+from hypothesis import given
+from hypothesis import strategies as st
+from test_properties import SLOTS, expressions, token_soup
+
+from reckoner import wire
+from reckoner.core import api, shapes
+from reckoner.core.api import Evaluated, as_failure, evaluate, run_program, stored
+from reckoner.core.compiler import compile_tree
+from reckoner.core.errors import EngineError, Failure
+from reckoner.core.lexer import T, tokenize
+from reckoner.core.notation import BY_NAME
+from reckoner.core.parser import parse
+
+whitespace_runs = st.text(alphabet=" \t\n", max_size=3)
+
+
+def _fresh(text: str) -> Evaluated | Failure:
+    """What a compile of this text alone answers: no cache, real positions throughout."""
+    try:
+        program = compile_tree(parse(text))
+    except Exception as error:
+        return as_failure(error)
+    return run_program(program, SLOTS)
+
+
+def _answer(result: Evaluated | Failure) -> Any:
+    if isinstance(result, Failure):
+        return ("refused", result.code, result.message)
+    reads = {name: wire.dumps(stored(value)) for name, value in result.reads.items()}
+    return ("value", wire.dumps(stored(result.value)), list(reads.items()))
+
+
+def _respaced(text: str, runs: list[str]) -> str | None:
+    """The formula's own tokens, written again with the given whitespace around each."""
+    try:
+        tokens = tokenize(text, frozenset(BY_NAME))
+    except EngineError:
+        return None
+    pieces = []
+    for i, token in enumerate(tokens[:-1]):
+        written = "@" + token.text if token.kind is T.SLOT else token.text
+        pieces.append(runs[i % len(runs)] + written)
+    return "".join(pieces) + runs[-1]
+
+
+@given(expressions, st.lists(whitespace_runs, min_size=1, max_size=8))
+def test_a_respaced_formula_answers_what_a_fresh_compile_of_its_own_text_answers(
+    formula: str, runs: list[str]
+) -> None:
+    """The first text compiles the shape; the respaced one (same tokens, whitespace
+    anywhere) is served from it and must answer exactly what compiling it alone answers:
+    value bit for bit, slots read, refusal sentence with its own positions."""
+    variant = _respaced(formula, runs)
+    for text in (formula, variant if variant is not None else formula):
+        assert _answer(evaluate(text, SLOTS)) == _answer(_fresh(text)), text
+        program = api.compile_formula(text)
+        if not isinstance(program, Failure):
+            assert _answer(run_program(program, SLOTS)) == _answer(_fresh(text)), text
+
+
+@given(st.one_of(expressions, token_soup), st.integers(0, 60), whitespace_runs)
+def test_whitespace_inserted_anywhere_answers_what_a_fresh_compile_answers(
+    formula: str, where: int, run: str
+) -> None:
+    """Whitespace put at any character, even inside a name or a number (where it changes
+    the tokens, so the shape), or taken away, never makes the cached path answer otherwise
+    than a fresh compile of that text."""
+    evaluate(formula, SLOTS)
+    cut = min(where, len(formula))
+    inserted = formula[:cut] + run + formula[cut:]
+    removed = formula[:cut] + formula[cut:].lstrip(" \t\n")  # '1 .v' becomes '1.v'
+    squeezed = "".join(formula.split())
+    for variant in (inserted, removed, squeezed):
+        assert _answer(evaluate(variant, SLOTS)) == _answer(_fresh(variant)), variant
+
+
+def _compiles_while(action: Any) -> int:
+    calls = []
+    real = shapes.compile_tree
+
+    def counting(tree: Any) -> Any:
+        calls.append(tree)
+        return real(tree)
+
+    with patch.object(shapes, "compile_tree", counting):
+        action()
+    return len(calls)
+
+
+def test_a_formula_whose_refusal_position_shifts_names_its_own_position() -> None:
+    """The missing slot sits at character 6 of the first text and at character 12 of the
+    second, which is served from the first one's shape without compiling again."""
+    first = evaluate("@V / @absent_a + 1", SLOTS)
+    assert isinstance(first, Failure)
+    assert "@absent_a at character 6 " in first.message, first.message
+    text = "\n  @V  /\t  @absent_a+1   "
+    results: list[Evaluated | Failure] = []
+    compiled = _compiles_while(lambda: results.append(evaluate(text, SLOTS)))
+    assert compiled == 0
+    (second,) = results
+    assert isinstance(second, Failure)
+    assert text.index("@absent_a") == 11
+    assert "@absent_a at character 12 " in second.message, second.message
+    assert second == _fresh(text)
+
+
+def test_a_runtime_refusal_inside_a_bounded_form_names_the_positions_of_its_own_text() -> None:
+    """Division by zero inside a $sum body: the operator's position and the form's are the
+    respaced text's own."""
+    evaluate("$sum_{k=0}^{3}(@V/k)", SLOTS)
+    text = "$sum_{ k = 0 }^{ 3 }(  @V  /  k )"
+    assert shapes.shape_of(text) == shapes.shape_of("$sum_{k=0}^{3}(@V/k)")
+    result = evaluate(text, SLOTS)
+    assert isinstance(result, Failure)
+    assert result == _fresh(text)
+    assert f"at character {text.index('/') + 1}" in result.message, result.message
+
+
+def test_a_text_the_scanner_refuses_is_never_served_from_a_shape_it_resembles() -> None:
+    """'1 . v' is a field read of a number (a valid parse); '1.v' is a malformed number. The
+    second must get the scanner's own refusal, not the first one's cached program."""
+    evaluate("1 . v", SLOTS)
+    assert shapes.shape_of("1.v") is None
+    result = evaluate("1.v", SLOTS)
+    assert isinstance(result, Failure)
+    assert result == _fresh("1.v")
+    assert "no digit after its decimal point" in result.message
+
+
+def test_a_respaced_formula_over_the_length_limit_is_refused_though_its_shape_is_known() -> None:
+    """The length limit counts the text's characters, whitespace included."""
+    evaluate("@V/@R", SLOTS)
+    text = "@V/@R" + " " * 10_000
+    assert shapes.shape_of(text) is None
+    result = evaluate(text, SLOTS)
+    assert isinstance(result, Failure)
+    assert "MAX_FORMULA_LENGTH" in result.message
+
+
+def test_literals_are_part_of_the_shape() -> None:
+    """Decision (docs/decisions/eval-speed.md): a literal's value is read while compiling
+    (folding, the x^2 route), so another literal is another shape."""
+    assert shapes.shape_of("@V*2") != shapes.shape_of("@V*3")
+    assert shapes.shape_of("@V * 2") == shapes.shape_of("@V*2")
+    evaluate("@V*2", SLOTS)
+    assert _answer(evaluate("@V * 3", SLOTS)) == _answer(_fresh("@V * 3"))
+    assert _answer(evaluate("@V * 2", SLOTS)) == _answer(_fresh("@V * 2"))
+
+
+def test_the_shape_cache_holds_at_most_its_entry_count() -> None:
+    """Issue 27: an LRU with a fixed entry count, whatever the entries' size."""
+    cache = shapes.ShapeCache(characters=10**9, entries=50)
+    for i in range(200):
+        cache.program(f"@s{i}+1")
+    assert len(cache.shapes.programs) == 50
+    # Least recently used first out: the newest fifty are kept.
+    assert "@s199 + 1" in cache.shapes.programs and "@s149 + 1" not in cache.shapes.programs
+
+
+def test_the_shape_cache_holds_at_most_its_characters() -> None:
+    """Issue 8's bound: the shapes' text plus a fixed overhead an entry, counted exactly."""
+    cache = shapes.ShapeCache(characters=2_000, entries=10**6)
+    for i in range(500):
+        cache.program(f"@slot_number_{i}*2+@other")
+    held = cache.shapes.held
+    assert held <= 2_000
+    assert held == sum(len(key) + shapes.PROGRAM_ENTRY_OVERHEAD for key in cache.shapes.programs)
+
+
+def test_a_shape_used_again_outlives_newer_shapes() -> None:
+    """Least recently used, not first in: a hit moves its shape to the young end."""
+    cache = shapes.ShapeCache(characters=10**9, entries=2)
+    cache.program("@a+1")
+    cache.program("@b+1")
+    cache.program("@a + 1")  # a hit: @a's shape becomes the most recently used
+    cache.program("@c+1")
+    assert list(cache.shapes.programs) == ["@a + 1", "@c + 1"]
