@@ -165,7 +165,7 @@ def test_the_shape_cache_holds_at_most_its_entry_count() -> None:
         cache.program(f"@s{i}+1")
     assert len(cache.shapes.programs) == 50
     # Least recently used first out: the newest fifty are kept.
-    assert "@s199 + 1" in cache.shapes.programs and "@s149 + 1" not in cache.shapes.programs
+    assert "@s199+1" in cache.shapes.programs and "@s149+1" not in cache.shapes.programs
 
 
 def test_the_shape_cache_holds_at_most_its_characters() -> None:
@@ -185,4 +185,25 @@ def test_a_shape_used_again_outlives_newer_shapes() -> None:
     cache.program("@b+1")
     cache.program("@a + 1")  # a hit: @a's shape becomes the most recently used
     cache.program("@c+1")
-    assert list(cache.shapes.programs) == ["@a + 1", "@c + 1"]
+    assert list(cache.shapes.programs) == ["@a+1", "@c+1"]
+
+
+def test_whitespace_that_keeps_two_pieces_apart_is_part_of_the_shape() -> None:
+    """`@a 1` is a slot and a number, `@a1` one slot; `2 .5` a number and '.5', `2.5` one
+    number: each pair is two shapes. Whitespace elsewhere is not."""
+    assert shapes.shape_of("@a 1") != shapes.shape_of("@a1")
+    assert shapes.shape_of("2 .5") != shapes.shape_of("2.5")
+    assert shapes.shape_of("$sum_{k=0}^{3}(k)") == shapes.shape_of(" $sum_ { k = 0 } ^{3} (k) ")
+    assert shapes.shape_of("@V - @a") == shapes.shape_of("@V-@a")
+    for text in ("@a 1", "@a1", "2 .5", "2.5"):
+        assert _answer(evaluate(text, SLOTS)) == _answer(_fresh(text)), text
+
+
+def test_whitespace_the_scanner_refuses_gives_no_shape() -> None:
+    """Only space, tab and newline are whitespace in a formula: a text holding a carriage
+    return or a no-break space has no shape, so it is refused as a fresh compile refuses."""
+    evaluate("@V/@R", SLOTS)
+    for text in ("@V/\r@R", "@V/\u00a0@R", "@V/\x0b@R", "@ V/@R"):
+        assert shapes.shape_of(text) is None, text
+        assert _answer(evaluate(text, SLOTS)) == _answer(_fresh(text)), text
+        assert isinstance(evaluate(text, SLOTS), Failure), text

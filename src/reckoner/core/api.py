@@ -102,6 +102,11 @@ def _program(text: str) -> Program:
     found = _CACHED(text)
     if found is not None:
         return found
+    return _compiled(text)
+
+
+def _compiled(text: str) -> Program:
+    """The program of a text the exact-text cache does not hold, kept there from now on."""
     compiled = _SHAPES.program(text)
     _PROGRAMS.put(text, compiled)
     return compiled
@@ -120,7 +125,7 @@ def compile_formula(formula: JSON) -> Program | Failure:
     if found is not None:
         return found
     try:
-        return _program(formula)
+        return _compiled(formula)
     except Exception as error:
         return as_failure(error)
 

@@ -23,7 +23,6 @@ names real positions.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections import OrderedDict
 from typing import Generic, TypeVar
@@ -57,6 +56,11 @@ _TOKEN = (
 )
 _STRICT = re.compile(rf"(?:[ \t\n]*+{_TOKEN})*+[ \t\n]*+")
 _PIECE = re.compile(_TOKEN)
+# Whitespace that keeps two pieces apart: after a name or number character, before a
+# character a name or number could go on with (`@a 1`, `2 .5`, `$pi e`). Elsewhere the
+# scanner reads the same pieces with the whitespace taken out (a piece of punctuation is
+# one character, '->' aside, and a text holding '>' alone has no shape).
+_GLUE = re.compile(r"[A-Za-z0-9_][ \t\n]+[A-Za-z0-9_.]")
 _MARKER = re.compile("\x00([0-9]+)\x00")
 
 
@@ -77,11 +81,14 @@ class BoundedCache(Generic[V]):
 
     def put(self, key: str, value: V) -> None:
         programs = self.programs
-        if key in programs:
-            programs[key] = value
-            return
+        if key not in programs:
+            self.held += len(key) + PROGRAM_ENTRY_OVERHEAD
         programs[key] = value
-        self.held += len(key) + PROGRAM_ENTRY_OVERHEAD
+        if self.held > self.characters or len(programs) > self.entries:
+            self._evict()
+
+    def _evict(self) -> None:
+        programs = self.programs
         while (self.held > self.characters or len(programs) > self.entries) and programs:
             try:
                 oldest, _ = programs.popitem(last=False)
@@ -91,10 +98,14 @@ class BoundedCache(Generic[V]):
 
 
 def shape_of(text: str) -> str | None:
-    """The token shape of a formula (its tokens' texts, one space apart), or None when the
-    text is too long or the scanner might read it otherwise than piece by piece."""
+    """The token shape of a formula, or None when the text is too long or the scanner might
+    read it otherwise than piece by piece. The shape is itself a formula with the same
+    tokens: the text without its whitespace where none of it keeps two pieces apart (the
+    common case, found in C), else the pieces one space apart."""
     if len(text) > MAX_FORMULA_LENGTH or _STRICT.fullmatch(text) is None:
         return None
+    if _GLUE.search(text) is None:
+        return "".join(text.split())
     return " ".join(_PIECE.findall(text))
 
 
@@ -120,8 +131,11 @@ class ShapeCache:
                 return compile_tree(parse(text))
             shapes.put(shape, found)
         else:
-            with contextlib.suppress(KeyError):  # evicted meanwhile by another thread
+            # Not contextlib.suppress: entering a context manager doubles a hit's cost here.
+            try:  # noqa: SIM105
                 shapes.touch(shape)
+            except KeyError:  # evicted meanwhile by another thread
+                pass
         return Program(found.body, found.frame_size, text)
 
 
