@@ -207,3 +207,30 @@ def test_whitespace_the_scanner_refuses_gives_no_shape() -> None:
         assert shapes.shape_of(text) is None, text
         assert _answer(evaluate(text, SLOTS)) == _answer(_fresh(text)), text
         assert isinstance(evaluate(text, SLOTS), Failure), text
+
+
+def test_whitespace_before_the_subscript_mark_is_never_taken_for_the_mark() -> None:
+    """`$sum_{` scans '_' as the subscript mark, `$sum _{` as a bare name '_': a text of the
+    second kind must be refused as a fresh compile refuses it, even once the first is
+    cached, and the first must not be served a program made from the second."""
+    good = "$sum_{k=0}^{3}(k)"
+    spaced = "$sum _{k=0}^{3}(k)"
+    for first, second in ((good, spaced), (spaced, good)):
+        api._PROGRAMS.programs.clear()
+        api._PROGRAMS.held = 0
+        api._SHAPES.shapes.programs.clear()
+        api._SHAPES.shapes.held = 0
+        for text in (first, second):
+            assert _answer(evaluate(text, SLOTS)) == _answer(_fresh(text)), text
+    assert shapes.shape_of(spaced) is None
+    assert isinstance(evaluate(spaced, SLOTS), Failure)
+
+
+def test_a_number_spaced_from_a_field_dot_gives_no_shape_to_the_glued_text() -> None:
+    """`2 .x` parses (a field read of a number, refused when run); `2.x` is a malformed
+    number. Neither order of evaluation lets one answer for the other."""
+    for first, second in (("2 .x", "2.x"), ("2.x", "2 .x")):
+        api._PROGRAMS.programs.clear()
+        api._SHAPES.shapes.programs.clear()
+        for text in (first, second):
+            assert _answer(evaluate(text, SLOTS)) == _answer(_fresh(text)), text

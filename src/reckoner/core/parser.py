@@ -71,22 +71,29 @@ _PRIMARY_START = frozenset({K_NUMBER, K_NAME, K_SLOT, K_SYMBOL, K_LPAREN})
 
 def parse(text: str) -> Node:
     """Parse one formula; raises EngineError carrying the first failure."""
-    _check_text(text)
-    return _Parser(text, tokenize(text, _SYMBOL_NAMES)).formula()
+    return parse_tokens(text, scan(text))
 
 
-def parse_marked(text: str) -> Node:
-    """Parse one formula with every position replaced by its token's index past
-    POSITION_MARK, for a program shared by all texts of its token shape; a failure's
-    sentence then holds markers, so the shape cache reparses with `parse` instead."""
+def scan(text: str) -> list[Token]:
+    """The formula's tokens, after the checks of its length and emptiness (which come first,
+    so an over-long text is refused before it is scanned)."""
     _check_text(text)
-    tokens = tokenize(text, _SYMBOL_NAMES)
+    return tokenize(text, _SYMBOL_NAMES)
+
+
+def parse_tokens(text: str, tokens: list[Token]) -> Node:
+    """Parse the tokens `scan` gave for `text` (or the same tokens with marked positions)."""
+    return _Parser(text, tokens).formula()
+
+
+def marked(tokens: list[Token]) -> list[Token]:
+    """The tokens with every position replaced by the token's index past POSITION_MARK, for
+    a program shared by every text of their shape (reckoner.core.shapes)."""
     mark = POSITION_MARK
-    marked = [
+    return [
         make_token(Token, (kind, spelled, mark + i, value))
         for i, (kind, spelled, _, value) in enumerate(tokens)
     ]
-    return _Parser(text, marked).formula()
 
 
 def token_positions(text: str) -> list[int]:

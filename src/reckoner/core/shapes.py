@@ -9,29 +9,54 @@ sharing that body; a refusal raised while running it names markers, which `place
 with the character positions of the text actually evaluated. Results are bit for bit a fresh
 compile's: the same tokens build the same tree and the same closures.
 
+The shape's key is the text without its whitespace, found in C (`str.split`). Whitespace
+changes nothing only where it stands between two tokens that read the same with or without
+it (`free_offsets`: next to punctuation, but not between a number and '.', nor before the
+'_' of `$sum_`); a text is served from a shape only when every run of its whitespace stands
+at such a place of that shape, and a shape is made only from a text whose own whitespace
+does. So every text of a shape has the shape's tokens. A text holding whitespace the scanner
+refuses (a carriage return, a no-break space), a text over MAX_FORMULA_LENGTH and a text the
+scanner or the marked parse refuses go the plain way (real positions throughout).
+
 Literals are part of the shape, not parameters: constant folding, the literal-exponent
 route of `x^2` and the lanes compiler all read a literal's value while compiling, so a
 formula with another literal is another shape and compiles afresh.
-
-A text is given a shape only if `_STRICT` proves the scanner would accept it and split it
-into exactly the pieces `_PIECE` finds, whatever surrounds them: every number must be
-followed by something no number may touch, names are read whole, and any character outside
-the language sends the text down the plain path (`parse`), whose refusals are exact as
-ever. A marked parse that fails is likewise reparsed plainly, so every syntax refusal
-names real positions.
 """
 
 from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from reckoner.contract.limits import MAX_FORMULA_LENGTH
 
 from .compiler import Program, compile_tree
 from .errors import Failure
-from .parser import parse, parse_marked, token_positions
+from .lexer import (
+    K_ARROW,
+    K_CARET,
+    K_COMMA,
+    K_DOT,
+    K_EQUALS,
+    K_LBRACE,
+    K_LBRACKET,
+    K_LPAREN,
+    K_MINUS,
+    K_NUMBER,
+    K_PLUS,
+    K_RBRACE,
+    K_RBRACKET,
+    K_RPAREN,
+    K_SLASH,
+    K_SLOT,
+    K_STAR,
+    K_UNDERSCORE,
+    Token,
+)
+from .parser import marked, parse, parse_tokens, scan, token_positions
+from .work import Compiled
 
 V = TypeVar("V")
 
@@ -45,22 +70,11 @@ PROGRAM_CACHE_CHARACTERS = 250_000
 PROGRAM_ENTRY_OVERHEAD = 64
 SHAPE_CACHE_ENTRIES = 4_096
 
-# One token as the scanner reads it (docs/guide/formulas.md), atomic so a match never gives
-# back characters: a number not followed by a letter, digit, '_' or '.' (each of those is a
-# scanner refusal or a different split), a name whole (with its @ or $), '->', punctuation.
-_TOKEN = (
-    r"(?>[0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?[ij]?(?![A-Za-z0-9_.])"
-    r"|[@$]?[A-Za-z_][A-Za-z0-9_]*"
-    r"|->"
-    r"|[-+*/^()\[\]{},.=])"
-)
-_STRICT = re.compile(rf"(?:[ \t\n]*+{_TOKEN})*+[ \t\n]*+")
-_PIECE = re.compile(_TOKEN)
-# Whitespace that keeps two pieces apart: after a name or number character, before a
-# character a name or number could go on with (`@a 1`, `2 .5`, `$pi e`). Elsewhere the
-# scanner reads the same pieces with the whitespace taken out (a piece of punctuation is
-# one character, '->' aside, and a text holding '>' alone has no shape).
-_GLUE = re.compile(r"[A-Za-z0-9_][ \t\n]+[A-Za-z0-9_.]")
+# Tokens that end where they end whatever follows them, and start a token afresh after them.
+_PUNCTUATION = frozenset({
+    K_PLUS, K_MINUS, K_STAR, K_SLASH, K_CARET, K_LPAREN, K_RPAREN, K_LBRACKET, K_RBRACKET,
+    K_LBRACE, K_RBRACE, K_COMMA, K_DOT, K_EQUALS, K_ARROW,
+})  # fmt: skip
 _MARKER = re.compile("\x00([0-9]+)\x00")
 
 
@@ -97,46 +111,114 @@ class BoundedCache(Generic[V]):
             self.held -= len(oldest) + PROGRAM_ENTRY_OVERHEAD
 
 
-def shape_of(text: str) -> str | None:
-    """The token shape of a formula, or None when the text is too long or the scanner might
-    read it otherwise than piece by piece. The shape is itself a formula with the same
-    tokens: the text without its whitespace where none of it keeps two pieces apart (the
-    common case, found in C), else the pieces one space apart."""
-    if len(text) > MAX_FORMULA_LENGTH or _STRICT.fullmatch(text) is None:
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A program compiled with marked positions, and where its key may hold whitespace."""
+
+    body: Compiled
+    frame_size: int
+    free: frozenset[int]
+
+
+def free_offsets(tokens: list[Token]) -> frozenset[int]:
+    """The offsets, counted in the text without whitespace, between two tokens that the
+    scanner reads the same whether whitespace stands between them or not: one of them is
+    punctuation, except a number before '.' (`1 .v` is a field read, `1.v` a malformed
+    number) and anything before '_' (`$sum _{` reads '_' as a name, `$sum_{` as the
+    subscript mark)."""
+    free = set()
+    offset = 0
+    before = None
+    for token in tokens[:-1]:  # not the end token
+        kind = token.kind
+        if (
+            before is not None
+            and (before in _PUNCTUATION or kind in _PUNCTUATION)
+            and kind is not K_UNDERSCORE
+            and not (before is K_NUMBER and kind is K_DOT)
+        ):
+            free.add(offset)
+        offset += len(token.text) + (kind is K_SLOT)  # a slot's text is its name, without @
+        before = kind
+    return frozenset(free)
+
+
+def spaced_freely(parts: list[str], free: frozenset[int]) -> bool:
+    """True when every whitespace run between the parts stands at a free offset (runs
+    before the first part and after the last change nothing)."""
+    offset = 0
+    for part in parts[:-1]:
+        offset += len(part)
+        if offset not in free:
+            return False
+    return True
+
+
+def key_of(text: str) -> tuple[str, list[str]] | None:
+    """The text without its whitespace, and the parts between its runs; None when it has no
+    shape: over the length limit (refused as a whole), or holding whitespace other than
+    space, tab and newline, which `str.split` cuts at but the scanner refuses."""
+    if len(text) > MAX_FORMULA_LENGTH:
         return None
-    if _GLUE.search(text) is None:
-        return "".join(text.split())
-    return " ".join(_PIECE.findall(text))
+    parts = text.split()
+    key = "".join(parts)
+    left = len(text) - len(key)  # the whitespace split took out, if any
+    if left and text.count(" ") + text.count("\t") + text.count("\n") != left:
+        return None
+    return key, parts
+
+
+def shape_of(text: str) -> str | None:
+    """The shape key of a text the scanner accepts and whose whitespace changes nothing,
+    else None (for tests and tools; the cache finds it without scanning)."""
+    cut = key_of(text)
+    if cut is None:
+        return None
+    try:
+        tokens = scan(text)
+    except Exception:
+        return None
+    key, parts = cut
+    return key if spaced_freely(parts, free_offsets(tokens)) else None
 
 
 class ShapeCache:
     """Programs by token shape, least recently used first out; every text its own Program."""
 
     def __init__(self, characters: int, entries: int) -> None:
-        self.shapes: BoundedCache[Program] = BoundedCache(characters, entries)
+        self.shapes: BoundedCache[Shape] = BoundedCache(characters, entries)
 
     def program(self, text: str) -> Program:
         """The program of `text`: its shape's body with this text's positions, or compiled
         plainly (real positions) when the text has no shape or fails to parse marked."""
-        shape = shape_of(text)
-        if shape is None:
+        cut = key_of(text)
+        if cut is None:
             return compile_tree(parse(text))
+        key, parts = cut
         shapes = self.shapes
-        found = shapes.get(shape)
-        if found is None:
-            try:
-                found = compile_tree(parse_marked(text))
-            except Exception:
-                # The refusal (or fault) again with real positions, from the plain path.
-                return compile_tree(parse(text))
-            shapes.put(shape, found)
-        else:
+        found = shapes.get(key)
+        # One part: no whitespace between tokens, nothing to check (the commonest text).
+        if found is not None and (len(parts) == 1 or spaced_freely(parts, found.free)):
             # Not contextlib.suppress: entering a context manager doubles a hit's cost here.
             try:  # noqa: SIM105
-                shapes.touch(shape)
+                shapes.touch(key)
             except KeyError:  # evicted meanwhile by another thread
                 pass
-        return Program(found.body, found.frame_size, text)
+            return Program(found.body, found.frame_size, text)
+        return self._compile(text, key, parts)
+
+    def _compile(self, text: str, key: str, parts: list[str]) -> Program:
+        tokens = scan(text)  # the scanner's refusal, with real positions
+        free = free_offsets(tokens)
+        if not spaced_freely(parts, free):
+            return compile_tree(parse_tokens(text, tokens))
+        try:
+            shared = compile_tree(parse_tokens(text, marked(tokens)))
+        except Exception:
+            # The refusal (or fault) again with real positions, from the plain path.
+            return compile_tree(parse_tokens(text, tokens))
+        self.shapes.put(key, Shape(shared.body, shared.frame_size, free))
+        return Program(shared.body, shared.frame_size, text)
 
 
 def placed(failure: Failure, program: Program) -> Failure:
