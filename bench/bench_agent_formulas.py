@@ -157,9 +157,7 @@ def _respaced(formula: str, n: int) -> str:
 
 def _forget_formulas() -> None:
     """Empty both compiled-formula caches: the next call compiles as for a new shape."""
-    for cache in (api._PROGRAMS, api._SHAPES.shapes):
-        cache.programs.clear()
-        cache.held = 0
+    api._FORMULAS.forget()
 
 
 def _best(times: list[float]) -> float:

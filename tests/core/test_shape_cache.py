@@ -100,10 +100,11 @@ def _compiles_while(action: Any) -> int:
 
 def test_a_formula_whose_refusal_position_shifts_names_its_own_position() -> None:
     """The missing slot sits at character 6 of the first text and at character 12 of the
-    second, which is served from the first one's shape without compiling again."""
+    third, which is served from the shape (made at its second spelling) without compiling."""
     first = evaluate("@V / @absent_a + 1", SLOTS)
     assert isinstance(first, Failure)
     assert "@absent_a at character 6 " in first.message, first.message
+    assert evaluate("@V/@absent_a + 1", SLOTS) == _fresh("@V/@absent_a + 1")
     text = "\n  @V  /\t  @absent_a+1   "
     results: list[Evaluated | Failure] = []
     compiled = _compiles_while(lambda: results.append(evaluate(text, SLOTS)))
@@ -160,7 +161,7 @@ def test_literals_are_part_of_the_shape() -> None:
 
 def test_the_shape_cache_holds_at_most_its_entry_count() -> None:
     """Issue 27: an LRU with a fixed entry count, whatever the entries' size."""
-    cache = shapes.ShapeCache(characters=10**9, entries=50)
+    cache = shapes.ShapeCache(characters=10**9, entries=50, texts=10**6)
     for i in range(200):
         cache.program(f"@s{i}+1")
     assert len(cache.shapes.programs) == 50
@@ -170,7 +171,7 @@ def test_the_shape_cache_holds_at_most_its_entry_count() -> None:
 
 def test_the_shape_cache_holds_at_most_its_characters() -> None:
     """Issue 8's bound: the shapes' text plus a fixed overhead an entry, counted exactly."""
-    cache = shapes.ShapeCache(characters=2_000, entries=10**6)
+    cache = shapes.ShapeCache(characters=2_000, entries=10**6, texts=10**6)
     for i in range(500):
         cache.program(f"@slot_number_{i}*2+@other")
     held = cache.shapes.held
@@ -180,7 +181,7 @@ def test_the_shape_cache_holds_at_most_its_characters() -> None:
 
 def test_a_shape_used_again_outlives_newer_shapes() -> None:
     """Least recently used, not first in: a hit moves its shape to the young end."""
-    cache = shapes.ShapeCache(characters=10**9, entries=2)
+    cache = shapes.ShapeCache(characters=10**9, entries=2, texts=10**6)
     cache.program("@a+1")
     cache.program("@b+1")
     cache.program("@a + 1")  # a hit: @a's shape becomes the most recently used
@@ -216,10 +217,7 @@ def test_whitespace_before_the_subscript_mark_is_never_taken_for_the_mark() -> N
     good = "$sum_{k=0}^{3}(k)"
     spaced = "$sum _{k=0}^{3}(k)"
     for first, second in ((good, spaced), (spaced, good)):
-        api._PROGRAMS.programs.clear()
-        api._PROGRAMS.held = 0
-        api._SHAPES.shapes.programs.clear()
-        api._SHAPES.shapes.held = 0
+        api._FORMULAS.forget()
         for text in (first, second):
             assert _answer(evaluate(text, SLOTS)) == _answer(_fresh(text)), text
     assert shapes.shape_of(spaced) is None
@@ -230,7 +228,19 @@ def test_a_number_spaced_from_a_field_dot_gives_no_shape_to_the_glued_text() -> 
     """`2 .x` parses (a field read of a number, refused when run); `2.x` is a malformed
     number. Neither order of evaluation lets one answer for the other."""
     for first, second in (("2 .x", "2.x"), ("2.x", "2 .x")):
-        api._PROGRAMS.programs.clear()
-        api._SHAPES.shapes.programs.clear()
+        api._FORMULAS.forget()
         for text in (first, second):
             assert _answer(evaluate(text, SLOTS)) == _answer(_fresh(text)), text
+
+
+def test_a_shape_met_once_is_compiled_the_plain_way_and_shared_from_its_second_spelling() -> None:
+    """Decision (docs/decisions/eval-speed.md): most formulas are sent once, so the first
+    spelling of a shape pays only for its key; the second compiles the shared body; the
+    third and later compile nothing."""
+    cache = shapes.ShapeCache(characters=10**6, entries=100, texts=10**6)
+    counts = [
+        _compiles_while(lambda text=text: cache.program(text))
+        for text in ("@V*@R+1", "@V * @R + 1", "@V*@R +1", " @V*@R+1 ")
+    ]
+    assert counts == [1, 1, 0, 0]
+    assert type(cache.shapes.programs["@V*@R+1"]) is shapes.Shape

@@ -27,7 +27,6 @@ from .shapes import (
     PROGRAM_CACHE_CHARACTERS,
     PROGRAM_ENTRY_OVERHEAD,
     SHAPE_CACHE_ENTRIES,
-    BoundedCache,
     ShapeCache,
     placed,
 )
@@ -89,27 +88,15 @@ def as_failure(error: Exception) -> Failure:
     return Failure(ErrorCode.UNKNOWN_ERROR, f"internal error: {type(error).__name__}: {error}")
 
 
-# Every text's program by its exact text (a repeated eval: one dict lookup), made from the
-# shape cache's body for its tokens (reckoner.core.shapes).
-_SHAPES = ShapeCache(PROGRAM_CACHE_CHARACTERS, SHAPE_CACHE_ENTRIES)
-_PROGRAMS: BoundedCache[Program] = BoundedCache(
-    PROGRAM_CACHE_CHARACTERS, PROGRAM_CACHE_CHARACTERS // PROGRAM_ENTRY_OVERHEAD
+# Every formula's program, by its exact text (a repeated eval: one dict lookup) or by its
+# token shape (reckoner.core.shapes).
+_FORMULAS = ShapeCache(
+    characters=PROGRAM_CACHE_CHARACTERS,
+    entries=SHAPE_CACHE_ENTRIES,
+    texts=PROGRAM_CACHE_CHARACTERS // PROGRAM_ENTRY_OVERHEAD,
 )
-_CACHED = _PROGRAMS.get
-
-
-def _program(text: str) -> Program:
-    found = _CACHED(text)
-    if found is not None:
-        return found
-    return _compiled(text)
-
-
-def _compiled(text: str) -> Program:
-    """The program of a text the exact-text cache does not hold, kept there from now on."""
-    compiled = _SHAPES.program(text)
-    _PROGRAMS.put(text, compiled)
-    return compiled
+_CACHED = _FORMULAS.texts.get
+_program = _FORMULAS.program
 
 
 def compile_formula(formula: JSON) -> Program | Failure:
@@ -125,7 +112,7 @@ def compile_formula(formula: JSON) -> Program | Failure:
     if found is not None:
         return found
     try:
-        return _compiled(formula)
+        return _program(formula)
     except Exception as error:
         return as_failure(error)
 

@@ -64,8 +64,8 @@ V = TypeVar("V")
 # formula costs about 150 bytes of closures per character of text (measured), so 1,024 long
 # formulas once pinned 1.7 GB. 250,000 characters keep each near 40 MB at most, room for
 # thousands of the short formulas an agent repeats. Each entry also counts a fixed overhead,
-# so even one-character formulas cannot grow them without bound. The text cache's entries
-# share their bodies with the shape cache's, so the two together hold little more than one.
+# so even one-character formulas cannot grow them without bound. A shape's shared body is
+# made only at its second spelling, so the two caches pin at most about 80 MB together.
 PROGRAM_CACHE_CHARACTERS = 250_000
 PROGRAM_ENTRY_OVERHEAD = 64
 SHAPE_CACHE_ENTRIES = 4_096
@@ -95,7 +95,9 @@ class BoundedCache(Generic[V]):
 
     def put(self, key: str, value: V) -> None:
         programs = self.programs
-        if key not in programs:
+        if key in programs:
+            programs.move_to_end(key)  # a key put again is the youngest
+        else:
             self.held += len(key) + PROGRAM_ENTRY_OVERHEAD
         programs[key] = value
         if self.held > self.characters or len(programs) > self.entries:
@@ -182,32 +184,66 @@ def shape_of(text: str) -> str | None:
     return key if spaced_freely(parts, free_offsets(tokens)) else None
 
 
-class ShapeCache:
-    """Programs by token shape, least recently used first out; every text its own Program."""
+# A shape met once: its key, compiled the plain way. Most formulas an agent writes are
+# never sent again, so the marked body (and the scan for where its whitespace may stand)
+# is made only for a shape met a second time, in another spelling.
+_SEEN_ONCE = None
 
-    def __init__(self, characters: int, entries: int) -> None:
-        self.shapes: BoundedCache[Shape] = BoundedCache(characters, entries)
+
+class ShapeCache:
+    """Programs by exact text and by token shape, least recently used first out.
+
+    A text compiled here (plainly, or as the shared body of its shape) is kept by its exact
+    text, so sending it again is one dict lookup (`texts.get`); a text served from its
+    shape is not, as serving it again from the shape costs about a microsecond.
+    """
+
+    def __init__(self, characters: int, entries: int, texts: int) -> None:
+        self.shapes: BoundedCache[Shape | None] = BoundedCache(characters, entries)
+        self.texts: BoundedCache[Program] = BoundedCache(characters, texts)
 
     def program(self, text: str) -> Program:
         """The program of `text`: its shape's body with this text's positions, or compiled
-        plainly (real positions) when the text has no shape or fails to parse marked."""
+        plainly (real positions) when the text has no shape, is the first of its shape, or
+        fails to parse marked."""
+        found_text = self.texts.get(text)
+        if found_text is not None:
+            return found_text
         cut = key_of(text)
         if cut is None:
-            return compile_tree(parse(text))
+            return self._kept(text, compile_tree(parse(text)))
         key, parts = cut
         shapes = self.shapes
-        found = shapes.get(key)
-        # One part: no whitespace between tokens, nothing to check (the commonest text).
-        if found is not None and (len(parts) == 1 or spaced_freely(parts, found.free)):
-            # Not contextlib.suppress: entering a context manager doubles a hit's cost here.
-            try:  # noqa: SIM105
-                shapes.touch(key)
-            except KeyError:  # evicted meanwhile by another thread
-                pass
-            return Program(found.body, found.frame_size, text)
-        return self._compile(text, key, parts)
+        found = shapes.get(key, shapes)  # the cache itself stands for "never met"
+        if type(found) is Shape:
+            # One part: no whitespace between tokens, nothing to check (the commonest text).
+            if len(parts) == 1 or spaced_freely(parts, found.free):
+                # Not contextlib.suppress: entering a context manager doubles a hit's cost.
+                try:  # noqa: SIM105
+                    shapes.touch(key)
+                except KeyError:  # evicted meanwhile by another thread
+                    pass
+                return Program(found.body, found.frame_size, text)
+            # The same characters, other tokens.
+            return self._kept(text, compile_tree(parse(text)))
+        if found is shapes:
+            program = self._kept(text, compile_tree(parse(text)))
+            shapes.put(key, _SEEN_ONCE)
+            return program
+        return self._kept(text, self._shared(text, key, parts))
 
-    def _compile(self, text: str, key: str, parts: list[str]) -> Program:
+    def forget(self) -> None:
+        """Empty both caches (for measurements and tests: every formula is new again)."""
+        for cache in (self.shapes, self.texts):
+            cache.programs.clear()
+            cache.held = 0
+
+    def _kept(self, text: str, program: Program) -> Program:
+        self.texts.put(text, program)
+        return program
+
+    def _shared(self, text: str, key: str, parts: list[str]) -> Program:
+        """The second spelling of a shape: its body compiled once with marked positions."""
         tokens = scan(text)  # the scanner's refusal, with real positions
         free = free_offsets(tokens)
         if not spaced_freely(parts, free):
