@@ -7,7 +7,6 @@ to right, depth first, and the first failure raised is the one reported.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -40,7 +39,6 @@ from .syntax import (
     Number,
     SlotRef,
     Unary,
-    children,
 )
 from .values import Obj, Quantity, Value, element_count, show
 from .work import (
@@ -93,22 +91,18 @@ def compile_tree(tree: Node) -> Program:
 
 
 _FOLDABLE = frozenset({Chain, Binary, Unary, Call, Index, Field})
-# Leaves decide alone: literals and constants fold; slots, bound names and bounded forms
-# never do (a bounded form's steps count against the forms enclosing it at run time).
-_LEAF_IS_CONSTANT: dict[type, bool] = {
-    Number: True,
-    Constant: True,
-    SlotRef: False,
-    BoundName: False,
-    Bounded: False,
-}
+# What makes a subtree vary from call to call: it reads a slot or a bound name, or runs a
+# bounded form (whose steps count against the forms enclosing it at run time). Literals and
+# constants never do.
+_VARYING = frozenset({SlotRef, BoundName, Bounded})
 
 
 class _Compiler:
     def __init__(self) -> None:
         self.frame_size = 0
-        self._pure: dict[int, bool] = {}
-        self._kept: list[Node] = []  # nodes made while compiling, kept until it ends
+        # How many varying nodes have been compiled so far: a subtree compiled while the
+        # count stayed put is made of literals and constants alone, decided without a walk.
+        self._varying = 0
         # Every @name of the formula with its position, shared by the slot readers: the
         # first one found missing names all the missing ones at once.
         self._slot_refs: list[tuple[str, int]] = []
@@ -119,18 +113,19 @@ class _Compiler:
 
     def compile(self, node: Node, scope: dict[str, int]) -> Compiled:
         if isinstance(node, SlotRef):  # the commonest leaf, compiled without a further call
+            self._varying += 1
             self._slot_refs.append((node.name, node.pos))
             compiled = _slot(node.name, node.pos, self._slot_refs)
         else:
             kind = type(node)
+            before = self._varying
             compiled = _COMPILE[kind](self, node, scope)  # one lookup by the node's class
-            if kind in _FOLDABLE and self._is_constant(node):
+            if kind in _VARYING:
+                self._varying += 1
+            elif kind in _FOLDABLE and self._varying == before:
                 # A subtree of literals and constants has one value: compute it once here,
-                # so `2*$pi*@f` or `$sqrt(3)*@V` costs one operation per call. A subtree
-                # that fails keeps its closure, so the failure is still raised in
-                # evaluation order.
-                with contextlib.suppress(EngineError):
-                    compiled = _constant(compiled(Run({}, [])))
+                # so `2*$pi*@f` or `$sqrt(3)*@V` costs one operation per call.
+                compiled = _folded(compiled)
         if self._closures is not None:
             self._closures[id(node)] = compiled
         return compiled
@@ -140,31 +135,6 @@ class _Compiler:
         if isinstance(node, Number) and type(node.value) is float and math.isfinite(node.value):
             return node.value
         return None
-
-    def _is_constant(self, node: Node) -> bool:
-        """True when the subtree reads no slot, no bound name and runs no bounded form.
-
-        Bounded forms are never folded: their steps count against the limit of the forms
-        enclosing them at run time.
-        """
-        leaf = _LEAF_IS_CONSTANT.get(type(node))
-        if leaf is not None:
-            return leaf
-        known = self._pure.get(id(node))
-        if known is not None:
-            return known
-        # An inner child is decided once (cached); a chain, the commonest inner node, is
-        # walked without building the tuple of its children.
-        if isinstance(node, Chain):
-            pure = self._is_constant(node.first)
-            for _, operand, _ in node.rest if pure else ():
-                if not self._is_constant(operand):
-                    pure = False
-                    break
-        else:
-            pure = all(self._is_constant(child) for child in children(node))
-        self._pure[id(node)] = pure
-        return pure
 
     def _number(self, node: Number, scope: dict[str, int]) -> Compiled:
         constant = Quantity(node.value, ZERO)
@@ -257,41 +227,20 @@ class _Compiler:
         return apply
 
     def _chain(self, node: Chain, scope: dict[str, int]) -> Compiled:
-        terms = node.rest
+        before = self._varying
+        first = self.compile(node.first, scope)
         # A run of constants at the front (the 2*$pi of 2*$pi*@f*@L) is computed once: the
         # same operations in the same order, so the same double, with none left per call.
         constants = 0
-        if self._is_constant(node.first):
-            while constants < len(terms) and self._is_constant(terms[constants][1]):
-                constants += 1
-        if 0 < constants < len(terms):
-            prefix = Chain(node.first, terms[:constants])
-            self._kept.append(prefix)  # alive while compiling: _pure is keyed by id()
-            first = self.compile(prefix, scope)
-            terms = terms[constants:]
-        else:
-            first = self.compile(node.first, scope)
         rest: list[tuple[str, Compiled, int]] = []
-        for op, operand, pos in terms:
+        for op, operand, pos in node.rest:
             rest.append((op, self.compile(operand, scope), pos))
-        if len(rest) == 1:
-            # `@V/@R`, the commonest shape: no loop.
-            ((op1, second, pos1),) = rest
-            if op1 == "*" or op1 == "/":
-                return _scale(op1, first, second, pos1)
-
-            def apply_one(run: Run) -> Value:
-                return operate(run, op1, first(run), second(run), pos1)
-
-            return apply_one
-
-        def apply(run: Run) -> Value:
-            value = first(run)
-            for op, operand, pos in rest:
-                value = operate(run, op, value, operand(run), pos)
-            return value
-
-        return apply
+            if constants == len(rest) - 1 and self._varying == before:
+                constants += 1
+        if 0 < constants < len(rest):
+            first = _folded(_chained(first, rest[:constants]))
+            rest = rest[constants:]
+        return _chained(first, rest)
 
     def _call(self, node: Call, scope: dict[str, int]) -> Compiled:
         notation, pos = node.notation, node.pos
@@ -432,6 +381,39 @@ def _unary_on_array(run: Run, notation: Notation, value: Value, pos: int) -> Val
 
 def _constant(value: Value) -> Compiled:
     return lambda run: value
+
+
+def _folded(compiled: Compiled) -> Compiled:
+    """A closure of literals and constants alone, run once now and kept as its value; one
+    that fails keeps its closure, so the failure is still raised in evaluation order."""
+    try:
+        return _constant(compiled(Run({}, [])))
+    except EngineError:
+        return compiled
+
+
+def _chained(first: Compiled, rest: list[tuple[str, Compiled, int]]) -> Compiled:
+    """A left-associative run of one precedence level, applied left to right."""
+    if not rest:
+        return first
+    if len(rest) == 1:
+        # `@V/@R`, the commonest shape: no loop.
+        ((op1, second, pos1),) = rest
+        if op1 == "*" or op1 == "/":
+            return _scale(op1, first, second, pos1)
+
+        def apply_one(run: Run) -> Value:
+            return operate(run, op1, first(run), second(run), pos1)
+
+        return apply_one
+
+    def apply(run: Run) -> Value:
+        value = first(run)
+        for op, operand, pos in rest:
+            value = operate(run, op, value, operand(run), pos)
+        return value
+
+    return apply
 
 
 def _scale(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
