@@ -97,6 +97,7 @@ _FORMULAS = ShapeCache(
 )
 _CACHED = _FORMULAS.texts.get
 _program = _FORMULAS.program
+_unheld = _FORMULAS.unheld
 
 
 def compile_formula(formula: JSON) -> Program | Failure:
@@ -112,7 +113,7 @@ def compile_formula(formula: JSON) -> Program | Failure:
     if found is not None:
         return found
     try:
-        return _program(formula)
+        return _unheld(formula)
     except Exception as error:
         return as_failure(error)
 

@@ -209,6 +209,10 @@ class ShapeCache:
         found_text = self.texts.get(text)
         if found_text is not None:
             return found_text
+        return self.unheld(text)
+
+    def unheld(self, text: str) -> Program:
+        """`program` for a text the caller found missing from `texts` (the hot path)."""
         cut = key_of(text)
         if cut is None:
             return self._kept(text, compile_tree(parse(text)))
