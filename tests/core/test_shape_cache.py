@@ -244,3 +244,70 @@ def test_a_shape_met_once_is_compiled_the_plain_way_and_shared_from_its_second_s
     ]
     assert counts == [1, 1, 0, 0]
     assert type(cache.shapes.programs["@V*@R+1"]) is shapes.Shape
+
+
+def test_threads_sharing_a_small_cache_each_get_their_own_texts_answer() -> None:
+    """Sessions on threads share the caches; with room for four entries every put evicts,
+    so lookups, touches and evictions interleave. No call may fail for it, and each text
+    answers what a fresh compile of it answers."""
+    import sys
+    import threading
+
+    cache = shapes.ShapeCache(characters=10**6, entries=4, texts=4)
+    spellings = [
+        f"{gap}@V{gap}*{gap}@R{n}{gap}+{gap}{n}{gap}" for n in range(6) for gap in ("", " ", "\t")
+    ]
+    slots = {**SLOTS, **{f"R{n}": SLOTS["R"] for n in range(6)}}
+    problems: list[str] = []
+
+    def work(offset: int) -> None:
+        for round_ in range(150):
+            text = spellings[(offset + round_ * 7) % len(spellings)]
+            try:
+                result = run_program(cache.program(text), slots)
+            except Exception as error:  # the test reports any fault
+                problems.append(f"{text!r}: {error!r}")
+                continue
+            if _answer(result) != _answer(_fresh_with(text, slots)):
+                problems.append(f"{text!r} answered otherwise than a fresh compile")
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    finally:
+        sys.setswitchinterval(switch)
+    assert not problems, problems[:5]
+    assert len(cache.shapes.programs) <= 4 and len(cache.texts.programs) <= 4
+
+
+def _fresh_with(text: str, slots: dict[str, Any]) -> Evaluated | Failure:
+    try:
+        program = compile_tree(parse(text))
+    except Exception as error:
+        return as_failure(error)
+    return run_program(program, slots)
+
+
+def test_a_key_evicted_by_another_thread_while_it_is_put_again_is_kept_and_counted() -> None:
+    """Between `put`'s membership test and its move to the young end another thread may
+    evict the key: the put must still keep it, count its text once, and raise nothing."""
+    from collections import OrderedDict
+
+    class EvictedMeanwhile(OrderedDict[str, Any]):
+        def move_to_end(self, key: str, last: bool = True) -> None:
+            del self[key]  # the other thread's eviction, landing just before
+            raise KeyError(key)
+
+    cache: shapes.BoundedCache[int] = shapes.BoundedCache(characters=10**6, entries=10)
+    cache.put("@a+1", 1)
+    evicted = EvictedMeanwhile(cache.programs)
+    cache.programs = evicted
+    cache.held -= len("@a+1") + shapes.PROGRAM_ENTRY_OVERHEAD  # that thread uncounted it
+    cache.put("@a+1", 2)
+    assert cache.programs == {"@a+1": 2}
+    assert cache.held == len("@a+1") + shapes.PROGRAM_ENTRY_OVERHEAD

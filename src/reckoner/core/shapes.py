@@ -96,7 +96,10 @@ class BoundedCache(Generic[V]):
     def put(self, key: str, value: V) -> None:
         programs = self.programs
         if key in programs:
-            programs.move_to_end(key)  # a key put again is the youngest
+            try:
+                programs.move_to_end(key)  # a key put again is the youngest
+            except KeyError:  # evicted meanwhile by another thread: it is put anew
+                self.held += len(key) + PROGRAM_ENTRY_OVERHEAD
         else:
             self.held += len(key) + PROGRAM_ENTRY_OVERHEAD
         programs[key] = value
