@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -150,12 +150,15 @@ def _nest(items: ArrayForm, texts: Iterator[str]) -> list[TextForm]:
     return [_nest(e, texts) if isinstance(e, list) else next(texts) for e in items]
 
 
-def shaped(texts: list[str], shape: tuple[int, ...]) -> list[TextForm]:
-    """Flat texts nested as a rectangular array of this shape (row-major, as numpy)."""
+def shaped(items: Sequence[Any], shape: tuple[int, ...]) -> list[Any]:
+    """Flat texts (or rendered elements) nested as a rectangular array of this shape
+    (row-major, as numpy), in one numpy reshape rather than a call per row."""
     if len(shape) == 1:
-        return list(texts)
-    size = len(texts) // shape[0]
-    return [shaped(texts[i * size : (i + 1) * size], shape[1:]) for i in range(shape[0])]
+        return list(items)
+    holder = np.empty(len(items), dtype=object)
+    holder[:] = items
+    nested: list[Any] = holder.reshape(shape).tolist()
+    return nested
 
 
 def quoted_many(values: RealArray, digits: int) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -142,39 +142,39 @@ Rendered: TypeAlias = "tuple[list[JSON], list[TextForm] | None]"
 def _render_real_array(array: RealArray, options: RenderOptions) -> Rendered:
     """`_render_scalar` over a float64 array, decided in numpy: a million elements are one
     pass, not a million calls; with digits the texts are spelled from the same rounded
-    numbers in the same few passes."""
+    numbers in the same few passes. Elements are built flat and nested once at the end."""
     values = _mapped_out(array, options)
-    digits = options.digits
+    digits, shape = options.digits, array.shape
+    flat = values.ravel()
     if options.form == "polar":
+        magnitudes, angles = np.abs(flat), np.where(flat < 0, math.pi, 0.0)
         if digits is None:
-            magnitudes, angles = np.abs(values), np.where(values < 0, math.pi, 0.0)
-            return _zip_leaves(json_numbers(magnitudes), json_numbers(angles), "mag", "ang"), None
-        magnitudes, mag_texts = _rounded_spelled(np.abs(values), digits)
-        angles, ang_texts = _rounded_spelled(np.where(values < 0, math.pi, 0.0), digits)
-        items = _zip_leaves(json_numbers(magnitudes), json_numbers(angles), "mag", "ang")
-        return items, shaped(spelled_polar(mag_texts, ang_texts), array.shape)
+            return _paired(magnitudes, angles, ("mag", "ang"), shape), None
+        magnitudes, mag_texts = _rounded_spelled(magnitudes, digits)
+        angles, ang_texts = _rounded_spelled(angles, digits)
+        items = _paired(magnitudes, angles, ("mag", "ang"), shape)
+        return items, shaped(spelled_polar(mag_texts, ang_texts), shape)
     rect = options.form == "rect"
     if digits is None:
-        numbers = json_numbers(values)
-        return (_zip_leaves(numbers, None, "re", "im") if rect else numbers), None
-    rounded, spelled = _rounded_spelled(values, digits)
-    numbers = json_numbers(rounded)
-    items = _zip_leaves(numbers, None, "re", "im") if rect else numbers
-    if rect:  # every imaginary part is a zero
-        zeros = [quoted(0.0, digits)] * len(spelled)
-        spelled = spelled_complex(spelled, zeros, [False] * len(spelled))
-    return items, shaped(spelled, array.shape)
+        return (_paired(flat, None, ("re", "im"), shape) if rect else json_numbers(values)), None
+    rounded, spelled = _rounded_spelled(flat, digits)
+    if not rect:
+        return json_numbers(rounded.reshape(shape)), shaped(spelled, shape)
+    zeros = [quoted(0.0, digits)] * len(spelled)  # every imaginary part is a zero
+    texts = spelled_complex(spelled, zeros, [False] * len(spelled))
+    return _paired(rounded, None, ("re", "im"), shape), shaped(texts, shape)
 
 
-def _zip_leaves(first: list[JSON], second: list[JSON] | None, a: str, b: str) -> list[JSON]:
-    """Pair two nested lists of the same shape leaf by leaf into {a, b} objects (b is 0 when
-    `second` is None: the imaginary part of a real)."""
+def _paired(
+    first: RealArray, second: RealArray | None, keys: tuple[str, str], shape: tuple[int, ...]
+) -> list[JSON]:
+    """{a: x, b: y} objects of two flat arrays element by element (b is 0 when `second` is
+    None: the imaginary part of a real), nested as `shape`."""
+    a, b = keys
+    xs = json_numbers(first)
     if second is None:
-        return [_zip_leaves(x, None, a, b) if type(x) is list else {a: x, b: 0} for x in first]
-    return [
-        _zip_leaves(x, y, a, b) if type(x) is list else {a: x, b: y}
-        for x, y in zip(first, second, strict=True)
-    ]
+        return shaped([{a: x, b: 0} for x in xs], shape)
+    return shaped([{a: x, b: y} for x, y in zip(xs, json_numbers(second), strict=True)], shape)
 
 
 def _mapped_out(array: RealArray, options: RenderOptions, *, scale_only: bool = False) -> RealArray:
@@ -209,7 +209,7 @@ def _rounded_spelled(array: RealArray, digits: int) -> tuple[RealArray, list[str
     spelled = c_spellings(numbers, digits)
     with np.errstate(over="ignore"):
         rounded = np.array(spelled, dtype=np.float64)
-    redo = _ties(numbers, digits)
+    redo = _ties(numbers, digits, flat)
     for i in redo:
         rounded[i] = round_significant(numbers[i], digits)
     keep = ~np.isfinite(rounded)
@@ -229,21 +229,60 @@ def _rounded(flat: RealArray, numbers: tuple[float, ...], digits: int) -> RealAr
     text = ("%" + spec) * len(numbers) % numbers
     with np.errstate(over="ignore"):
         rounded = np.array(text.split(), dtype=np.float64)
-    for i in _ties(numbers, digits):
+    for i in _ties(numbers, digits, flat):
         rounded[i] = round_significant(numbers[i], digits)
     # Zero reads as 0; a value rounded past the largest double keeps its own digits.
     keep = ~np.isfinite(rounded)
     return np.where(flat == 0, 0.0, np.where(keep, flat, rounded))
 
 
-def _ties(numbers: tuple[float, ...], digits: int) -> list[int]:
+def _ties(numbers: tuple[float, ...], digits: int, flat: RealArray | None = None) -> list[int]:
     """Where C's rounding of the binary value may differ from `round_significant` on the
-    shortest spelling: an exact tie, whose spelling has one digit more, ending in 5."""
+    shortest spelling: an exact tie, whose spelling has one digit more, ending in 5. With
+    `flat` (the numbers as an array), only `_maybe_ties` are spelled to be sure."""
+    at: list[int] | range = range(len(numbers))
+    if flat is not None and digits <= _FILTERED_DIGITS:
+        at = np.flatnonzero(_maybe_ties(flat, digits)).tolist()
+        numbers = tuple(numbers[i] for i in at)
     longer = (("%." + str(min(digits, 17)) + "e ") * len(numbers) % numbers).split()
     # A spelling has one "e", so "5e" is exactly a mantissa that ends in 5.
     return [
-        i for i, spelled in enumerate(longer) if "5e" in spelled and float(spelled) == numbers[i]
+        i
+        for i, x, spelled in zip(at, numbers, longer, strict=True)
+        if "5e" in spelled and float(spelled) == x
     ]
+
+
+# Up to this many digits a tie shows in numpy within _TIE_MARGIN (see _maybe_ties).
+_FILTERED_DIGITS = 12
+_TIE_MARGIN = 1e-3
+# Every power of ten a unit of the last kept digit can be, correctly rounded (from text).
+_LOWEST_POWER = -340
+_POWERS_OF_TEN = np.array([float(f"1e{k}") for k in range(_LOWEST_POWER, 309)])
+# Below this the unit of a kept digit can leave the normal doubles: always spelled.
+_TINY = 1e-290
+
+
+def _maybe_ties(flat: RealArray, digits: int) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """Every number that may be a tie at `digits` (a superset, decided in numpy): a tie is
+    |x| = (N + 1/2) * 10^k, k the power of ten of its last kept digit. x is the double of
+    that decimal (relative error at most 2^-53), the power of ten is correctly rounded and
+    so is the quotient, so t = |x| / 10^k is N + 1/2 within 10^digits * 3.4e-16, under
+    _TIE_MARGIN up to _FILTERED_DIGITS digits. k comes from log10, whose floor can be off
+    by one only for x within 1e-9 of a power of ten in log10: those are kept, as are tiny
+    numbers. Zeros and non-finite numbers never spell a tie."""
+    a = np.abs(flat)
+    with np.errstate(all="ignore"):
+        log = np.log10(a)
+        near_decade = np.abs(log - np.round(log)) <= 1e-9
+        power = np.floor(log)
+        usable = np.isfinite(power)
+        k = np.where(usable, power, 0.0).astype(np.intp) - (digits - 1)
+        units = _POWERS_OF_TEN[np.clip(k - _LOWEST_POWER, 0, _POWERS_OF_TEN.size - 1)]
+        t = a / units
+        halfway = np.abs(t - np.floor(t) - 0.5) <= _TIE_MARGIN
+    maybe: np.ndarray[Any, np.dtype[np.bool_]] = (halfway | near_decade | (a < _TINY)) & usable
+    return maybe
 
 
 def _render_items(items: list[Element], options: RenderOptions) -> Rendered:

@@ -1,0 +1,50 @@
+"""A value is written with every whole double as an integer, however its text looks: the
+writer serialises first and walks the value only when the text shows ".0" before a
+delimiter or at its end (wire._shows_whole_float), and that check may never miss one.
+Large readings (a get with digits of a million elements) hold millions of ".0" in their
+quoted texts, where only the three endings count (docs/performance.md)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reckoner import wire
+
+_TEXT = st.text(alphabet=".0,]}\n1e-", max_size=12)
+# Below 1e16, where orjson spells a whole double with ".0" (from 1e16 on it writes "1e16",
+# which reads back as the same double either way).
+_LEAF = st.one_of(
+    st.floats(min_value=-1e16, max_value=1e16, exclude_min=True, exclude_max=True),
+    st.sampled_from([0.0, -0.0, 1.0, 10.0, 2.5, 1e15]),
+    st.integers(-5, 5),
+    _TEXT,
+)
+_VALUES = st.recursive(
+    _LEAF,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=12,
+)
+# The rule the scan stands for: ".0" followed by a delimiter, or at the end (before at most
+# one final newline).
+_WHOLE_FLOAT_TEXT = re.compile(rb"\.0(?:[,\]}]|$)")
+
+
+@given(
+    st.binary(max_size=16).map(
+        lambda b: b.translate(bytes(b".0,]}\n1a"[i % 8] for i in range(256)))
+    )
+)
+def test_the_scan_sees_exactly_the_texts_that_show_a_whole_double(text: bytes) -> None:
+    assert wire._shows_whole_float(text) == (_WHOLE_FLOAT_TEXT.search(text) is not None)
+
+
+@given(_VALUES)
+def test_every_whole_double_is_written_as_an_integer(value: Any) -> None:
+    want = orjson.dumps(wire._plain(value))
+    assert wire.dumps(value) == want
+    assert wire.dumps_line(value) == want + b"\n"
