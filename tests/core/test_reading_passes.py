@@ -10,6 +10,7 @@ subnormals, the largest doubles, and numbers rounded past them.
 
 from __future__ import annotations
 
+import gc
 import math
 import sys
 
@@ -95,13 +96,18 @@ def test_a_nested_real_array_reads_as_its_elements_alone(
     assert not isinstance(array, Failure)
     shown = render_value(array, form, digits, None)
     assert not isinstance(shown, Failure)
-    for r, row in enumerate(rows):
-        for c, x in enumerate(row):
-            one = render_value(parse_value({"num": x}), form, digits, None)  # type: ignore[arg-type]
-            assert not isinstance(one, Failure)
-            assert shown["text"][r][c] == one["text"]
-            number = {k: v for k, v in one.items() if k not in ("text", "dim")}
-            assert shown["array"][r][c] == number.get("num", number)
+    assert shown["text"] == [[_alone(x, form, digits)[0] for x in row] for row in rows]
+    assert shown["array"] == [[_alone(x, form, digits)[1] for x in row] for row in rows]
+
+
+def _alone(element: object, form: str | None, digits: int) -> tuple[object, object]:
+    """The text and the number a get of this one element answers."""
+    value = parse_value(element if isinstance(element, dict) else {"num": element})  # type: ignore[arg-type]
+    assert not isinstance(value, Failure)
+    one = render_value(value, form, digits, None)
+    assert not isinstance(one, Failure)
+    number = {k: v for k, v in one.items() if k not in ("text", "dim")}
+    return one["text"], number.get("num", number)
 
 
 def test_flat_items_nest_as_numpy_nests_them() -> None:
@@ -110,3 +116,61 @@ def test_flat_items_nest_as_numpy_nests_them() -> None:
         assert shaped(flat, shape) == np.array(flat, dtype=object).reshape(shape).tolist()
     pairs = [{"re": i, "im": 0} for i in range(6)]
     assert shaped(pairs, (3, 2)) == [pairs[0:2], pairs[2:4], pairs[4:6]]
+
+
+@given(
+    st.lists(st.tuples(_NUMBERS, _NUMBERS), min_size=1, max_size=40),
+    st.integers(min_value=1, max_value=17),
+    st.sampled_from([None, "rect"]),
+    st.booleans(),
+)
+@PROPERTY
+def test_a_complex_array_reads_as_its_elements_alone(
+    pairs: list[tuple[float, float]], digits: int, form: str | None, with_a_real: bool
+) -> None:
+    """Both parts are rounded and spelled in one C pass (the imaginary sign by C's `+`
+    flag): each element's parts and text are a get of that complex number alone, -0.0,
+    ties, subnormals and a real beside the complexes included."""
+    elements: list[object] = [{"re": x, "im": y} for x, y in pairs]
+    if with_a_real:
+        elements.append(pairs[0][0])
+    array = parse_value({"array": elements})
+    assert not isinstance(array, Failure)
+    shown = render_value(array, form, digits, None)
+    assert not isinstance(shown, Failure)
+    alone = [_alone(element, form, digits) for element in elements]
+    assert shown["text"] == [text for text, _ in alone]
+    assert shown["array"] == [number for _, number in alone]
+
+
+@given(
+    st.lists(st.floats(width=64), min_size=1, max_size=60),
+    st.integers(min_value=1, max_value=15),
+)
+@PROPERTY
+def test_c_text_is_read_back_as_each_number_alone(xs: list[float], digits: int) -> None:
+    """numpy's one-call reading of C's text gives float() of each spelling, inf and nan
+    included; a text it cannot read to the end is read number by number."""
+    text = (f"%#.{digits}g\t" * len(xs)) % tuple(xs)
+    got = rendering._read_back(text, len(xs))
+    assert np.array_equal(got, np.array([float(t) for t in text.split()]), equal_nan=True)
+    assert rendering._read_back("1_5 2.5", 2).tolist() == [15.0, 2.5]
+
+
+def test_the_collector_resumes_as_it_was_after_a_large_reading() -> None:
+    """The cycle collector waits while a large array's reading is built, then runs again
+    if it ran before (and stays off if its owner had turned it off), failure or not."""
+    rows = parse_value({"array": [[k + 0.5, 1.5] for k in range(5000)]})
+    assert not isinstance(rows, Failure)
+    assert gc.isenabled()
+    shown = render_value(rows, "rect", 3, None)
+    assert not isinstance(shown, Failure) and shown["text"][4999][0] == "5.00e3+0.00i"
+    assert gc.isenabled()
+    refused = render_value(rows, "polar", 3, "metre")  # refused: the wrong vector
+    assert isinstance(refused, Failure) and gc.isenabled()
+    gc.disable()
+    try:
+        render_value(rows, None, 3, None)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

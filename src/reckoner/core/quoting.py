@@ -44,6 +44,8 @@ MAX_PAIR_TEXT_LENGTH = 2 * MAX_TEXT_LENGTH + 2
 # exponent ("e+04", "e-05": a sign and at least two digits) and a point with no digit after
 # it ("3.") are respelled with plain string replacements, each one C pass over the text.
 _C_RESPELLINGS = (("e+0", "e"), ("e+", "e"), ("e-0", "e-"), (".e", "e"), (".\n", "\n"))
+# The parts of a complex number are one line, a tab between them (see c_complex_spellings).
+_C_PAIR_RESPELLINGS = (*_C_RESPELLINGS, (".\t", "\t"))
 _SMALLEST_NORMAL = sys.float_info.min
 
 
@@ -188,6 +190,19 @@ def c_spellings(numbers: tuple[float, ...], digits: int) -> list[str]:
     for c_spelling, ours in _C_RESPELLINGS:
         text = text.replace(c_spelling, ours)
     return text.split("\n")[:-1]
+
+
+def c_complex_spellings(parts: tuple[float, ...], digits: int) -> tuple[str, list[str]]:
+    """`c_spellings` of complex numbers given as their parts in turn (re, im, re, im, ...):
+    one `%#g` pass, the imaginary part written with C's `+` flag, so its sign is the one a
+    complex text puts between the parts. Answers the parts' text, whitespace between the
+    numbers, for reading them back, and each number's complex text ("3.50+1.50i")."""
+    wanted = min(digits, QUOTED_DIGITS)
+    text = (f"%#.{wanted}g\t%+#.{wanted}g\n" * (len(parts) // 2)) % parts
+    for c_spelling, ours in _C_PAIR_RESPELLINGS:
+        text = text.replace(c_spelling, ours)
+    texts = text.replace("\t", "").replace("\n", f"{IMAGINARY}\n").split("\n")[:-1]
+    return text, texts
 
 
 def is_subnormal(values: RealArray) -> np.ndarray[Any, np.dtype[np.bool_]]:

@@ -5,6 +5,7 @@ accepts back."""
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Callable
 from typing import Any, TypeAlias
@@ -21,9 +22,11 @@ from .errors import fail
 from .forms import JSON, Tagged, TextForm
 from .quoting import (
     QUOTED_DIGITS,
+    c_complex_spellings,
     c_spellings,
     is_subnormal,
     quoted,
+    quoted_complex,
     quoted_form,
     quoted_many,
     shaped,
@@ -114,7 +117,27 @@ def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
         dim_out = options.dim_raw
     else:
         dim_out = dims.first_name(value.vector) or dims.integers(value.vector)
-    return {**_payload_form(value.payload, options), **unit_out, "dim": dim_out}
+    return {**_large_payload_form(value.payload, options), **unit_out, "dim": dim_out}
+
+
+_LARGE_ARRAY = 4096
+
+
+def _large_payload_form(payload: Payload, options: RenderOptions) -> Tagged:
+    """`_payload_form`, the cycle collector paused for a large array: a reading of 500,000
+    rows builds a million lists, none in a cycle, and the collections their allocations
+    set off walk them and every slot each time, which cost more than building them (a
+    third of such a get). The collector resumes if it ran before; a pause another thread
+    holds may end early, never late (the pattern of the record replay's)."""
+    if not (isinstance(payload, np.ndarray | list) and len(payload) >= _LARGE_ARRAY):
+        return _payload_form(payload, options)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _payload_form(payload, options)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _payload_form(payload: Payload, options: RenderOptions) -> Tagged:
@@ -209,15 +232,57 @@ def _rounded_spelled(array: RealArray, digits: int) -> tuple[RealArray, list[str
     spelled = c_spellings(numbers, digits)
     with np.errstate(over="ignore"):
         rounded = np.array(spelled, dtype=np.float64)
+    rounded, respell = _settled(flat, numbers, rounded, digits)
+    for i in respell:
+        spelled[i] = quoted(float(rounded[i]), digits)
+    return rounded.reshape(array.shape), spelled
+
+
+def _settled(
+    flat: RealArray, numbers: tuple[float, ...], rounded: RealArray, digits: int
+) -> tuple[RealArray, list[int]]:
+    """C's rounding of each number made `_cut`'s: ties redone on the shortest spelling, a
+    zero read as 0, a number rounded past the largest double kept as it is; and where C's
+    text is not `quoted`'s (those, -0, subnormals), to be spelled again."""
     redo = _ties(numbers, digits, flat)
     for i in redo:
         rounded[i] = round_significant(numbers[i], digits)
     keep = ~np.isfinite(rounded)
     rounded = np.where(flat == 0, 0.0, np.where(keep, flat, rounded))
     unsure = keep | ((flat == 0) & np.signbit(flat)) | is_subnormal(rounded)
-    for i in [*redo, *np.flatnonzero(unsure).tolist()]:
-        spelled[i] = quoted(float(rounded[i]), digits)
-    return rounded.reshape(array.shape), spelled
+    return rounded, [*redo, *np.flatnonzero(unsure).tolist()]
+
+
+def _rounded_spelled_complex(
+    real: RealArray, imag: RealArray, digits: int
+) -> tuple[RealArray, RealArray, list[str]]:
+    """`_rounded_spelled` of both parts of flat complex numbers, and each number's text
+    ("3.50+1.50i", `quoted_complex` of its rounded parts), from one C pass over the parts
+    in turn: the imaginary part's sign is C's `+` flag, so the texts need no second pass."""
+    parts = np.empty(2 * real.size, dtype=np.float64)
+    parts[0::2], parts[1::2] = real, imag
+    numbers = tuple(parts.tolist())
+    text, texts = c_complex_spellings(numbers, digits)
+    rounded = _read_back(text, parts.size)
+    rounded, respell = _settled(parts, numbers, rounded, digits)
+    for i in sorted({j // 2 for j in respell}):
+        x, y = float(rounded[2 * i]), float(rounded[2 * i + 1])
+        texts[i] = quoted_complex(x, y, digits)
+    return rounded[0::2], rounded[1::2], texts
+
+
+def _read_back(text: str, count: int) -> RealArray:
+    """The `count` numbers of C's text, whitespace between them, read by numpy's C parser
+    in one call (no string object per number); were it to refuse the text (it reads C's
+    spellings, inf and nan included), each is read alone."""
+    with np.errstate(over="ignore"):
+        try:
+            numbers: RealArray = np.fromstring(text, dtype=np.float64, sep=" ")
+        except ValueError:  # a spelling numpy's parser does not read
+            numbers = np.array(text.split(), dtype=np.float64)
+        if numbers.size != count:
+            numbers = np.array(text.split(), dtype=np.float64)
+    return numbers
 
 
 def _rounded(flat: RealArray, numbers: tuple[float, ...], digits: int) -> RealArray:
@@ -302,15 +367,20 @@ def _render_flat_rounded(items: list[Element], digits: int, options: RenderOptio
     costs microseconds, and a million complex elements hold two million parts. The texts
     are spelled from the same rounded parts."""
     values = np.array(items, dtype=np.complex128)
-    real_parts, real_texts = _rounded_spelled(_mapped_out(values.real.copy(), options), digits)
-    imag_parts, imag_texts = _rounded_spelled(
-        _mapped_out(values.imag.copy(), options, scale_only=True), digits
-    )
+    real_in = _mapped_out(values.real.copy(), options)
+    imag_in = _mapped_out(values.imag.copy(), options, scale_only=True)
+    rect = options.form == "rect"
+    if digits <= QUOTED_DIGITS and (rect or set(map(type, items)) == {complex}):
+        re_parts, im_parts, pair_texts = _rounded_spelled_complex(real_in, imag_in, digits)
+        real, imag = json_numbers(re_parts), json_numbers(im_parts)
+        return [{"re": x, "im": y} for x, y in zip(real, imag, strict=True)], list(pair_texts)
+    real_parts, real_texts = _rounded_spelled(real_in, digits)
+    imag_parts, imag_texts = _rounded_spelled(imag_in, digits)
     real, imag = json_numbers(real_parts), json_numbers(imag_parts)
     negative = (imag_parts < 0).tolist()
     magnitudes = [t[1:] if minus else t for t, minus in zip(imag_texts, negative, strict=True)]
     complex_texts = spelled_complex(real_texts, magnitudes, negative)
-    if options.form == "rect":
+    if rect:
         return [{"re": x, "im": y} for x, y in zip(real, imag, strict=True)], list(complex_texts)
     kinds = [type(e) is complex for e in items]
     rendered: list[JSON] = [
