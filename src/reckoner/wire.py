@@ -55,16 +55,35 @@ def _plain(value: Any) -> Any:
 
 # orjson spells a whole double with a trailing ".0". Most data (rows built from the core's
 # stored forms) has none, so serialise first and walk the value only when the text shows
-# ".0" before a delimiter (or at the end); the walk is exact even for such text in strings.
-# Three substring searches (C's fast search, a few ms over a row of tens of MB) say it: a
-# regular expression stops at every ".0" of the quoted texts a reading with digits holds.
-_WHOLE_FLOAT_ENDINGS = (b".0,", b".0]", b".0}")
+# ".0" before a delimiter; the walk is exact even for such text in strings. The pattern
+# starts with a literal so the regex engine scans for it at C speed.
+_WHOLE_FLOAT_TEXT = re.compile(rb"\.0(?:[,\]}]|$)")
+
+
+# Past this length the scan runs in numpy: a row carrying arrays holds hundreds of KB of
+# numbers, where the regex engine's candidate checks cost milliseconds (and a reading with
+# digits holds a ".0" in most of its quoted texts, where substring searches stall as well).
+_LONG_TEXT = 4096
+_COMMA, _BRACKET, _BRACE = (ord(c) for c in ",]}")
+# ".0" read as one 16-bit number, in this machine's byte order.
+_DOT_ZERO = int(np.frombuffer(b".0", dtype=np.uint16)[0])
 
 
 def _shows_whole_float(text: bytes) -> bool:
+    if len(text) < _LONG_TEXT:
+        return _WHOLE_FLOAT_TEXT.search(text) is not None  # `$` also matches before a newline
     if text.endswith((b".0", b".0\n")):
         return True
-    return any(ending in text for ending in _WHOLE_FLOAT_ENDINGS)
+    b = np.frombuffer(text, dtype=np.uint8)
+    # Every ".0" starts at an even or an odd byte: two passes over the text read as 16-bit
+    # pairs find them all, at half the passes of comparing byte by byte.
+    for start in (0, 1):
+        pairs = b[start : start + (b.size - start) // 2 * 2].view(np.uint16)
+        at = np.flatnonzero(pairs == _DOT_ZERO) * 2 + (start + 2)
+        after = b[at[at < b.size]]
+        if ((after == _COMMA) | (after == _BRACKET) | (after == _BRACE)).any():
+            return True
+    return False
 
 
 class UnstorableText(ValueError):
@@ -104,7 +123,10 @@ def dumps_line(value: Any) -> bytes:
         text = orjson.dumps(value, option=_LINE)
     except orjson.JSONEncodeError as error:
         return _dumps_refused(value, error, _LINE)
-    if not _shows_whole_float(text):
+    if len(text) < _LONG_TEXT:  # a trace row's usual size: the check without another call
+        if _WHOLE_FLOAT_TEXT.search(text) is None:
+            return text
+    elif not _shows_whole_float(text):
         return text
     return orjson.dumps(_plain(value), option=_LINE)
 

@@ -337,16 +337,23 @@ def _maybe_ties(flat: RealArray, digits: int) -> np.ndarray[Any, np.dtype[np.boo
     by one only for x within 1e-9 of a power of ten in log10: those are kept, as are tiny
     numbers. Zeros and non-finite numbers never spell a tie."""
     a = np.abs(flat)
+    # Two million numbers: the passes reuse their arrays rather than allocate each anew.
     with np.errstate(all="ignore"):
         log = np.log10(a)
-        near_decade = np.abs(log - np.round(log)) <= 1e-9
         power = np.floor(log)
         usable = np.isfinite(power)
-        k = np.where(usable, power, 0.0).astype(np.intp) - (digits - 1)
-        units = _POWERS_OF_TEN[np.clip(k - _LOWEST_POWER, 0, _POWERS_OF_TEN.size - 1)]
-        t = a / units
-        halfway = np.abs(t - np.floor(t) - 0.5) <= _TIE_MARGIN
-    maybe: np.ndarray[Any, np.dtype[np.bool_]] = (halfway | near_decade | (a < _TINY)) & usable
+        np.subtract(log, power, out=log)  # the fraction of log10, 0 to 1
+        maybe: np.ndarray[Any, np.dtype[np.bool_]] = log <= 1e-9  # near a power of ten
+        maybe |= log >= 1.0 - 1e-9
+        maybe |= a < _TINY
+        np.copyto(power, 0.0, where=~usable)
+        power += -(digits - 1) - _LOWEST_POWER  # the unit's place in the table
+        np.clip(power, 0, _POWERS_OF_TEN.size - 1, out=power)
+        t = np.divide(a, _POWERS_OF_TEN[power.astype(np.intp)], out=a)
+        np.subtract(t, np.floor(t, out=log), out=t)
+        t -= 0.5
+        maybe |= np.abs(t, out=t) <= _TIE_MARGIN
+    maybe &= usable
     return maybe
 
 
