@@ -8,7 +8,8 @@ failing step raises. The rules (docs/decisions/bounded-forms.md):
 - Real + - * / and negation run as numpy whole-array operations, which round exactly as
   Python's float operators; a real power runs through numpy's float_power, which calls the
   C library's pow as Python's float power does; a function of reals maps the same C math
-  function the scalar rule calls. Anything complex, every other function and every
+  function the scalar rule calls ($sin and $cos in numpy's loop, where that loop is the C
+  library's: reckoner.core.libm_loops). Anything complex, every other function and every
   two-argument function map the engine's own scalar rule over the elements, so they are
   the same code as the steps.
 - Folds run in order: float64 and complex128 sums through ``np.subtract.reduce`` of the
@@ -456,7 +457,7 @@ def _left_sum(values: Array) -> Array:
     """The sum over the last axis, ((t0 + t1) + t2) + ..., as the steps add: numpy's
     add.reduce adds pairwise, but its subtract.reduce runs its loop in order, and x - (-y)
     is x + y exactly (IEEE defines subtraction so), so the first term less every later
-    one negated is the left fold, at a quarter of the cost of add.accumulate."""
+    one negated is the left fold, at a third to a quarter of the cost of add.accumulate."""
     first = values[..., 0].copy()
     # An array an operator of this pass made is its own and may be overwritten; a view (of
     # the steps, of a slot) is not.
