@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
 import orjson
 from hypothesis import given
 from hypothesis import strategies as st
@@ -55,3 +56,18 @@ def test_every_whole_double_is_written_as_an_integer(value: Any) -> None:
         want = orjson.dumps(wire._plain(written))
         assert wire.dumps(written) == want
         assert wire.dumps_line(written) == want + b"\n"
+
+
+@given(
+    st.lists(st.integers(-(2**62), 2**62).map(float), min_size=1, max_size=60),
+    st.sampled_from([1, 2, 3]),
+)
+def test_an_array_of_whole_doubles_is_written_as_its_integers(
+    values: list[float], columns: int
+) -> None:
+    """Every element whole (a sum of whole arrays, `@pairs+@pairs`): the integers come
+    straight from numpy, the text the stored form's list of ints writes, in any shape."""
+    rows = len(values) // columns or 1
+    array = np.array(values[: rows * columns] or values[:1], dtype=np.float64).reshape(rows, -1)
+    for shaped in (array, array.ravel()):
+        assert wire.dumps(shaped) == orjson.dumps(wire._plain(shaped.tolist()))

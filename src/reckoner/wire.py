@@ -215,6 +215,8 @@ def _array_text(array: np.ndarray[Any, Any]) -> bytes:
         whole &= ~((array == 0) & np.signbit(array))
     if not whole.any():
         return orjson.dumps(np.ascontiguousarray(array), option=_NUMPY)
+    if whole.all():  # every double an integer (a sum of whole arrays): written from numpy
+        return orjson.dumps(array.astype(np.int64), option=_NUMPY)
     # The whole doubles become integers in numpy; the list then holds ints and floats.
     mixed = array.astype(object)
     mixed[whole] = array[whole].astype(np.int64).astype(object)
