@@ -189,7 +189,9 @@ def c_spellings(numbers: tuple[float, ...], digits: int) -> list[str]:
     text = (f"%#.{min(digits, QUOTED_DIGITS)}g\n" * len(numbers)) % numbers
     for c_spelling, ours in _C_RESPELLINGS:
         text = text.replace(c_spelling, ours)
-    return text.split("\n")[:-1]
+    spelled = text.split("\n")
+    spelled.pop()  # the empty text after the last newline (a slice would copy the list)
+    return spelled
 
 
 def c_complex_spellings(parts: tuple[float, ...], digits: int) -> tuple[str, list[str]]:
@@ -201,7 +203,8 @@ def c_complex_spellings(parts: tuple[float, ...], digits: int) -> tuple[str, lis
     text = (f"%#.{wanted}g\t%+#.{wanted}g\n" * (len(parts) // 2)) % parts
     for c_spelling, ours in _C_PAIR_RESPELLINGS:
         text = text.replace(c_spelling, ours)
-    texts = text.replace("\t", "").replace("\n", f"{IMAGINARY}\n").split("\n")[:-1]
+    texts = text.replace("\t", "").replace("\n", f"{IMAGINARY}\n").split("\n")
+    texts.pop()  # the empty text after the last newline
     return text, texts
 
 
