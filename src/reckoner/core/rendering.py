@@ -247,9 +247,17 @@ def _settled(
     redo = _ties(numbers, digits, flat)
     for i in redo:
         rounded[i] = round_significant(numbers[i], digits)
-    keep = ~np.isfinite(rounded)
-    rounded = np.where(flat == 0, 0.0, np.where(keep, flat, rounded))
-    unsure = keep | ((flat == 0) & np.signbit(flat)) | is_subnormal(rounded)
+    # `rounded` is this call's own array (read from C's text): changed in place, and the
+    # rare cases (rounded past the doubles, zeros) only where they occur.
+    finite = np.isfinite(rounded)
+    unsure = ~finite
+    if not finite.all():
+        rounded = np.where(finite, rounded, flat)
+    zero = flat == 0
+    if zero.any():
+        rounded[zero] = 0.0
+        unsure |= zero & np.signbit(flat)
+    unsure |= is_subnormal(rounded)
     return rounded, [*redo, *np.flatnonzero(unsure).tolist()]
 
 
