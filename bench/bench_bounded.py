@@ -48,7 +48,7 @@ class Case:
 
 
 def _cases(a: np.ndarray[Any, Any], dt: float) -> list[Case]:
-    ks = np.arange(N, dtype=np.float64)
+    # Each reference makes the steps' values itself, as the form does (np.arange).
     return [
         Case(
             "$sum_{k=1}^{100000}(1/k^2)",
@@ -56,7 +56,11 @@ def _cases(a: np.ndarray[Any, Any], dt: float) -> list[Case]:
             (),
         ),
         Case("$sum_{k=0}^{99999}(@a[k]^2)", lambda: float(np.sum(a**2)), ("a",)),
-        Case("$seq_{k=0}^{99999}(@a[k]*$sin(k*@dt))", lambda: a * np.sin(ks * dt), ("a", "dt")),
+        Case(
+            "$seq_{k=0}^{99999}(@a[k]*$sin(k*@dt))",
+            lambda: a * np.sin(np.arange(N, dtype=np.float64) * dt),
+            ("a", "dt"),
+        ),
         Case(
             "$seq_{k=0}^{9999}($sum_{j=0}^{9}(k*j))",
             lambda: (np.arange(10_000.0)[:, None] * np.arange(10.0)[None, :]).sum(axis=1),

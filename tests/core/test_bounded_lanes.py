@@ -10,6 +10,7 @@ work limit lifted where a long form's steps would pass it.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 from reckoner import wire
 from reckoner.contract.codes import ErrorCode
 from reckoner.contract.limits import MAX_CALL_WORK
-from reckoner.core import bounded, work
+from reckoner.core import bounded, libm_loops, work
 from reckoner.core.api import Evaluated, evaluate, stored
 from reckoner.core.errors import Failure
 from reckoner.core.notation import NOTATIONS, Kind
@@ -59,6 +60,14 @@ def _same(at_once: Evaluated | Failure, stepped: Evaluated | Failure) -> None:
         return
     assert wire.dumps(stored(at_once.value)) == wire.dumps(stored(stepped.value))
     assert list(at_once.reads) == list(stepped.reads)
+
+
+def _compare(formula: str, slots: dict[str, Value]) -> None:
+    """All steps at once answer what the steps answer, refusals included."""
+    with _at_once():
+        at_once = evaluate(formula, slots)
+    with _stepped():
+        _same(at_once, evaluate(formula, slots))
 
 
 def _both(formula: str, slots: dict[str, Value], limit: int = MAX_CALL_WORK) -> Evaluated:
@@ -130,10 +139,7 @@ def test_sums_and_products_fold_left_to_right_as_the_steps() -> None:
 def test_a_sum_of_any_reals_is_the_left_fold(items: list[float]) -> None:
     slots: dict[str, Value] = {"t": q(np.array(items))}
     formula = f"$sum_{{k=0}}^{{{len(items) - 1}}}(@t[k])"
-    with _at_once():
-        at_once = evaluate(formula, slots)
-    with _stepped():
-        _same(at_once, evaluate(formula, slots))
+    _compare(formula, slots)
 
 
 complex_parts = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e200, max_value=1e200)
@@ -148,10 +154,7 @@ complex_parts = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e20
 def test_complex_bodies_equal_the_steps(items: list[complex], name: str, body: str) -> None:
     slots: dict[str, Value] = {"t": q(items)}
     formula = f"{name}_{{k=0}}^{{{len(items) - 1}}}({body})"
-    with _at_once():
-        at_once = evaluate(formula, slots)
-    with _stepped():
-        _same(at_once, evaluate(formula, slots))
+    _compare(formula, slots)
 
 
 UNARY = [n.name for n in NOTATIONS if n.kind is Kind.FUNCTION and n.arities == (1,)]
@@ -285,3 +288,48 @@ def test_a_compiled_form_run_again_sees_each_runs_slots() -> None:
     assert isinstance(length, Failure) and length.code is ErrorCode.INCOMPATIBLE_DIMENSION
     with _stepped():
         assert evaluate(formula, {"d": q(0.0), "e": q(1.0)}) == zero
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "$seq_{k=0}^{40}($sum_{j=0}^{0}(k) + k)",
+        "$seq_{k=0}^{40}($sum_{j=5}^{5}(k^1) * k)",
+        "$sum_{k=0}^{40}(k) + $sum_{k=0}^{40}(k)",
+        "$seq_{k=0}^{40}($prod_{j=0}^{0}(k) - k)",
+    ],
+)
+def test_a_fold_leaves_the_steps_it_reads_unchanged(formula: str) -> None:
+    """The sum negates its terms in place when they are an array of its own: a fold over
+    one inner step reads the outer variable itself, which later operators still read."""
+    _both(formula, SLOTS)
+
+
+@given(
+    st.lists(st.floats(width=64), min_size=1, max_size=300),
+    st.sampled_from(["$sum", "$prod"]),
+    st.sampled_from(["@t[k]", "-@t[k]", "@t[k]*k", "@t[k]^2", "$sin(@t[k])", "$cos(@t[k])"]),
+)
+@PROPERTY
+def test_a_fold_of_any_reals_is_the_steps_fold(items: list[float], name: str, body: str) -> None:
+    """The decision's fold (the first term less the others negated, numpy's in-order
+    subtract.reduce) and the C library's sine and cosine run in numpy's loop, against the
+    steps: NaN, infinities, -0.0, huge and tiny terms included."""
+    slots: dict[str, Value] = {"t": q(np.array(items))}
+    formula = f"{name}_{{k=0}}^{{{len(items) - 1}}}({body})"
+    _compare(formula, slots)
+
+
+def test_a_numpy_sine_that_is_not_the_c_librarys_is_not_used() -> None:
+    """numpy's own loop stands in for math.sin only once a probe finds it giving the C
+    library's doubles: a sine one unit in the last place off (as a SIMD sine would be on
+    some arguments) is found out, and the form keeps the C library's."""
+    off = {"$sin": (lambda v: np.nextafter(np.sin(v), np.inf), math.sin)}
+    libm_loops._agrees.cache_clear()
+    try:
+        with patch.dict(libm_loops._LOOPS, off):
+            _both("$seq_{k=0}^{999}($sin(k/7))", {})
+            assert libm_loops.libm_loop("$sin") is None
+    finally:
+        libm_loops._agrees.cache_clear()
+    assert libm_loops.libm_loop("$sin") is np.sin  # this numpy's own loop is the C library's

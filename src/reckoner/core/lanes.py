@@ -8,12 +8,14 @@ failing step raises. The rules (docs/decisions/bounded-forms.md):
 - Real + - * / and negation run as numpy whole-array operations, which round exactly as
   Python's float operators; a real power runs through numpy's float_power, which calls the
   C library's pow as Python's float power does; a function of reals maps the same C math
-  function the scalar rule calls. Anything complex, every other function and every
+  function the scalar rule calls ($sin and $cos in numpy's loop, where that loop is the C
+  library's: reckoner.core.libm_loops). Anything complex, every other function and every
   two-argument function map the engine's own scalar rule over the elements, so they are
   the same code as the steps.
-- Folds run in order: float64 and complex128 sums through ``np.add.accumulate`` and real
-  products through ``np.multiply.accumulate``, each a sequential left fold (tested against
-  ``functools.reduce``); complex products through ``functools.reduce`` itself.
+- Folds run in order: float64 and complex128 sums through ``np.subtract.reduce`` of the
+  terms after the first negated, and real products through ``np.multiply.reduce``, each a
+  sequential left fold (tested against ``functools.reduce``); complex products through
+  ``functools.reduce`` itself.
 - A nested form whose bounds do not depend on the steps adds an axis: the arrays of a nest
   of n forms have n axes, and the inner form folds its last one.
 - A failure (a zero divisor, an index outside the array) marks the steps it occurs at; the
@@ -42,6 +44,7 @@ from .bounded import AtOnce, Form, bounds_of
 from .errors import EngineError
 from .functions import apply_binary, apply_unary, maps_real_array, scalar_unary
 from .lexer import at
+from .libm_loops import libm_loop
 from .notation import Notation
 from .syntax import (
     Bounded,
@@ -259,9 +262,8 @@ class Operator:
                 p.spend(size, NUMPY_ELEMENTS_PER_UNIT, self.what, pos)
                 return Lanes(exact, vector)
             p.spend(size, MAPPED_ELEMENTS_PER_UNIT, self.what, pos)
-            base, exponent = np.asarray(x), np.asarray(y)
-            p.mark((base == 0) & (exponent < 0) | (base < 0) & ~_whole(exponent))
-            return Lanes(np.float_power(base, exponent), vector)
+            _mark_powers_refused(p, x, y)
+            return Lanes(np.float_power(x, y), vector)
         if symbol == "/" and isinstance(y, np.ndarray):
             p.mark(y == 0)  # a shared zero divisor is refused by the vector rule
         if real:
@@ -292,6 +294,21 @@ def _whole_power(base: Item, y: Array | float | complex) -> Array | None:
     for _ in range(int(y) - 1):
         product = product * x
     return product
+
+
+def _mark_powers_refused(p: Pass, x: Array | float | complex, y: Array | float | complex) -> None:
+    """Mark the steps whose real power the scalar rule refuses: zero to a negative power,
+    a negative base to a fractional one. An exponent shared by every step (`@a[k]^2`)
+    decides which of the two can happen, so a whole positive one scans nothing."""
+    base = np.asarray(x)
+    if isinstance(y, np.ndarray):
+        p.mark((base == 0) & (y < 0) | (base < 0) & ~_whole(y))
+        return
+    assert type(y) is float  # both operands are real here
+    if y < 0:
+        p.mark(base == 0)
+    if not (math.isfinite(y) and y.is_integer()):
+        p.mark(base < 0)
 
 
 def _power_rule(symbol: str, a: Item, b: Item, pos: int) -> Callable[..., Quantity]:
@@ -343,6 +360,14 @@ def function(p: Pass, notation: Notation, arg: Item, pos: int) -> Item:
     """A one-argument function at every step of lanes `arg`."""
     assert isinstance(arg, Lanes)
     values = arg.values
+    libm = libm_loop(notation.name) if values.dtype.kind == "f" else None
+    if libm is not None and np.isfinite(values).all():  # the C function takes every finite
+        p.spend(values.size, MAPPED_ELEMENTS_PER_UNIT, notation.name, pos)
+        try:  # the vector, and any refusal of the argument's, from the scalar rule
+            none = apply_unary(notation, Quantity(values.ravel()[:0], arg.vector), pos)
+        except EngineError:
+            p.fail_at_first_step()
+        return Lanes(libm(values), none.vector)
     if values.dtype.kind == "f" and maps_real_array(notation, values):
         p.spend(values.size, MAPPED_ELEMENTS_PER_UNIT, notation.name, pos)
         try:
@@ -394,6 +419,10 @@ def gather(p: Pass, container: Item, index: Item, pos: int) -> Item:
         raise TakeSteps  # rows, or reals beside complexes: the steps keep each kind
     p.spend(index.values.size, NUMPY_ELEMENTS_PER_UNIT, "'[ ]'", pos)
     i = index.values
+    # Whole numbers already (the bound variable): only the ends can fall outside.
+    whole = index.whole_below is not None and i.size and i.dtype.kind == "f"
+    if whole and i.min() >= 0 and i.max() < elements.size:
+        return Lanes(elements[i.astype(np.intp)], container.vector)
     if i.dtype.kind == "c":
         real_part = i.real
         usable = (i.imag == 0) & _whole(real_part)
@@ -424,6 +453,21 @@ def _full(value: Item, count: int, depth: int) -> tuple[Array, Vector]:
     return np.full((1,) * (depth - 1) + (count,), x), value.vector
 
 
+def _left_sum(values: Array) -> Array:
+    """The sum over the last axis, ((t0 + t1) + t2) + ..., as the steps add: numpy's
+    add.reduce adds pairwise, but its subtract.reduce runs its loop in order, and x - (-y)
+    is x + y exactly (IEEE defines subtraction so), so the first term less every later
+    one negated is the left fold, at a third to a quarter of the cost of add.accumulate."""
+    first = values[..., 0].copy()
+    # An array an operator of this pass made is its own and may be overwritten; a view (of
+    # the steps, of a slot) is not.
+    own = values.flags.owndata and values.flags.writeable
+    terms = np.negative(values, out=values if own else None)
+    terms[..., 0] = first
+    folded: Array = np.subtract.reduce(terms, axis=-1)
+    return folded
+
+
 def fold(p: Pass, notation: Notation, value: Item, pos: int) -> Item:
     """$sum or $prod of a body's values over the last axis (the innermost level's steps),
     left to right as the steps."""
@@ -431,17 +475,15 @@ def fold(p: Pass, notation: Notation, value: Item, pos: int) -> Item:
     count = p.steps[-1][0].size
     values, vector = _full(value, count, depth)
     size = values.size
-    # Lanes are arrays of this pass alone (never a slot's own), so the running fold may
-    # overwrite them, which spares allocating as much again (half the fold's time).
-    out = values if values.flags.writeable else None
     if notation.name == "$sum":
         p.spend(size, NUMPY_ELEMENTS_PER_UNIT, notation.name, pos)
-        folded = np.add.accumulate(values, axis=-1, out=out)[..., -1]
+        folded = _left_sum(values)
     else:
         vector = dims.power(vector, float(count))
         if values.dtype.kind == "f":
             p.spend(size, NUMPY_ELEMENTS_PER_UNIT, notation.name, pos)
-            folded = np.multiply.accumulate(values, axis=-1, out=out)[..., -1]
+            # multiply.reduce runs its loop in order, one product after another.
+            folded = np.multiply.reduce(values, axis=-1)
         else:  # Python's complex product, one step after another
             p.spend(size, MAPPED_ELEMENTS_PER_UNIT, notation.name, pos)
             rows = values.reshape(-1, count).tolist()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,8 @@ MAX_PAIR_TEXT_LENGTH = 2 * MAX_TEXT_LENGTH + 2
 # exponent ("e+04", "e-05": a sign and at least two digits) and a point with no digit after
 # it ("3.") are respelled with plain string replacements, each one C pass over the text.
 _C_RESPELLINGS = (("e+0", "e"), ("e+", "e"), ("e-0", "e-"), (".e", "e"), (".\n", "\n"))
+# The parts of a complex number are one line, a tab between them (see c_complex_spellings).
+_C_PAIR_RESPELLINGS = (*_C_RESPELLINGS, (".\t", "\t"))
 _SMALLEST_NORMAL = sys.float_info.min
 
 
@@ -150,12 +152,15 @@ def _nest(items: ArrayForm, texts: Iterator[str]) -> list[TextForm]:
     return [_nest(e, texts) if isinstance(e, list) else next(texts) for e in items]
 
 
-def shaped(texts: list[str], shape: tuple[int, ...]) -> list[TextForm]:
-    """Flat texts nested as a rectangular array of this shape (row-major, as numpy)."""
+def shaped(items: Sequence[Any], shape: tuple[int, ...]) -> list[Any]:
+    """Flat texts (or rendered elements) nested as a rectangular array of this shape
+    (row-major, as numpy), in one numpy reshape rather than a call per row."""
     if len(shape) == 1:
-        return list(texts)
-    size = len(texts) // shape[0]
-    return [shaped(texts[i * size : (i + 1) * size], shape[1:]) for i in range(shape[0])]
+        return list(items)
+    holder = np.empty(len(items), dtype=object)
+    holder[:] = items
+    nested: list[Any] = holder.reshape(shape).tolist()
+    return nested
 
 
 def quoted_many(values: RealArray, digits: int) -> list[str]:
@@ -184,7 +189,23 @@ def c_spellings(numbers: tuple[float, ...], digits: int) -> list[str]:
     text = (f"%#.{min(digits, QUOTED_DIGITS)}g\n" * len(numbers)) % numbers
     for c_spelling, ours in _C_RESPELLINGS:
         text = text.replace(c_spelling, ours)
-    return text.split("\n")[:-1]
+    spelled = text.split("\n")
+    spelled.pop()  # the empty text after the last newline (a slice would copy the list)
+    return spelled
+
+
+def c_complex_spellings(parts: tuple[float, ...], digits: int) -> tuple[str, list[str]]:
+    """`c_spellings` of complex numbers given as their parts in turn (re, im, re, im, ...):
+    one `%#g` pass, the imaginary part written with C's `+` flag, so its sign is the one a
+    complex text puts between the parts. Answers the parts' text, whitespace between the
+    numbers, for reading them back, and each number's complex text ("3.50+1.50i")."""
+    wanted = min(digits, QUOTED_DIGITS)
+    text = (f"%#.{wanted}g\t%+#.{wanted}g\n" * (len(parts) // 2)) % parts
+    for c_spelling, ours in _C_PAIR_RESPELLINGS:
+        text = text.replace(c_spelling, ours)
+    texts = text.replace("\t", "").replace("\n", f"{IMAGINARY}\n").split("\n")
+    texts.pop()  # the empty text after the last newline
+    return text, texts
 
 
 def is_subnormal(values: RealArray) -> np.ndarray[Any, np.dtype[np.bool_]]:

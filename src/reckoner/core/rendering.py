@@ -5,9 +5,10 @@ accepts back."""
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Callable
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -21,9 +22,11 @@ from .errors import fail
 from .forms import JSON, Tagged, TextForm
 from .quoting import (
     QUOTED_DIGITS,
+    c_complex_spellings,
     c_spellings,
     is_subnormal,
     quoted,
+    quoted_complex,
     quoted_form,
     quoted_many,
     shaped,
@@ -114,7 +117,27 @@ def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
         dim_out = options.dim_raw
     else:
         dim_out = dims.first_name(value.vector) or dims.integers(value.vector)
-    return {**_payload_form(value.payload, options), **unit_out, "dim": dim_out}
+    return {**_large_payload_form(value.payload, options), **unit_out, "dim": dim_out}
+
+
+_LARGE_ARRAY = 4096
+
+
+def _large_payload_form(payload: Payload, options: RenderOptions) -> Tagged:
+    """`_payload_form`, the cycle collector paused for a large array: a reading of 500,000
+    rows builds a million lists, none in a cycle, and the collections their allocations
+    set off walk them and every slot each time, which cost more than building them (a
+    third of such a get). The collector resumes if it ran before; a pause another thread
+    holds may end early, never late (the pattern of the record replay's)."""
+    if not (isinstance(payload, np.ndarray | list) and len(payload) >= _LARGE_ARRAY):
+        return _payload_form(payload, options)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _payload_form(payload, options)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _payload_form(payload: Payload, options: RenderOptions) -> Tagged:
@@ -142,39 +165,39 @@ Rendered: TypeAlias = "tuple[list[JSON], list[TextForm] | None]"
 def _render_real_array(array: RealArray, options: RenderOptions) -> Rendered:
     """`_render_scalar` over a float64 array, decided in numpy: a million elements are one
     pass, not a million calls; with digits the texts are spelled from the same rounded
-    numbers in the same few passes."""
+    numbers in the same few passes. Elements are built flat and nested once at the end."""
     values = _mapped_out(array, options)
-    digits = options.digits
+    digits, shape = options.digits, array.shape
+    flat = values.ravel()
     if options.form == "polar":
+        magnitudes, angles = np.abs(flat), np.where(flat < 0, math.pi, 0.0)
         if digits is None:
-            magnitudes, angles = np.abs(values), np.where(values < 0, math.pi, 0.0)
-            return _zip_leaves(json_numbers(magnitudes), json_numbers(angles), "mag", "ang"), None
-        magnitudes, mag_texts = _rounded_spelled(np.abs(values), digits)
-        angles, ang_texts = _rounded_spelled(np.where(values < 0, math.pi, 0.0), digits)
-        items = _zip_leaves(json_numbers(magnitudes), json_numbers(angles), "mag", "ang")
-        return items, shaped(spelled_polar(mag_texts, ang_texts), array.shape)
+            return _paired(magnitudes, angles, ("mag", "ang"), shape), None
+        magnitudes, mag_texts = _rounded_spelled(magnitudes, digits)
+        angles, ang_texts = _rounded_spelled(angles, digits)
+        items = _paired(magnitudes, angles, ("mag", "ang"), shape)
+        return items, shaped(spelled_polar(mag_texts, ang_texts), shape)
     rect = options.form == "rect"
     if digits is None:
-        numbers = json_numbers(values)
-        return (_zip_leaves(numbers, None, "re", "im") if rect else numbers), None
-    rounded, spelled = _rounded_spelled(values, digits)
-    numbers = json_numbers(rounded)
-    items = _zip_leaves(numbers, None, "re", "im") if rect else numbers
-    if rect:  # every imaginary part is a zero
-        zeros = [quoted(0.0, digits)] * len(spelled)
-        spelled = spelled_complex(spelled, zeros, [False] * len(spelled))
-    return items, shaped(spelled, array.shape)
+        return (_paired(flat, None, ("re", "im"), shape) if rect else json_numbers(values)), None
+    rounded, spelled = _rounded_spelled(flat, digits)
+    if not rect:
+        return json_numbers(rounded.reshape(shape)), shaped(spelled, shape)
+    zeros = [quoted(0.0, digits)] * len(spelled)  # every imaginary part is a zero
+    texts = spelled_complex(spelled, zeros, [False] * len(spelled))
+    return _paired(rounded, None, ("re", "im"), shape), shaped(texts, shape)
 
 
-def _zip_leaves(first: list[JSON], second: list[JSON] | None, a: str, b: str) -> list[JSON]:
-    """Pair two nested lists of the same shape leaf by leaf into {a, b} objects (b is 0 when
-    `second` is None: the imaginary part of a real)."""
+def _paired(
+    first: RealArray, second: RealArray | None, keys: tuple[str, str], shape: tuple[int, ...]
+) -> list[JSON]:
+    """{a: x, b: y} objects of two flat arrays element by element (b is 0 when `second` is
+    None: the imaginary part of a real), nested as `shape`."""
+    a, b = keys
+    xs = json_numbers(first)
     if second is None:
-        return [_zip_leaves(x, None, a, b) if type(x) is list else {a: x, b: 0} for x in first]
-    return [
-        _zip_leaves(x, y, a, b) if type(x) is list else {a: x, b: y}
-        for x, y in zip(first, second, strict=True)
-    ]
+        return shaped([{a: x, b: 0} for x in xs], shape)
+    return shaped([{a: x, b: y} for x, y in zip(xs, json_numbers(second), strict=True)], shape)
 
 
 def _mapped_out(array: RealArray, options: RenderOptions, *, scale_only: bool = False) -> RealArray:
@@ -209,15 +232,65 @@ def _rounded_spelled(array: RealArray, digits: int) -> tuple[RealArray, list[str
     spelled = c_spellings(numbers, digits)
     with np.errstate(over="ignore"):
         rounded = np.array(spelled, dtype=np.float64)
-    redo = _ties(numbers, digits)
-    for i in redo:
-        rounded[i] = round_significant(numbers[i], digits)
-    keep = ~np.isfinite(rounded)
-    rounded = np.where(flat == 0, 0.0, np.where(keep, flat, rounded))
-    unsure = keep | ((flat == 0) & np.signbit(flat)) | is_subnormal(rounded)
-    for i in [*redo, *np.flatnonzero(unsure).tolist()]:
+    rounded, respell = _settled(flat, numbers, rounded, digits)
+    for i in respell:
         spelled[i] = quoted(float(rounded[i]), digits)
     return rounded.reshape(array.shape), spelled
+
+
+def _settled(
+    flat: RealArray, numbers: tuple[float, ...], rounded: RealArray, digits: int
+) -> tuple[RealArray, list[int]]:
+    """C's rounding of each number made `_cut`'s: ties redone on the shortest spelling, a
+    zero read as 0, a number rounded past the largest double kept as it is; and where C's
+    text is not `quoted`'s (those, -0, subnormals), to be spelled again."""
+    redo = _ties(numbers, digits, flat)
+    for i in redo:
+        rounded[i] = round_significant(numbers[i], digits)
+    # `rounded` is this call's own array (read from C's text): changed in place, and the
+    # rare cases (rounded past the doubles, zeros) only where they occur.
+    finite = np.isfinite(rounded)
+    unsure = ~finite
+    if not finite.all():
+        rounded = np.where(finite, rounded, flat)
+    zero = flat == 0
+    if zero.any():
+        rounded[zero] = 0.0
+        unsure |= zero & np.signbit(flat)
+    unsure |= is_subnormal(rounded)
+    return rounded, [*redo, *np.flatnonzero(unsure).tolist()]
+
+
+def _rounded_spelled_complex(
+    real: RealArray, imag: RealArray, digits: int
+) -> tuple[RealArray, RealArray, list[str]]:
+    """`_rounded_spelled` of both parts of flat complex numbers, and each number's text
+    ("3.50+1.50i", `quoted_complex` of its rounded parts), from one C pass over the parts
+    in turn: the imaginary part's sign is C's `+` flag, so the texts need no second pass."""
+    parts = np.empty(2 * real.size, dtype=np.float64)
+    parts[0::2], parts[1::2] = real, imag
+    numbers = tuple(parts.tolist())
+    text, texts = c_complex_spellings(numbers, digits)
+    rounded = _read_back(text, parts.size)
+    rounded, respell = _settled(parts, numbers, rounded, digits)
+    for i in sorted({j // 2 for j in respell}):
+        x, y = float(rounded[2 * i]), float(rounded[2 * i + 1])
+        texts[i] = quoted_complex(x, y, digits)
+    return rounded[0::2], rounded[1::2], texts
+
+
+def _read_back(text: str, count: int) -> RealArray:
+    """The `count` numbers of C's text, whitespace between them, read by numpy's C parser
+    in one call (no string object per number); were it to refuse the text (it reads C's
+    spellings, inf and nan included), each is read alone."""
+    with np.errstate(over="ignore"):
+        try:
+            numbers: RealArray = np.fromstring(text, dtype=np.float64, sep=" ")
+        except ValueError:  # a spelling numpy's parser does not read
+            numbers = np.array(text.split(), dtype=np.float64)
+        if numbers.size != count:
+            numbers = np.array(text.split(), dtype=np.float64)
+    return numbers
 
 
 def _rounded(flat: RealArray, numbers: tuple[float, ...], digits: int) -> RealArray:
@@ -229,21 +302,67 @@ def _rounded(flat: RealArray, numbers: tuple[float, ...], digits: int) -> RealAr
     text = ("%" + spec) * len(numbers) % numbers
     with np.errstate(over="ignore"):
         rounded = np.array(text.split(), dtype=np.float64)
-    for i in _ties(numbers, digits):
+    for i in _ties(numbers, digits, flat):
         rounded[i] = round_significant(numbers[i], digits)
     # Zero reads as 0; a value rounded past the largest double keeps its own digits.
     keep = ~np.isfinite(rounded)
     return np.where(flat == 0, 0.0, np.where(keep, flat, rounded))
 
 
-def _ties(numbers: tuple[float, ...], digits: int) -> list[int]:
+def _ties(numbers: tuple[float, ...], digits: int, flat: RealArray | None = None) -> list[int]:
     """Where C's rounding of the binary value may differ from `round_significant` on the
-    shortest spelling: an exact tie, whose spelling has one digit more, ending in 5."""
+    shortest spelling: an exact tie, whose spelling has one digit more, ending in 5. With
+    `flat` (the numbers as an array), only `_maybe_ties` are spelled to be sure."""
+    at: list[int] | range = range(len(numbers))
+    if flat is not None and digits <= _FILTERED_DIGITS:
+        at = np.flatnonzero(_maybe_ties(flat, digits)).tolist()
+        numbers = tuple(numbers[i] for i in at)
     longer = (("%." + str(min(digits, 17)) + "e ") * len(numbers) % numbers).split()
     # A spelling has one "e", so "5e" is exactly a mantissa that ends in 5.
     return [
-        i for i, spelled in enumerate(longer) if "5e" in spelled and float(spelled) == numbers[i]
+        i
+        for i, x, spelled in zip(at, numbers, longer, strict=True)
+        if "5e" in spelled and float(spelled) == x
     ]
+
+
+# Up to this many digits a tie shows in numpy within _TIE_MARGIN (see _maybe_ties).
+_FILTERED_DIGITS = 12
+_TIE_MARGIN = 1e-3
+# Every power of ten a unit of the last kept digit can be, correctly rounded (from text).
+_LOWEST_POWER = -340
+_POWERS_OF_TEN = np.array([float(f"1e{k}") for k in range(_LOWEST_POWER, 309)])
+# Below this the unit of a kept digit can leave the normal doubles: always spelled.
+_TINY = 1e-290
+
+
+def _maybe_ties(flat: RealArray, digits: int) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """Every number that may be a tie at `digits` (a superset, decided in numpy): a tie is
+    |x| = (N + 1/2) * 10^k, k the power of ten of its last kept digit. x is the double of
+    that decimal (relative error at most 2^-53), the power of ten is correctly rounded and
+    so is the quotient, so t = |x| / 10^k is N + 1/2 within 10^digits * 3.4e-16, under
+    _TIE_MARGIN up to _FILTERED_DIGITS digits. k comes from log10, whose floor can be off
+    by one only for x within 1e-9 of a power of ten in log10: those are kept, as are tiny
+    numbers. Zeros and non-finite numbers never spell a tie."""
+    a = np.abs(flat)
+    # Two million numbers: the passes reuse their arrays rather than allocate each anew.
+    with np.errstate(all="ignore"):
+        log = np.log10(a)
+        power = np.floor(log)
+        usable = np.isfinite(power)
+        np.subtract(log, power, out=log)  # the fraction of log10, 0 to 1
+        maybe: np.ndarray[Any, np.dtype[np.bool_]] = log <= 1e-9  # near a power of ten
+        maybe |= log >= 1.0 - 1e-9
+        maybe |= a < _TINY
+        np.copyto(power, 0.0, where=~usable)
+        power += -(digits - 1) - _LOWEST_POWER  # the unit's place in the table
+        np.clip(power, 0, _POWERS_OF_TEN.size - 1, out=power)
+        t = np.divide(a, _POWERS_OF_TEN[power.astype(np.intp)], out=a)
+        np.subtract(t, np.floor(t, out=log), out=t)
+        t -= 0.5
+        maybe |= np.abs(t, out=t) <= _TIE_MARGIN
+    maybe &= usable
+    return maybe
 
 
 def _render_items(items: list[Element], options: RenderOptions) -> Rendered:
@@ -263,15 +382,20 @@ def _render_flat_rounded(items: list[Element], digits: int, options: RenderOptio
     costs microseconds, and a million complex elements hold two million parts. The texts
     are spelled from the same rounded parts."""
     values = np.array(items, dtype=np.complex128)
-    real_parts, real_texts = _rounded_spelled(_mapped_out(values.real.copy(), options), digits)
-    imag_parts, imag_texts = _rounded_spelled(
-        _mapped_out(values.imag.copy(), options, scale_only=True), digits
-    )
+    real_in = _mapped_out(values.real.copy(), options)
+    imag_in = _mapped_out(values.imag.copy(), options, scale_only=True)
+    rect = options.form == "rect"
+    if digits <= QUOTED_DIGITS and (rect or set(map(type, items)) == {complex}):
+        re_parts, im_parts, pair_texts = _rounded_spelled_complex(real_in, imag_in, digits)
+        real, imag = json_numbers(re_parts), json_numbers(im_parts)
+        return [{"re": x, "im": y} for x, y in zip(real, imag, strict=True)], list(pair_texts)
+    real_parts, real_texts = _rounded_spelled(real_in, digits)
+    imag_parts, imag_texts = _rounded_spelled(imag_in, digits)
     real, imag = json_numbers(real_parts), json_numbers(imag_parts)
     negative = (imag_parts < 0).tolist()
     magnitudes = [t[1:] if minus else t for t, minus in zip(imag_texts, negative, strict=True)]
     complex_texts = spelled_complex(real_texts, magnitudes, negative)
-    if options.form == "rect":
+    if rect:
         return [{"re": x, "im": y} for x, y in zip(real, imag, strict=True)], list(complex_texts)
     kinds = [type(e) is complex for e in items]
     rendered: list[JSON] = [
