@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import struct
+from fractions import Fraction
 
 import pytest
 from core_helpers import set_value, value_of
@@ -164,8 +165,6 @@ def test_a_power_of_ten_unit_moves_the_decimal_point_as_the_exact_route_does(
     converts by moving the decimal point of the written spelling; both directions give the
     bits the exact integer route gives, a zero's sign included.
     Spec: docs/guide/formulas.md (issue 14)."""
-    from fractions import Fraction
-
     from reckoner.core.conversion import UnitSpec
 
     factor = Fraction(10) ** k
@@ -178,3 +177,23 @@ def test_a_power_of_ten_unit_moves_the_decimal_point_as_the_exact_route_does(
     assert _bits(fast.out_of_si(x, scale_only=scale_only)) == _bits(
         exact.out_of_si(x, scale_only=scale_only)
     )
+
+
+@given(
+    st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), max_size=40),
+    st.fractions(min_value=-(10**6), max_value=10**6, max_denominator=10**6).filter(bool),
+    st.fractions(min_value=-(10**3), max_value=10**3, max_denominator=1000),
+)
+def test_a_list_of_reals_converts_in_a_unit_as_each_number_alone(
+    xs: list[float], factor: Fraction, offset: Fraction
+) -> None:
+    """Issue 27 (no call over 2 s): a million-element `set` in a unit reads the unit's
+    integers once for the list; every element still stores the double it stores alone
+    (degF, km/h, a power of ten, the identity), a zero's sign included.
+    Spec: docs/guide/formulas.md (units are exact on the decimal spelling)."""
+    from reckoner.core.conversion import UnitSpec
+
+    units = [(factor, offset), (Fraction(1000), Fraction(0)), (Fraction(1), Fraction(0))]
+    for spec in (UnitSpec.of("u", VOLT, f, o) for f, o in units):
+        alone = [_bits(spec.into_si(x)) for x in xs]
+        assert [_bits(y) for y in spec.reals_into_si(xs)] == alone

@@ -267,8 +267,7 @@ def _flat_real(items: list[JSON], mapping: NumberMap) -> RealArray | None:
     if type(mapping) is UnitSpec and mapping.table_map is None:
         # A unit converts each written number exactly, as it converts a scalar: the same
         # number stores the same double in an array and alone (98.6 degF is 310.15 K).
-        into_si = mapping.into_si
-        exact = [into_si(x) for x in array.ravel().tolist()]
+        exact = mapping.reals_into_si(array.ravel().tolist())
         return np.array(exact, dtype=np.float64).reshape(array.shape)
     table = mapping.table_map if type(mapping) is UnitSpec else mapping
     assert table is not None
