@@ -53,7 +53,7 @@ import pint
 from reckoner import Engine
 from reckoner.core import api
 from reckoner.core.compiler import compile_tree
-from reckoner.core.lexer import T, tokenize
+from reckoner.core.lexer import KIND, POS, TEXT, T, tokenize
 from reckoner.core.notation import BY_NAME
 from reckoner.core.parser import parse
 
@@ -143,13 +143,13 @@ def _respaced(formula: str, n: int) -> str:
     pieces: list[tuple[str, str]] = []  # (whitespace before the piece, the piece)
     end = 0
     for token in tokenize(formula, frozenset(BY_NAME))[:-1]:
-        written = "@" + token.text if token.kind is T.SLOT else token.text
-        if token.kind is T.UNDERSCORE and token.pos == end:  # `$sum_` scans as one piece
+        written = "@" + token[TEXT] if token[KIND] is T.SLOT else token[TEXT]
+        if token[KIND] is T.UNDERSCORE and token[POS] == end:  # `$sum_` scans as one piece
             gap, piece = pieces.pop()
             pieces.append((gap, piece + written))
         else:
-            pieces.append((formula[end : token.pos], written))
-        end = token.pos + len(written)
+            pieces.append((formula[end : token[POS]], written))
+        end = token[POS] + len(written)
     run = _fresh_suffix(n)
     parts = [gap + run[i : i + 1] + piece for i, (gap, piece) in enumerate(pieces)]
     return "".join(parts) + formula[end:] + run[len(pieces) :]

@@ -20,7 +20,7 @@ from reckoner.contract.limits import MAX_NESTING_DEPTH
 from reckoner.core import bounded
 from reckoner.core.api import Evaluated, check_name, evaluate, parse_value, render_value, stored
 from reckoner.core.errors import EngineError, Failure
-from reckoner.core.lexer import T, tokenize
+from reckoner.core.lexer import KIND, POS, TEXT, T, tokenize
 from reckoner.core.notation import BY_NAME, NOTATIONS, Kind
 from reckoner.core.values import Quantity, Value
 
@@ -434,10 +434,10 @@ def test_each_token_the_scanner_makes_is_the_text_at_its_position(formula: str) 
         tokens = tokenize(formula, frozenset(BY_NAME))
     except EngineError:
         return
-    assert tokens[-1].kind is T.END and tokens[-1].pos == len(formula)
+    assert tokens[-1][KIND] is T.END and tokens[-1][POS] == len(formula)
     end = 0
     for token in tokens[:-1]:
-        assert token.pos >= end and formula[end : token.pos].strip(" \t\n") == ""
-        written = "@" + token.text if token.kind is T.SLOT else token.text
-        assert formula[token.pos : token.pos + len(written)] == written
-        end = token.pos + len(written)
+        assert token[POS] >= end and formula[end : token[POS]].strip(" \t\n") == ""
+        written = "@" + token[TEXT] if token[KIND] is T.SLOT else token[TEXT]
+        assert formula[token[POS] : token[POS] + len(written)] == written
+        end = token[POS] + len(written)

@@ -18,7 +18,7 @@ from reckoner.core import api, shapes
 from reckoner.core.api import Evaluated, as_failure, evaluate, run_program, stored
 from reckoner.core.compiler import compile_tree
 from reckoner.core.errors import EngineError, Failure
-from reckoner.core.lexer import T, tokenize
+from reckoner.core.lexer import KIND, TEXT, T, tokenize
 from reckoner.core.notation import BY_NAME
 from reckoner.core.parser import parse
 
@@ -49,7 +49,7 @@ def _respaced(text: str, runs: list[str]) -> str | None:
         return None
     pieces = []
     for i, token in enumerate(tokens[:-1]):
-        written = "@" + token.text if token.kind is T.SLOT else token.text
+        written = "@" + token[TEXT] if token[KIND] is T.SLOT else token[TEXT]
         pieces.append(runs[i % len(runs)] + written)
     return "".join(pieces) + runs[-1]
 

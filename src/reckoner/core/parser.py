@@ -33,11 +33,14 @@ from .lexer import (
     K_STAR,
     K_SYMBOL,
     K_UNDERSCORE,
+    KIND,
+    POS,
     POSITION_MARK,
+    TEXT,
+    VALUE,
     T,
     Token,
     at,
-    make_token,
     tokenize,
 )
 from .notation import (
@@ -90,15 +93,12 @@ def marked(tokens: list[Token]) -> list[Token]:
     """The tokens with every position replaced by the token's index past POSITION_MARK, for
     a program shared by every text of their shape (reckoner.core.shapes)."""
     mark = POSITION_MARK
-    return [
-        make_token(Token, (kind, spelled, mark + i, value))
-        for i, (kind, spelled, _, value) in enumerate(tokens)
-    ]
+    return [(kind, spelled, mark + i, value) for i, (kind, spelled, _, value) in enumerate(tokens)]
 
 
 def token_positions(text: str) -> list[int]:
     """Where each token of a formula the scanner accepts starts, the end token last."""
-    return [token.pos for token in tokenize(text, _SYMBOL_NAMES)]
+    return [token[POS] for token in tokenize(text, _SYMBOL_NAMES)]
 
 
 def _check_text(text: str) -> None:
@@ -117,10 +117,10 @@ def _check_text(text: str) -> None:
 
 
 def _describe(tok: Token) -> str:
-    if tok.kind is K_END:
+    if tok[KIND] is K_END:
         return "the end of the formula"
-    shown = "@" + tok.text if tok.kind is K_SLOT else tok.text
-    return f"'{shown}' at {at(tok.pos)}"
+    shown = "@" + tok[TEXT] if tok[KIND] is K_SLOT else tok[TEXT]
+    return f"'{shown}' at {at(tok[POS])}"
 
 
 class _Parser:
@@ -160,10 +160,10 @@ class _Parser:
         self.depth -= 1
 
     def expect_close(self, kind: T, opener: Token, what: str) -> None:
-        if self.tokens[self.i].kind is not kind:
+        if self.tokens[self.i][KIND] is not kind:
             raise fail(
                 ErrorCode.INVALID_FORMULA,
-                f"the '{opener.text}' opened at {at(opener.pos)} is never closed: expected "
+                f"the '{opener[TEXT]}' opened at {at(opener[POS])} is never closed: expected "
                 f"'{kind.value}' {what} but found {_describe(self.tokens[self.i])}; add the "
                 f"missing '{kind.value}'",
             )
@@ -174,27 +174,27 @@ class _Parser:
     def formula(self) -> Node:
         node = self.additive()
         tok = self.tokens[self.i]
-        if tok.kind is not K_END:
+        if tok[KIND] is not K_END:
             raise self._trailing(tok)
         return node
 
     def _trailing(self, tok: Token) -> Exception:
         before = self.tokens[self.i - 1] if self.i else None
-        if tok.kind is T.LPAREN and before is not None and before.kind is T.NAME:
-            meant = dollar_form(before.text)
+        if tok[KIND] is T.LPAREN and before is not None and before[KIND] is T.NAME:
+            meant = dollar_form(before[TEXT])
             if meant is not None:
                 return fail(
                     ErrorCode.INVALID_FORMULA,
-                    f"the bare name '{before.text}' at {at(before.pos)} is called like a "
+                    f"the bare name '{before[TEXT]}' at {at(before[POS])} is called like a "
                     f"function, and functions are $notations: write {meant}",
                 )
-        if tok.kind in _PRIMARY_START:
+        if tok[KIND] in _PRIMARY_START:
             return fail(
                 ErrorCode.INVALID_FORMULA,
                 f"{_describe(tok)} follows a complete expression with no operator; "
                 f"multiplication must be written with '*' (as in 2*@R or 2*$pi)",
             )
-        if tok.kind is K_CARET and self.peek().kind is K_LBRACE:
+        if tok[KIND] is K_CARET and self.peek()[KIND] is K_LBRACE:
             return self._caret_brace(tok)
         return fail(
             ErrorCode.INVALID_FORMULA,
@@ -205,7 +205,7 @@ class _Parser:
     def _caret_brace(self, tok: Token) -> Exception:
         return fail(
             ErrorCode.INVALID_FORMULA,
-            f"'^{{' at {at(tok.pos)} is not a power: an upper position '^{{...}}' exists only "
+            f"'^{{' at {at(tok[POS])} is not a power: an upper position '^{{...}}' exists only "
             f"right after the subscript of $sum, $prod, $seq or $integral; write a power "
             f"with parentheses, as in x^(2)",
         )
@@ -213,38 +213,38 @@ class _Parser:
     def additive(self) -> Node:
         first = self.multiplicative()
         tokens = self.tokens
-        kind = tokens[self.i].kind
+        kind = tokens[self.i][KIND]
         if kind is not K_PLUS and kind is not K_MINUS:
             return first
         rest: list[tuple[str, Node, int]] = []
         while kind is K_PLUS or kind is K_MINUS:
             op = tokens[self.i]
             self.i += 1
-            rest.append((op.text, self.multiplicative(), op.pos))
-            kind = tokens[self.i].kind
+            rest.append((op[TEXT], self.multiplicative(), op[POS]))
+            kind = tokens[self.i][KIND]
         return Chain(first, tuple(rest))
 
     def multiplicative(self) -> Node:
         tokens = self.tokens
-        kind = tokens[self.i].kind
+        kind = tokens[self.i][KIND]
         # An operand without a sign (the common case) goes to power() directly.
         first = self.unary() if kind is K_MINUS or kind is K_PLUS else self.power()
-        kind = tokens[self.i].kind
+        kind = tokens[self.i][KIND]
         if kind is not K_STAR and kind is not K_SLASH:
             return first
         rest: list[tuple[str, Node, int]] = []
         while kind is K_STAR or kind is K_SLASH:
             op = tokens[self.i]
             self.i += 1
-            kind = tokens[self.i].kind
+            kind = tokens[self.i][KIND]
             operand = self.unary() if kind is K_MINUS or kind is K_PLUS else self.power()
-            rest.append((op.text, operand, op.pos))
-            kind = tokens[self.i].kind
+            rest.append((op[TEXT], operand, op[POS]))
+            kind = tokens[self.i][KIND]
         return Chain(first, tuple(rest))
 
     def unary(self) -> Node:
         tokens = self.tokens
-        kind = tokens[self.i].kind
+        kind = tokens[self.i][KIND]
         if kind is not K_MINUS and kind is not K_PLUS:
             return self.power()  # no sign, the common case
         # A run of signs is read in a loop: `---x` costs no recursion depth per sign.
@@ -252,39 +252,39 @@ class _Parser:
         while kind is K_MINUS or kind is K_PLUS:
             signs.append(tokens[self.i])
             self.i += 1
-            kind = tokens[self.i].kind
+            kind = tokens[self.i][KIND]
         node = self.power()
-        minuses = [sign for sign in signs if sign.kind is K_MINUS]
+        minuses = [sign for sign in signs if sign[KIND] is K_MINUS]
         if len(minuses) % 2 == 1:
-            node = Unary("-", node, minuses[0].pos)
+            node = Unary("-", node, minuses[0][POS])
         return node
 
     def power(self) -> Node:
         tok = self.tokens[self.i]
-        kind = tok.kind
+        kind = tok[KIND]
         # The atoms are read here, without a call to primary() for each.
         if kind is K_SLOT:
             self.i += 1
-            base: Node = SlotRef(tok.text, tok.pos)
+            base: Node = SlotRef(tok[TEXT], tok[POS])
         elif kind is K_NUMBER:
             self.i += 1
-            base = Number(tok.value, tok.text, tok.pos)
+            base = Number(tok[VALUE], tok[TEXT], tok[POS])
         elif kind is K_NAME:
             self.i += 1
-            base = BoundName(tok.text, tok.pos)
+            base = BoundName(tok[TEXT], tok[POS])
         else:
             base = self.primary()
-        kind = self.tokens[self.i].kind
+        kind = self.tokens[self.i][KIND]
         if kind is K_LBRACKET or kind is K_DOT:
             base = self.postfix(base)
-        if self.tokens[self.i].kind is K_CARET:
+        if self.tokens[self.i][KIND] is K_CARET:
             op = self.advance()
-            if self.tokens[self.i].kind is K_LBRACE:
+            if self.tokens[self.i][KIND] is K_LBRACE:
                 raise self._caret_brace(op)
-            self.enter(op.pos)
+            self.enter(op[POS])
             exponent = self.unary()
             self.leave()
-            return Binary("^", base, exponent, op.pos)
+            return Binary("^", base, exponent, op[POS])
         return base
 
     def postfix(self, node: Node) -> Node:
@@ -292,59 +292,59 @@ class _Parser:
         steps = 0
         while True:
             tok = self.tokens[self.i]
-            if tok.kind is K_LBRACKET or tok.kind is K_DOT:
+            if tok[KIND] is K_LBRACKET or tok[KIND] is K_DOT:
                 steps += 1
                 if steps > MAX_NESTING_DEPTH:
-                    raise self._too_deep(tok.pos)
-            if tok.kind is K_LBRACKET:
+                    raise self._too_deep(tok[POS])
+            if tok[KIND] is K_LBRACKET:
                 self.advance()
-                self.enter(tok.pos)
+                self.enter(tok[POS])
                 index = self.additive()
                 self.leave()
                 self.expect_close(K_RBRACKET, tok, "to end the index")
-                node = Index(node, index, tok.pos)
-            elif tok.kind is K_DOT:
+                node = Index(node, index, tok[POS])
+            elif tok[KIND] is K_DOT:
                 self.advance()
                 name = self.tokens[self.i]
-                if name.kind is not K_NAME:
+                if name[KIND] is not K_NAME:
                     raise fail(
                         ErrorCode.INVALID_FORMULA,
-                        f"'.' at {at(tok.pos)} must be followed by a field name, but "
+                        f"'.' at {at(tok[POS])} must be followed by a field name, but "
                         f"{_describe(name)} follows; write a field as @o.field",
                     )
                 self.advance()
-                node = Field(node, name.text, tok.pos)
+                node = Field(node, name[TEXT], tok[POS])
             else:
                 return node
 
     def primary(self) -> Node:
         """Anything but an atom (slot, number, bound name), which power() reads itself."""
         tok = self.tokens[self.i]
-        kind = tok.kind
+        kind = tok[KIND]
         if kind is K_SYMBOL:
             return self.symbol()
         if kind is K_LPAREN:
             self.advance()
-            self.enter(tok.pos)
+            self.enter(tok[POS])
             inner = self.additive()
             self.leave()
             self.expect_close(K_RPAREN, tok, "to close the group")
             return inner
-        if kind is K_CARET and self.peek().kind is K_LBRACE:
+        if kind is K_CARET and self.peek()[KIND] is K_LBRACE:
             raise self._caret_brace(tok)
         before = self.tokens[self.i - 1]  # at the first token: the end token, no '*'
-        if kind is K_STAR and before.kind is K_STAR and before.pos + 1 == tok.pos:
+        if kind is K_STAR and before[KIND] is K_STAR and before[POS] + 1 == tok[POS]:
             raise fail(
                 ErrorCode.INVALID_FORMULA,
-                f"'**' at {at(before.pos)} is not an operator of the formula language; a "
+                f"'**' at {at(before[POS])} is not an operator of the formula language; a "
                 "power is written with '^', as in @x^2",
             )
         after = self.peek()
-        if kind is K_DOT and after.kind is K_NUMBER and after.pos == tok.pos + 1:
+        if kind is K_DOT and after[KIND] is K_NUMBER and after[POS] == tok[POS] + 1:
             raise fail(
                 ErrorCode.INVALID_FORMULA,  # the code it always had; the sentence gained the fix
-                f"the number '.{after.text}' at {at(tok.pos)} has no digit before its decimal "
-                f"point; write it as '0.{after.text}'",
+                f"the number '.{after[TEXT]}' at {at(tok[POS])} has no digit before its decimal "
+                f"point; write it as '0.{after[TEXT]}'",
             )
         expected = "a number, @slot, $notation, bound name or '('"
         raise fail(
@@ -357,12 +357,12 @@ class _Parser:
     def symbol(self) -> Node:
         tok = self.tokens[self.i]
         self.i += 1
-        notation = BY_NAME.get(tok.text)
+        notation = BY_NAME.get(tok[TEXT])
         if notation is None:
-            hint = foreign_function_hint(tok.text)
+            hint = foreign_function_hint(tok[TEXT])
             raise fail(
                 ErrorCode.INVALID_NOTATION,
-                f"'{tok.text}' at {at(tok.pos)} is not a notation"
+                f"'{tok[TEXT]}' at {at(tok[POS])} is not a notation"
                 + (f" ({hint})" if hint else "")
                 + f"; the 35 notations are {VOCABULARY}",
             )
@@ -374,59 +374,59 @@ class _Parser:
 
     def constant(self, notation: Notation, tok: Token) -> Node:
         nxt = self.tokens[self.i]
-        if (nxt.kind is K_LPAREN or nxt.kind is K_UNDERSCORE) and nxt.pos == tok.pos + len(
-            tok.text
+        if (nxt[KIND] is K_LPAREN or nxt[KIND] is K_UNDERSCORE) and nxt[POS] == tok[POS] + len(
+            tok[TEXT]
         ):
             raise fail(
                 ErrorCode.INVALID_NOTATION,
-                f"the constant {notation.name} at {at(tok.pos)} takes no parenthesis and no "
+                f"the constant {notation.name} at {at(tok[POS])} takes no parenthesis and no "
                 f"position; write it bare as {notation.written}, and a power with '^' as in "
                 f"{notation.name}^2",
             )
-        return Constant(notation, tok.pos)
+        return Constant(notation, tok[POS])
 
     def function(self, notation: Notation, tok: Token) -> Node:
-        if self.tokens[self.i].kind is K_UNDERSCORE:
+        if self.tokens[self.i][KIND] is K_UNDERSCORE:
             raise fail(
                 ErrorCode.INVALID_NOTATION,
-                f"the function {notation.name} at {at(tok.pos)} takes no subscript; write it "
+                f"the function {notation.name} at {at(tok[POS])} takes no subscript; write it "
                 f"as {notation.written}",
             )
-        if self.tokens[self.i].kind is not K_LPAREN:
+        if self.tokens[self.i][KIND] is not K_LPAREN:
             raise fail(
                 ErrorCode.INVALID_NOTATION,
-                f"the function {notation.name} at {at(tok.pos)} is written with its "
+                f"the function {notation.name} at {at(tok[POS])} is written with its "
                 f"arguments in parentheses, as {notation.written}",
             )
         args = self.arguments()
         if len(args) not in notation.arities:
             raise self._arity(notation, tok, len(args))
-        return Call(notation, tuple(args), tok.pos)
+        return Call(notation, tuple(args), tok[POS])
 
     def _arity(self, notation: Notation, tok: Token, count: int) -> Exception:
         wanted = " or ".join(str(a) for a in notation.arities)
         plural = "s" if notation.arities != (1,) else ""
         return fail(
             ErrorCode.INVALID_ARITY,
-            f"{notation.name} at {at(tok.pos)} takes {wanted} argument{plural} but was given "
+            f"{notation.name} at {at(tok[POS])} takes {wanted} argument{plural} but was given "
             f"{count}; write it as {notation.written}",
         )
 
     def arguments(self) -> list[Node]:
         opener = self.tokens[self.i]
         self.i += 1
-        self.enter(opener.pos)
+        self.enter(opener[POS])
         args: list[Node] = []
-        if self.tokens[self.i].kind is not K_RPAREN:
+        if self.tokens[self.i][KIND] is not K_RPAREN:
             args.append(self.additive())
-            while self.tokens[self.i].kind is K_COMMA:
+            while self.tokens[self.i][KIND] is K_COMMA:
                 self.i += 1
                 args.append(self.additive())
         self.leave()
-        if self.tokens[self.i].kind is not K_RPAREN:
+        if self.tokens[self.i][KIND] is not K_RPAREN:
             raise fail(
                 ErrorCode.INVALID_FORMULA,
-                f"the argument list opened at {at(opener.pos)} must continue with ',' or "
+                f"the argument list opened at {at(opener[POS])} must continue with ',' or "
                 f"close with ')', but {_describe(self.tokens[self.i])} follows; add the "
                 f"missing ')'",
             )
@@ -438,43 +438,43 @@ class _Parser:
         binding: Binding | None = None
         lower: Node | None = None
         upper: Node | None = None
-        has_subscript = self.tokens[self.i].kind is K_UNDERSCORE
+        has_subscript = self.tokens[self.i][KIND] is K_UNDERSCORE
         if has_subscript:
             self.advance()
             opener = self.tokens[self.i]
-            if opener.kind is not K_LBRACE:
+            if opener[KIND] is not K_LBRACE:
                 raise fail(
                     ErrorCode.INVALID_FORMULA,
-                    f"the '_' after {notation.name} at {at(tok.pos)} must open a position "
+                    f"the '_' after {notation.name} at {at(tok[POS])} must open a position "
                     f"'{{...}}', but {_describe(opener)} follows; write {notation.written}",
                 )
             self.advance()
-            self.enter(opener.pos)
-            if self.tokens[self.i].kind is K_NAME and self.peek().kind in (K_EQUALS, K_ARROW):
-                variable = self.advance().text
-                binding = Binding.EQUALS if self.advance().kind is K_EQUALS else Binding.ARROW
+            self.enter(opener[POS])
+            if self.tokens[self.i][KIND] is K_NAME and self.peek()[KIND] in (K_EQUALS, K_ARROW):
+                variable = self.advance()[TEXT]
+                binding = Binding.EQUALS if self.advance()[KIND] is K_EQUALS else Binding.ARROW
             lower = self.additive()
             self.leave()
             self.expect_close(K_RBRACE, opener, "to end the subscript")
-        has_upper = self.tokens[self.i].kind is K_CARET and self.peek().kind is K_LBRACE
+        has_upper = self.tokens[self.i][KIND] is K_CARET and self.peek()[KIND] is K_LBRACE
         if has_upper:
             self.advance()
             opener = self.advance()
-            self.enter(opener.pos)
+            self.enter(opener[POS])
             upper = self.additive()
             self.leave()
             self.expect_close(K_RBRACE, opener, "to end the upper bound")
         self._check_positions(notation, tok, has_subscript, has_upper, binding)
-        if self.tokens[self.i].kind is not K_LPAREN:
+        if self.tokens[self.i][KIND] is not K_LPAREN:
             raise fail(
                 ErrorCode.INVALID_NOTATION,
-                f"{notation.name} at {at(tok.pos)} needs its body in parentheses after its "
+                f"{notation.name} at {at(tok[POS])} needs its body in parentheses after its "
                 f"positions; write it as {notation.written}",
             )
         args = self.arguments()
         if len(args) not in notation.arities:
             raise self._arity(notation, tok, len(args))
-        return Bounded(notation, variable, lower, upper, tuple(args), tok.pos)
+        return Bounded(notation, variable, lower, upper, tuple(args), tok[POS])
 
     def _check_positions(
         self,
@@ -484,7 +484,7 @@ class _Parser:
         has_upper: bool,
         binding: Binding | None,
     ) -> None:
-        where = f"{notation.name} at {at(tok.pos)}"
+        where = f"{notation.name} at {at(tok[POS])}"
         form = notation.written
         positions = notation.positions
         if positions is Positions.NONE:

@@ -53,6 +53,8 @@ from .lexer import (
     K_SLOT,
     K_STAR,
     K_UNDERSCORE,
+    KIND,
+    TEXT,
     Token,
 )
 from .parser import marked, parse, parse_tokens, scan, token_positions
@@ -135,7 +137,7 @@ def free_offsets(tokens: list[Token]) -> frozenset[int]:
     offset = 0
     before = None
     for token in tokens[:-1]:  # not the end token
-        kind = token.kind
+        kind = token[KIND]
         if (
             before is not None
             and (before in _PUNCTUATION or kind in _PUNCTUATION)
@@ -143,7 +145,7 @@ def free_offsets(tokens: list[Token]) -> frozenset[int]:
             and not (before is K_NUMBER and kind is K_DOT)
         ):
             free.add(offset)
-        offset += len(token.text) + (kind is K_SLOT)  # a slot's text is its name, without @
+        offset += len(token[TEXT]) + (kind is K_SLOT)  # a slot's text is its name, without @
         before = kind
     return frozenset(free)
 
