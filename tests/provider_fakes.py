@@ -15,6 +15,12 @@ Every answer carries ``usage`` as the real API reports it: Anthropic's tokens an
 ``server_tool_use.web_search_requests``, OpenAI's tokens (a search turn's searches are its
 ``web_search_call`` items); the search turn's and the text turn's counts differ, so a sum
 over a lookup's turns is visible.
+
+A delay holds the request until it has passed or the test calls ``release()``, whichever
+comes first: a test that holds a turn "for as long as it takes" releases it once it has seen
+what it waited for, and a test's teardown releases what it left held and waits (``settle``)
+until no request is in flight, so no client of an earlier test is still waiting on the fake,
+or retrying against it, when the next test reads the log.
 """
 
 from __future__ import annotations
@@ -81,6 +87,8 @@ class _Fake:
         self.headers: list[dict[str, str]] = []
         self.paths_asked: list[str] = []
         self._lock = threading.Lock()
+        self._released = threading.Event()
+        self._in_flight = 0
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -88,6 +96,15 @@ class _Fake:
                 pass
 
             def do_POST(self) -> None:
+                with fake._lock:
+                    fake._in_flight += 1
+                try:
+                    self._post()
+                finally:
+                    with fake._lock:
+                        fake._in_flight -= 1
+
+            def _post(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 headers = {k.lower(): v for k, v in self.headers.items()}
@@ -121,16 +138,34 @@ class _Fake:
         return f"http://127.0.0.1:{self.port}"
 
     def close(self) -> None:
+        self.release()  # a held handler thread ends with the fake, not a delay later
         self.server.shutdown()
         self.server.server_close()
 
     def clear(self) -> None:
-        """A fresh script and request log."""
+        """A fresh script and request log; delays hold again."""
         self.script = Script()
+        self._released = threading.Event()
         with self._lock:
             self.requests.clear()
             self.headers.clear()
             self.paths_asked.clear()
+
+    def hold(self, seconds: float) -> None:
+        """A request's delay: ``seconds``, or until ``release()``."""
+        self._released.wait(seconds)
+
+    def release(self) -> None:
+        """Answer every held request now, and hold no later one until ``clear()``."""
+        self._released.set()
+
+    def settle(self, within: float) -> bool:
+        """Whether every request the fake took has been answered, waiting up to ``within``
+        seconds (a released request still has its answer to send)."""
+        deadline = time.monotonic() + within
+        while self._in_flight and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self._in_flight == 0
 
     def key_sent(self, index: int = -1) -> str | None:
         """The credential request ``index`` carried (x-api-key or the bearer token), or None."""
@@ -143,7 +178,7 @@ class _Fake:
         if script.replies and not self.is_search(body):
             return self.article_answer(path, body, headers)
         if self.is_search(body):
-            time.sleep(script.search_delay)
+            self.hold(script.search_delay)
             if script.search_status != 200:
                 return script.search_status, script.error_body.encode()
             if script.search_raw is not None:
@@ -162,7 +197,7 @@ class _Fake:
     ) -> tuple[int, bytes]:
         turns = sum(1 for r in self.requests if not self.is_search(r))
         reply = self.script.replies[min(turns, len(self.script.replies)) - 1]
-        time.sleep(reply.delay)
+        self.hold(reply.delay)
         if reply.status != 200:
             # A real provider may echo the key it refused; the engine must not repeat it.
             echoed = headers.get("authorization") or headers.get("x-api-key")

@@ -191,14 +191,32 @@ async def _handshake(client: Client) -> None:
     assert ended.structured_content == {"ok": True}
 
 
-@pytest.mark.parametrize("snippet", [s for s in SNIPPETS if s.kind == "stdio"], ids=lambda s: s.id)
-def test_stdio_snippet_starts_the_server_as_written(snippet: Snippet, tmp_path: Path) -> None:
+def _stdio_commands() -> dict[tuple[str, ...], list[str]]:
+    """Each distinct stdio command of the section and the clients whose snippets give it:
+    snippets that give the same words start the same server, so one launch checks them all."""
+    commands: dict[tuple[str, ...], list[str]] = {}
+    for snippet in SNIPPETS:
+        if snippet.kind == "stdio":
+            commands.setdefault(tuple(snippet.command), []).append(snippet.client)
+    return commands
+
+
+STDIO_COMMANDS = _stdio_commands()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [list(command) for command in STDIO_COMMANDS],
+    ids=[f"{' '.join(c)} ({', '.join(dict.fromkeys(STDIO_COMMANDS[c]))})" for c in STDIO_COMMANDS],
+)
+def test_stdio_snippet_starts_the_server_as_written(command: list[str], tmp_path: Path) -> None:
+    """Every stdio snippet's command, launched once for all the snippets that give it."""
     path = _scripts_path()
-    launched = _launchable(snippet.command)
-    command = shutil.which(launched[0], path=path)
-    assert command is not None, f"{launched[0]} is not on PATH"
+    launched = _launchable(command)
+    executable = shutil.which(launched[0], path=path)
+    assert executable is not None, f"{launched[0]} is not on PATH"
     params = StdioServerParameters(
-        command=command,
+        command=executable,
         args=launched[1:],
         env={"PATH": path, "RECKONER_HOME": str(tmp_path / "home"), **_uv_environment()},
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from article_helpers import HAND_ID, OHM, hand_facts, row
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reckoner.articles.audit import audit
@@ -162,6 +162,13 @@ def compute_rows(draw: st.DrawFn, seq: int) -> dict[str, Any]:
     return row(seq, "compute", content, ok=ending == "result")
 
 
+RECORD_EXAMPLES = 50
+"""The budget of a default test over whole drawn records: an example of ``records()`` costs
+about ten of the suite's typical ones (4 s for the profile's 200), so those tests search 50
+by default and the profile's full budget in their slow variants."""
+RECORD_SEARCH = settings(max_examples=RECORD_EXAMPLES)
+
+
 @st.composite
 def records(draw: st.DrawFn) -> list[dict[str, Any]]:
     rows = [row(1, "record_start", {"title": draw(prose) or "t", "record": HAND_ID})]
@@ -198,12 +205,29 @@ def records(draw: st.DrawFn) -> list[dict[str, Any]]:
     return rows
 
 
+@RECORD_SEARCH
 @given(records(), st.sampled_from(CASES))
 def test_template_output_always_audits_clean(rows: list[dict[str, Any]], case: Any) -> None:
     """The template writer shows only cut facts and the words of the record (a run's output
     among them, issue 12), so the audit never finds a stray number; a LaTeX body always
-    passes the host's checks.
+    passes the host's checks (RECORD_EXAMPLES records; the slow variant searches the
+    profile's budget).
     Spec: docs/guide/articles.md (article generation)."""
+    _audits_clean(rows, case)
+
+
+@pytest.mark.slow
+@given(records(), st.sampled_from(CASES))
+def test_template_output_always_audits_clean_full_budget(
+    rows: list[dict[str, Any]], case: Any
+) -> None:
+    """The long variant of test_template_output_always_audits_clean, which runs by default:
+    the profile's whole budget of records.
+    Spec: docs/guide/articles.md (article generation)."""
+    _audits_clean(rows, case)
+
+
+def _audits_clean(rows: list[dict[str, Any]], case: Any) -> None:
     fmt, lang = case
     facts = collect_facts(HAND_ID, rows, is_open=False)
     body = render(facts, lang, fmt)

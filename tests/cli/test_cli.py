@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -170,15 +171,30 @@ def test_an_unusable_home_is_one_sentence(tmp_path: Path) -> None:
     assert len(lines) == 1 and lines[0].startswith("reckoner: serving without an engine"), lines
 
 
-def _demo_home(tmp_path: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:
-    home = tmp_path / "demo-home"
+@pytest.fixture(scope="module")
+def demo_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """One `reckoner demo` for the module: the home it filled and what it printed."""
+    home = tmp_path_factory.mktemp("demo") / "demo-home"
     return home, reckoner("demo", "--home", str(home), timeout=300)
 
 
-def test_demo_drives_the_worked_example_through_mcp(tmp_path: Path) -> None:
+@pytest.fixture
+def demo_home(demo_run: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path) -> Path:
+    """A copy of the demo's home, the test's own to read and write: the demo's closed record
+    and its home, without a second run of the demo."""
+    home, done = demo_run
+    assert done.returncode == 0, done.stderr
+    return Path(shutil.copytree(home, tmp_path / "demo-home", symlinks=True))
+
+
+def test_demo_drives_the_worked_example_through_mcp(
+    demo_run: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     """`reckoner demo` runs the divider and the RLC impedance through `reckoner serve` over
     stdio, shows each call and receipt, and prints where the closed record is filed."""
-    home, done = _demo_home(tmp_path)
+    home, done = demo_run
     assert done.returncode == 0, done.stderr
     assert "Connected to reckoner" in done.stdout
     assert "MCP tool calls and their receipts" in done.stdout
@@ -225,9 +241,9 @@ def test_demo_on_a_home_with_an_open_record_stops_with_the_reason(tmp_path: Path
     assert "Traceback" not in done.stderr
 
 
-def test_records_lists_closed_and_open_records(tmp_path: Path) -> None:
+def test_records_lists_closed_and_open_records(demo_home: Path) -> None:
     """Spec: docs/guide/records.md (the record list)."""
-    home, _ = _demo_home(tmp_path)
+    home = demo_home
     assert call(home, "record_start", {"title": "still open"})[0] == 0
     listing = reckoner("records", "--json", "--home", str(home))
     assert listing.returncode == 0
@@ -245,12 +261,12 @@ def test_records_without_a_home_is_one_sentence(tmp_path: Path) -> None:
 
 
 def test_show_renders_steps_inputs_results_messages_and_dims_failures(
-    tmp_path: Path,
+    demo_home: Path,
 ) -> None:
     """The timeline: each eval with its formula, the slots it read and its result; messages;
     refused calls dimmed.
     Spec: docs/guide/records.md (trace rows)."""
-    home, _ = _demo_home(tmp_path)
+    home = demo_home
     record_id = next((home / "records").glob("*.jsonl")).stem
     done = reckoner("show", record_id, "--home", str(home))
     assert done.returncode == 0, done.stderr
@@ -281,14 +297,14 @@ def test_show_an_unknown_record_is_one_sentence(tmp_path: Path) -> None:
     assert_one_sentence(reckoner("show", "../../etc/passwd", "--home", str(home)))
 
 
-def test_panel_command_serves_the_home_on_loopback(tmp_path: Path) -> None:
+def test_panel_command_serves_the_home_on_loopback(demo_home: Path) -> None:
     """`reckoner panel --port 0` starts the panel on the home and answers its list endpoint.
     Spec: docs/guide/panel.md (the panel)."""
     import re
 
     import httpx
 
-    home, _ = _demo_home(tmp_path)
+    home = demo_home
     process = subprocess.Popen(
         [sys.executable, "-m", "reckoner", "panel", "--port", "0", "--home", str(home)],
         stdout=subprocess.PIPE,

@@ -180,7 +180,8 @@ def test_a_lookup_cancelled_during_the_extraction_keeps_no_answer(lookups: Looku
 
     def slow_answer(body: dict[str, Any]) -> str:
         arrived.set()
-        time.sleep(NEVER / 10)  # long past the cancel, then the answer comes after all
+        # Held past the cancel; the answer comes after all, when the test's end releases it.
+        lookups.anthropic.hold(NEVER)
         return reply_json(ANSWER, [0])
 
     lookups.anthropic.script.extract_text = slow_answer

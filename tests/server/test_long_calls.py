@@ -31,8 +31,18 @@ from provider_fakes import FakeAnthropic, Source, reply_json
 from reckoner.contract.presets import SEARCH_AND_COMPUTE_PRESET
 
 RUN_SECONDS = 8
+"""How long a run or a held search turn lasts in the slow variants: a fixed length, as a
+real long call has."""
 HANG_SECONDS = 60.0
 """A generous deadline, only so that a broken server fails the test instead of hanging it."""
+
+LENGTHS = [
+    pytest.param(None, id="until released"),
+    pytest.param(RUN_SECONDS, id=f"{RUN_SECONDS} s", marks=pytest.mark.slow),
+]
+"""How long the long call lasts: by default until the test has seen what it waited for (then
+it releases the call, so the call cannot end before the test looked, however loaded the
+machine); in the slow variant RUN_SECONDS, whatever the test is doing."""
 
 MODES = {"lane per session": (), "shared record": ("--shared-record",)}
 
@@ -70,13 +80,24 @@ def run_args(code: str) -> dict[str, Any]:
     return {"op": "run", "engine": "python", "code": code}
 
 
-def sleeping_script(marker: str, seconds: float = RUN_SECONDS, unless: Path | None = None) -> str:
+def sleeping_script(marker: str, seconds: float = RUN_SECONDS, until: Path | None = None) -> str:
     """A run that leaves a setsid child and a double-forked daemon holding ``marker``, then
-    sleeps ``seconds`` (not at all once the file ``unless`` exists) and prints done."""
+    sleeps ``seconds`` (or less: until the file ``until`` exists) and prints done."""
     wait = f"time.sleep({seconds})"
-    if unless is not None:
-        wait = f"if not os.path.exists({str(unless)!r}):\n    {wait}"
+    if until is not None:
+        wait = (
+            f"end = time.monotonic() + {seconds}\n"
+            f"while not os.path.exists({str(until)!r}) and time.monotonic() < end:\n"
+            "    time.sleep(0.02)"
+        )
     return escaping_script(marker, f"{wait}\nprint('done', flush=True)")
+
+
+def long_script(marker: str, length: float | None, release: Path) -> str:
+    """The long run of a LENGTHS variant: RUN_SECONDS, or until the test creates ``release``."""
+    if length is None:
+        return sleeping_script(marker, HANG_SECONDS, until=release)
+    return sleeping_script(marker, length)
 
 
 async def rows_of_tool(home: Path, title: str, tool: str, count: int) -> list[dict[str, Any]]:
@@ -93,14 +114,17 @@ async def rows_of_tool(home: Path, title: str, tool: str, count: int) -> list[di
 # -- long tools never hold the engine ---------------------------------------------------------
 
 
+@pytest.mark.parametrize("length", LENGTHS)
 @pytest.mark.parametrize("mode", MODES)
 def test_a_get_of_another_session_answers_while_a_compute_run_is_still_running(
-    tmp_path: Path, mode: str
+    tmp_path: Path, mode: str, length: float | None
 ) -> None:
-    """Issue 22, Why 2: session B's get is answered while session A's compute run (8 s) is
-    still running: its processes alive, its answer not in yet."""
+    """Issue 22, Why 2: session B's get is answered while session A's compute run is still
+    running: its processes alive, its answer not in yet. The run lasts until B's answer is
+    in (by default) or 8 s (the slow variant)."""
     home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
     project.mkdir()
+    release = tmp_path / "release"
     options = serve_options(project, *MODES[mode])
     with http_server(home, serve_env(), extra=options) as url:
 
@@ -113,7 +137,8 @@ def test_a_get_of_another_session_answers_while_a_compute_run_is_still_running(
                 ran: dict[str, Any] = {}
 
                 async def run_in_a() -> None:
-                    ran.update(await call(a, "compute", run_args(sleeping_script(marker))))
+                    code = long_script(marker, length, release)
+                    ran.update(await call(a, "compute", run_args(code)))
 
                 async with anyio.create_task_group() as tasks:
                     tasks.start_soon(run_in_a)
@@ -122,6 +147,7 @@ def test_a_get_of_another_session_answers_while_a_compute_run_is_still_running(
                         got = await call(b, "get", {"name": "x"})
                     a_answered = bool(ran)
                     alive = await anyio.to_thread.run_sync(wait_until_some_with, marker, 2, 0.0)
+                    release.touch()
                 return got, a_answered, alive, ran
 
         got, a_answered, alive, ran = anyio.run(main)
@@ -137,16 +163,18 @@ def test_a_get_of_another_session_answers_while_a_compute_run_is_still_running(
         assert [r["tool"] for r in rows["record of A"]][-3:] == ["set", "get", "compute"]
 
 
+@pytest.mark.parametrize("length", LENGTHS)
 @pytest.mark.parametrize("mode", MODES)
 def test_a_get_of_another_session_answers_while_a_lookup_waits_on_a_slow_provider(
-    tmp_path: Path, mode: str, provider: FakeAnthropic
+    tmp_path: Path, mode: str, length: float | None, provider: FakeAnthropic
 ) -> None:
-    """Issue 22, Why 2: session A's lookup waits on a provider that holds its search turn 8 s;
-    session B's get is answered meanwhile, and A's lookup then lands in A's record."""
+    """Issue 22, Why 2: session A's lookup waits on a provider that holds its search turn
+    (until B's answer is in, by default; 8 s in the slow variant); session B's get is
+    answered meanwhile, and A's lookup then lands in A's record."""
     provider.clear()
     provider.script.sources = [Source("https://en.wikipedia.org/wiki/Copper", "Copper")]
     provider.script.extract_text = reply_json("Copper's density is 8.96 g/cm3.", [0])
-    provider.script.search_delay = RUN_SECONDS
+    provider.script.search_delay = HANG_SECONDS if length is None else length
     home, project = tmp_path / "home", tmp_path / "proj"
     project.mkdir()
     options = serve_options(project, *MODES[mode])
@@ -171,6 +199,7 @@ def test_a_get_of_another_session_answers_while_a_lookup_waits_on_a_slow_provide
                             await anyio.sleep(0.05)  # the lookup is waiting on the provider
                         got = await call(b, "get", {"name": "x"})
                     a_answered = bool(found)
+                    provider.release()
                 return got, a_answered, found
 
         got, a_answered, found = anyio.run(main)
@@ -181,11 +210,16 @@ def test_a_get_of_another_session_answers_while_a_lookup_waits_on_a_slow_provide
     assert [r["tool"] for r in rows if r["tool"] == "search"] == ["search"]
 
 
-def test_two_parallel_calls_of_one_session_both_proceed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("length", LENGTHS)
+def test_two_parallel_calls_of_one_session_both_proceed(
+    tmp_path: Path, length: float | None
+) -> None:
     """Issue 22 (models issue parallel tool calls): an eval of the same session is answered
-    while its compute run is still running, and both rows land in its record."""
+    while its compute run is still running, and both rows land in its record. The run lasts
+    until the eval's answer is in (by default) or 8 s (the slow variant)."""
     home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
     project.mkdir()
+    release = tmp_path / "release"
     with http_server(home, serve_env(), extra=serve_options(project)) as url:
 
         async def main() -> tuple[dict[str, Any], bool, dict[str, Any]]:
@@ -195,7 +229,8 @@ def test_two_parallel_calls_of_one_session_both_proceed(tmp_path: Path) -> None:
                 ran: dict[str, Any] = {}
 
                 async def run() -> None:
-                    ran.update(await call(a, "compute", run_args(sleeping_script(marker))))
+                    code = long_script(marker, length, release)
+                    ran.update(await call(a, "compute", run_args(code)))
 
                 async with anyio.create_task_group() as tasks:
                     tasks.start_soon(run)
@@ -203,6 +238,7 @@ def test_two_parallel_calls_of_one_session_both_proceed(tmp_path: Path) -> None:
                     with anyio.fail_after(HANG_SECONDS):
                         evaluated = await call(a, "eval", {"formula": "2*@V", "target": "W"})
                     run_answered = bool(ran)
+                    release.touch()
                 return evaluated, run_answered, ran
 
         evaluated, run_answered, ran = anyio.run(main)
@@ -225,7 +261,7 @@ def test_a_cancelled_compute_run_leaves_no_process_and_a_cancelled_row_and_a_ret
     home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
     project.mkdir()
     quick = tmp_path / "quick-now"
-    code = sleeping_script(marker, unless=quick)
+    code = sleeping_script(marker, until=quick)
     with http_server(home, serve_env(), extra=serve_options(project)) as url:
 
         async def main() -> tuple[bool, list[int], list[dict[str, Any]], dict[str, Any]]:
@@ -393,18 +429,29 @@ def test_a_cancellation_arriving_after_the_row_was_written_leaves_the_row_as_wri
 # -- progress ---------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "length",
+    [
+        pytest.param(None, id="until it reported running"),
+        pytest.param(7, id="7 s", marks=pytest.mark.slow),
+    ],
+)
 def test_a_compute_run_reports_its_start_its_progress_and_its_end_to_the_progress_callback(
-    tmp_path: Path,
+    tmp_path: Path, length: float | None
 ) -> None:
     """Issue 22, Progress: with a progressToken (the SDK sends one with a progress callback)
     a run reports started, still running every few seconds, and how it ended, in order, the
-    progress value rising each time."""
+    progress value rising each time. The run lasts until the callback has had its first
+    still-running report (by default) or 7 s, two of them (the slow variant)."""
     home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
     project.mkdir()
+    release = tmp_path / "release"
     seen: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append((progress, total, message))
+        if "still running after" in (message or ""):
+            release.touch()
 
     with http_server(home, serve_env(), extra=serve_options(project)) as url:
 
@@ -414,7 +461,7 @@ def test_a_compute_run_reports_its_start_its_progress_and_its_end_to_the_progres
                 with anyio.fail_after(HANG_SECONDS):
                     result = await client.call_tool(
                         "compute",
-                        run_args(sleeping_script(marker, seconds=7)),
+                        run_args(long_script(marker, length, release)),
                         progress_callback=on_progress,
                     )
                 return receipt_of(result)
