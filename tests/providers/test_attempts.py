@@ -3,12 +3,14 @@ only while time is left, through the official SDKs against the fakes on loopback
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 
 import pytest
 
 from provider_fakes import FakeAnthropic, FakeOpenAI
+from reckoner.host.calls import CallControl, calling
 from reckoner.providers.chat import Client, open_client
 from reckoner.providers.config import endpoint
 from reckoner.providers.failures import ProviderFailure
@@ -53,4 +55,34 @@ def test_a_request_refused_for_its_key_is_not_retried(fake: Fake) -> None:
     fake.script.search_status = 401
     with pytest.raises(ProviderFailure, match="refused the API key"):
         _client(fake).web_search("m", "system", "question", within=30.0)
+    assert len(fake.searches()) == 1
+
+
+def test_a_cancelled_call_sends_no_retry(fake: Fake) -> None:
+    """Issue 22: a lookup stops at once when its client cancels, and the worker still
+    waiting on the provider must not spend a second request after that: the first attempt
+    fails retryably after the cancel, and no retry reaches the provider."""
+    fake.script.search_status = 503
+    fake.script.search_delay = 1.0  # the cancel lands while the first attempt is out
+    control = CallControl()
+    timer = threading.Timer(0.3, control.cancel)
+    timer.start()
+    began = time.monotonic()
+    with calling(control), pytest.raises(ProviderFailure, match=r"HTTP 503"):
+        _client(fake).web_search("m", "system", "question", within=30.0)
+    timer.join()
+    assert time.monotonic() - began < 5.0  # no back-off slept through, no second attempt
+    assert len(fake.searches()) == 1
+
+
+def test_a_cancel_during_the_back_off_ends_it_without_a_retry(fake: Fake) -> None:
+    """The pause before a retry is cut short by the cancel, and the retry is not sent."""
+    fake.script.search_status = 503
+    control = CallControl()
+    with calling(control):
+        timer = threading.Timer(0.2, control.cancel)  # inside the 0.5 s back-off
+        timer.start()
+        with pytest.raises(ProviderFailure, match=r"HTTP 503"):
+            _client(fake).web_search("m", "system", "question", within=30.0)
+        timer.join()
     assert len(fake.searches()) == 1

@@ -4,6 +4,8 @@ Without a time limit the SDK's own timeout and retries apply, as the client was 
 one (a lookup's deadline), each attempt's timeout is the client's or the time left, whichever
 is smaller, and the SDK's retries are turned off for that request so that the retries here
 are the only ones: an SDK retry would start a fresh full timeout after the time ran out.
+A call its client cancelled sends no further attempt: the lookup waiting on this request has
+stopped already, and a retry would spend a request whose answer nobody reads.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from reckoner.host.calls import current_call
 
 from .config import Endpoint
 from .failures import Asked, ProviderFailure, sdk_failure
@@ -38,10 +42,11 @@ def send_within(
         except Exception as error:
             raise failure(error, timeout) from None
     end = time.monotonic() + within
+    cancelled = current_call().cancelled
     last: ProviderFailure | None = None
     for attempt in range(retries + 1):
         wait = min(timeout, end - time.monotonic())
-        if wait <= 0:
+        if wait <= 0 or cancelled.is_set():
             break
         try:
             return send(client.with_options(timeout=wait, max_retries=0))
@@ -51,7 +56,7 @@ def send_within(
             raise last
         pause = min(RETRY_PAUSE_S * 2**attempt, end - time.monotonic())
         if attempt < retries and pause > 0:
-            time.sleep(pause)
+            cancelled.wait(pause)  # the back-off, cut short by a cancellation
     if last is not None:
         raise last
     raise ProviderFailure(
