@@ -20,8 +20,8 @@ from reckoner.articles.fact_model import ArticleRefusal
 from reckoner.articles.facts import collect_facts
 from reckoner.articles.mathtex import _shape_latex, clear_caches, formula_latex, identifier
 from reckoner.articles.numbers import cut, cut_all
-from reckoner.articles.pause import collector_paused
 from reckoner.articles.writers.template import render
+from reckoner.host.collector import collector_paused
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ subnormals, the largest doubles, and numbers rounded past them.
 
 from __future__ import annotations
 
-import gc
 import math
 import sys
 
@@ -155,22 +154,3 @@ def test_c_text_is_read_back_as_each_number_alone(xs: list[float], digits: int) 
     got = rendering._read_back(text, len(xs))
     assert np.array_equal(got, np.array([float(t) for t in text.split()]), equal_nan=True)
     assert rendering._read_back("1_5 2.5", 2).tolist() == [15.0, 2.5]
-
-
-def test_the_collector_resumes_as_it_was_after_a_large_reading() -> None:
-    """The cycle collector waits while a large array's reading is built, then runs again
-    if it ran before (and stays off if its owner had turned it off), failure or not."""
-    rows = parse_value({"array": [[k + 0.5, 1.5] for k in range(5000)]})
-    assert not isinstance(rows, Failure)
-    assert gc.isenabled()
-    shown = render_value(rows, "rect", 3, None)
-    assert not isinstance(shown, Failure) and shown["text"][4999][0] == "5.00e3+0.00i"
-    assert gc.isenabled()
-    refused = render_value(rows, "polar", 3, "metre")  # refused: the wrong vector
-    assert isinstance(refused, Failure) and gc.isenabled()
-    gc.disable()
-    try:
-        render_value(rows, None, 3, None)
-        assert not gc.isenabled()
-    finally:
-        gc.enable()

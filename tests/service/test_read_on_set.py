@@ -3,9 +3,11 @@ replay, the article facts and the CLI."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +19,7 @@ from reckoner import Engine
 from reckoner.articles.facts import collect_facts
 from reckoner.contract.codes import ErrorCode
 from reckoner.contract.limits import MAX_READINGS
+from reckoner.host import collector
 
 # (value set, one reading): every value kind, with a unit, a form, digits and a dim claim.
 SET_READS: list[tuple[dict[str, Any], dict[str, Any]]] = [
@@ -274,3 +277,52 @@ def test_cli_call_takes_read_on_set_and_read_lists(tmp_path: Path) -> None:
     both = call("eval", {"formula": "@T", "target": "U", "read": [{"unit": "degF"}, {"unit": "K"}]})
     assert [item["unit"] for item in both["value"]] == ["degF", "K"]
     assert call("set", {"name": "T", "value": None, "read": {}})["code"] == "ENGINE_INVALID_ARGS"
+
+
+def _collections_during(action: Any) -> int:
+    """How many cycle collections start while ``action`` runs."""
+    started: list[str] = []
+
+    def seen(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            started.append(phase)
+
+    gc.callbacks.append(seen)
+    try:
+        action()
+    finally:
+        gc.callbacks.remove(seen)
+    return len(started)
+
+
+def test_a_large_reading_is_built_with_the_cycle_collector_waiting(engine: Engine) -> None:
+    """Issue 27 (no call over 2 s): a get of 5,000 complex rows builds ten thousand lists,
+    none in a cycle; the collector waits while they are built (reckoner.host.collector) and
+    runs again afterwards.
+    Spec: docs/decisions/engine-readings.md."""
+    engine.call("record_start", {"title": "Large reading"})
+    rows = [[k + 0.5, 1.5] for k in range(5_000)]
+    assert engine.call("set", {"name": "z", "value": {"array": rows}})["ok"]
+    asked = {"name": "z", "form": "rect", "digits": 3}
+    gc.collect()
+    paused = _collections_during(lambda: engine.call("get", asked))
+    assert gc.isenabled()
+    # The same get with the pause taken away: the collections the pause saves. (The pause
+    # defers one: the first allocation after it may start a pass, within the same call.)
+    with patch.object(collector, "gc", _NoPause()):
+        gc.collect()
+        unpaused = _collections_during(lambda: engine.call("get", asked))
+    assert paused <= 1 < unpaused, (paused, unpaused)
+
+
+class _NoPause:
+    """The gc module as the collector owner sees it, with disable() doing nothing."""
+
+    def isenabled(self) -> bool:
+        return gc.isenabled()
+
+    def disable(self) -> None:
+        pass
+
+    def enable(self) -> None:
+        gc.enable()

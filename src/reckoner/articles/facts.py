@@ -34,9 +34,9 @@ from reckoner.articles.fact_values import (
     read_value,
     written_reading,
 )
-from reckoner.articles.pause import collector_paused
 from reckoner.articles.quantities import folded, givens
 from reckoner.compute.fact import ComputeFact, compute_fact
+from reckoner.host.collector import collector_paused
 from reckoner.lookup.fact import lookup_fact
 
 

@@ -5,7 +5,6 @@ accepts back."""
 
 from __future__ import annotations
 
-import gc
 import math
 from collections.abc import Callable
 from typing import Any, TypeAlias
@@ -36,7 +35,7 @@ from .quoting import (
 from .scalars import Scalar, is_complex
 from .stored_values import json_number, json_numbers, stored_number
 from .tagged_input import parse_dim
-from .values import Element, Obj, Payload, RealArray, Value, show_number
+from .values import Element, Obj, Payload, Quantity, RealArray, Value, show_number
 
 
 class RenderOptions:
@@ -117,27 +116,19 @@ def render(value: Value, options: RenderOptions) -> dict[str, JSON]:
         dim_out = options.dim_raw
     else:
         dim_out = dims.first_name(value.vector) or dims.integers(value.vector)
-    return {**_large_payload_form(value.payload, options), **unit_out, "dim": dim_out}
+    return {**_payload_form(value.payload, options), **unit_out, "dim": dim_out}
 
 
 _LARGE_ARRAY = 4096
 
 
-def _large_payload_form(payload: Payload, options: RenderOptions) -> Tagged:
-    """`_payload_form`, the cycle collector paused for a large array: a reading of 500,000
-    rows builds a million lists, none in a cycle, and the collections their allocations
-    set off walk them and every slot each time, which cost more than building them (a
-    third of such a get). The collector resumes if it ran before; a pause another thread
-    holds may end early, never late (the pattern of the record replay's)."""
-    if not (isinstance(payload, np.ndarray | list) and len(payload) >= _LARGE_ARRAY):
-        return _payload_form(payload, options)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _payload_form(payload, options)
-    finally:
-        if collecting:
-            gc.enable()
+def builds_many_objects(value: Value) -> bool:
+    """True when reading the value builds an object per element of a large array: a
+    reading of 500,000 rows builds a million lists, none in a cycle, and the collections
+    their allocations set off walk them and every slot each time, which cost more than
+    building them (a third of such a get). The service pauses the collector for these."""
+    payload = value.payload if isinstance(value, Quantity) else None
+    return isinstance(payload, np.ndarray | list) and len(payload) >= _LARGE_ARRAY
 
 
 def _payload_form(payload: Payload, options: RenderOptions) -> Tagged:

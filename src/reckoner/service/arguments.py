@@ -18,7 +18,9 @@ from reckoner.contract.refusal import Refusal
 from reckoner.contract.registry import PRESET_TOOL_BY_NAME
 from reckoner.core import ErrorCode, Failure
 from reckoner.core.api import check_name, guarded
-from reckoner.core.rendering import RenderOptions, render
+from reckoner.core.rendering import RenderOptions, builds_many_objects, render
+from reckoner.core.values import Value
+from reckoner.host.collector import collector_paused
 from reckoner.units import resolve_unit
 
 # Derived from the one contract (reckoner.contract): each tool's argument keys, in order.
@@ -181,16 +183,25 @@ def _read_object(read: Any, where: str) -> dict[str, Any]:
     return read
 
 
+def rendered(value: Value, options: RenderOptions) -> Any:
+    """The value rendered as a reading; the cycle collector waits while a large array's
+    elements are built (`builds_many_objects`), since none of them is in a cycle."""
+    if not builds_many_objects(value):
+        return render(value, options)
+    with collector_paused():
+        return render(value, options)
+
+
 def reading(value: Any, asked: Readings, tool: str) -> Any:
     """The value as get renders it with each reading's options: one, or a list in order. A
     listed reading that cannot be rendered is named by its place, so the model knows which
     of its units to change."""
     options, listed = asked
     if not listed:
-        return settled(guarded(partial(render, value, options[0])))
+        return settled(guarded(partial(rendered, value, options[0])))
     shown = []
     for index, each in enumerate(options):
-        outcome = guarded(partial(render, value, each))
+        outcome = guarded(partial(rendered, value, each))
         if isinstance(outcome, Failure):
             where = f"{_READ_WHERE[tool]}[{index}]"
             raise Refusal(outcome.code, f"{where}: {outcome.message}")

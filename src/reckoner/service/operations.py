@@ -15,7 +15,6 @@ from reckoner.contract.checks import describe_json
 from reckoner.contract.refusal import Refusal
 from reckoner.core import ErrorCode, Failure, stored
 from reckoner.core.api import as_failure, compile_formula, parse_value, run_program
-from reckoner.core.rendering import render
 from reckoner.units import resolve_unit
 
 from .arguments import (
@@ -27,6 +26,7 @@ from .arguments import (
     reading,
     readings,
     refused,
+    rendered,
     settled,
     text_arg,
     units_written,
@@ -114,10 +114,10 @@ class Operations:
             )
         value = slot.value if slot.value is not None else self._materialize(name)
         try:
-            rendered = render(value, options)
+            shown = rendered(value, options)
         except Exception as error:
             raise refused(as_failure(error)) from None
-        return {"ok": True, "name": name, "value": rendered}, {"name": name, "value": rendered}
+        return {"ok": True, "name": name, "value": shown}, {"name": name, "value": shown}
 
     def eval(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
         formula = args.get("formula")

@@ -9,7 +9,6 @@ second reader, since orjson refuses it.
 
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 import orjson
 
 from reckoner import wire
+from reckoner.host.collector import collector_paused
 
 FORMAT_VERSION = 1
 
@@ -106,9 +106,7 @@ def parse_lines(data: bytes) -> ParsedRecord:
     dropped = 0
     # Parsed JSON holds no reference cycles, yet a million new dicts trigger collector passes
     # over the whole growing heap; pausing the collector for the loop halves a large replay.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         for line in lines[first_row:]:
             try:
                 value = loads(line)
@@ -122,9 +120,6 @@ def parse_lines(data: bytes) -> ParsedRecord:
                 keep(value)
             else:
                 dropped += 1
-    finally:
-        if collecting:
-            gc.enable()
     return ParsedRecord(
         header_version=header_version, rows=rows, ends_cleanly=ends_cleanly, dropped=dropped
     )

@@ -32,10 +32,10 @@ from reckoner.articles.fact_model import (
 from reckoner.articles.figures import figure_blocks
 from reckoner.articles.markup import Markup, markup_for
 from reckoner.articles.mathtex import formula_latex, identifier
-from reckoner.articles.pause import collector_paused
 from reckoner.articles.quantities import Given
 from reckoner.articles.writers.base import Draft
 from reckoner.compute.fact import ComputeFact, Ending
+from reckoner.host.collector import collector_paused
 from reckoner.lookup.fact import LookupFact
 
 _LABELS: dict[str, dict[str, str]] = {

@@ -1,10 +1,11 @@
-"""When the cycle collector waits: while an article's facts and template text are built.
+"""When Python's cycle collector waits: the one owner of pausing it.
 
-Both steps make tens of thousands of small objects that hold no cycles, while the parsed
-record (hundreds of thousands of live objects) is in memory; each collection the allocations
-set off walks the whole record and finds nothing. So the collector waits for the length of
-these bounded, pure steps and resumes as it was. Nested and concurrent holders (the panel
-runs jobs on threads) share one pause; the last one out restores the collector.
+Some bounded steps make hundreds of thousands of small objects that hold no cycles: a record
+file parsed row by row, an article's facts and template text, the reading of a large array.
+Each collection their allocations set off walks the whole growing heap and finds nothing, so
+the collector waits for the length of such a step and resumes as it was. Nested and
+concurrent holders (the server and the panel run calls on threads) share one pause; the last
+one out restores the collector, so no holder turns it back on under another.
 """
 
 from __future__ import annotations
