@@ -89,11 +89,11 @@ def test_distinct_maximum_length_formulas_stay_under_the_memory_ceiling() -> Non
 
 
 def test_formulas_sent_in_two_spellings_stay_under_the_memory_ceiling() -> None:
-    """Issue 27's shape cache: each of 150 distinct maximum-length formulas sent twice, in
+    """Issue 27's shape cache: each of 50 distinct maximum-length formulas sent twice, in
     two spellings, so each pins its plain program and its shape's shared body; both caches
-    stay within their bounds and the process under the same ceiling.
-    Spec: docs/reference/limits.md (issue 8), docs/decisions/eval-speed.md."""
-    _check(150, spellings=2)
+    (room for about 24 such formulas each) stay within their bounds and the process under
+    the same ceiling. Spec: docs/reference/limits.md (issue 8), docs/decisions/eval-speed.md."""
+    _check(50, spellings=2)
 
 
 @pytest.mark.slow
