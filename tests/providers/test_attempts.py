@@ -11,6 +11,7 @@ import pytest
 
 from provider_fakes import FakeAnthropic, FakeOpenAI
 from reckoner.host.calls import CallControl, calling
+from reckoner.providers import attempts
 from reckoner.providers.chat import Client, open_client
 from reckoner.providers.config import endpoint
 from reckoner.providers.failures import ProviderFailure
@@ -58,31 +59,54 @@ def test_a_request_refused_for_its_key_is_not_retried(fake: Fake) -> None:
     assert len(fake.searches()) == 1
 
 
+def _cancel_once_asked(fake: Fake, control: CallControl) -> threading.Thread:
+    """Cancel the call as soon as the fake has taken its first search request."""
+
+    def watch() -> None:
+        deadline = time.monotonic() + 30
+        while not fake.searches() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        control.cancel()
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    return thread
+
+
 def test_a_cancelled_call_sends_no_retry(fake: Fake) -> None:
     """Issue 22: a lookup stops at once when its client cancels, and the worker still
-    waiting on the provider must not spend a second request after that: the first attempt
-    fails retryably after the cancel, and no retry reaches the provider."""
+    waiting on the provider must not spend a second request after that: the cancel lands
+    while the first attempt is out, that attempt fails retryably, and no retry is sent."""
     fake.script.search_status = 503
-    fake.script.search_delay = 1.0  # the cancel lands while the first attempt is out
+    fake.script.search_delay = 1.0  # the first attempt is still out when the cancel lands
     control = CallControl()
-    timer = threading.Timer(0.3, control.cancel)
-    timer.start()
-    began = time.monotonic()
+    watcher = _cancel_once_asked(fake, control)
     with calling(control), pytest.raises(ProviderFailure, match=r"HTTP 503"):
         _client(fake).web_search("m", "system", "question", within=30.0)
-    timer.join()
-    assert time.monotonic() - began < 5.0  # no back-off slept through, no second attempt
+    watcher.join(30)
     assert len(fake.searches()) == 1
 
 
-def test_a_cancel_during_the_back_off_ends_it_without_a_retry(fake: Fake) -> None:
-    """The pause before a retry is cut short by the cancel, and the retry is not sent."""
+def test_a_cancel_during_the_back_off_ends_it_without_a_retry(
+    fake: Fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pause before a retry waits on the cancel: with a 30 s back-off, a cancel after
+    the first failure ends the call at once (well within the pause) and sends no retry."""
+    monkeypatch.setattr(attempts, "RETRY_PAUSE_S", 30.0)
     fake.script.search_status = 503
     control = CallControl()
-    with calling(control):
-        timer = threading.Timer(0.2, control.cancel)  # inside the 0.5 s back-off
-        timer.start()
-        with pytest.raises(ProviderFailure, match=r"HTTP 503"):
-            _client(fake).web_search("m", "system", "question", within=30.0)
-        timer.join()
+    watcher = _cancel_once_asked(fake, control)
+    began = time.monotonic()
+    with calling(control), pytest.raises(ProviderFailure, match=r"HTTP 503"):
+        _client(fake).web_search("m", "system", "question", within=60.0)
+    watcher.join(30)
+    assert time.monotonic() - began < 20  # the 30 s back-off was cut short
     assert len(fake.searches()) == 1
+
+
+def test_a_call_cancelled_before_its_request_sends_none_and_says_so(fake: Fake) -> None:
+    control = CallControl()
+    control.cancel()
+    with calling(control), pytest.raises(ProviderFailure, match="cancelled before"):
+        _client(fake).web_search("m", "system", "question", within=30.0)
+    assert fake.searches() == []

@@ -59,6 +59,10 @@ def send_within(
             cancelled.wait(pause)  # the back-off, cut short by a cancellation
     if last is not None:
         raise last
+    if cancelled.is_set():
+        raise ProviderFailure(
+            "the call was cancelled before its provider request was sent", fix="call again"
+        )
     raise ProviderFailure(
         f"no time was left for the provider's request (within {within:.3g} s)",
         fix="allow the call more time",
