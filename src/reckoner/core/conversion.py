@@ -61,36 +61,25 @@ class UnitSpec:
             return x * m.factor if scale_only else x * m.factor + m.offset
         if self.decimal_shift is not None:
             return _shifted(x, self.decimal_shift)
-        mantissa, shift = shortest_decimal(x)
+        return _exactly(x, *self._into_terms(scale_only))
+
+    def _into_terms(self, scale_only: bool) -> tuple[int, int, int]:
+        """x*p/q + r/s over one denominator, as (p*s, r*q, q*s); an imaginary part (scale
+        only) takes no offset."""
         p, q = self.exact_factor.numerator, self.exact_factor.denominator
         r, s = (
             (0, 1) if scale_only else (self.exact_offset.numerator, self.exact_offset.denominator)
         )
-        # x*p/q + r/s over one denominator; int / int is correctly rounded.
-        if shift >= 0:
-            return _ratio(mantissa * 10**shift * p * s + r * q, q * s)
-        scale = 10**-shift
-        return _ratio(mantissa * p * s + r * q * scale, q * s * scale)
+        return p * s, r * q, q * s
 
     def reals_into_si(self, xs: list[float]) -> list[float]:
-        """`into_si` of each real of a list, the unit's integers read once: the same
-        integer arithmetic, so the same doubles (a million-element `set` in km/h)."""
+        """`into_si` of each real of a list, the unit's integers read once (a million-element
+        `set` in km/h): the same arithmetic, so the same doubles."""
         if self.table_map is not None or self.decimal_shift is not None:
             into_si = self.into_si
             return [into_si(x) for x in xs]
-        p, q = self.exact_factor.numerator, self.exact_factor.denominator
-        r, s = self.exact_offset.numerator, self.exact_offset.denominator
-        ps, rq, qs = p * s, r * q, q * s
-        converted: list[float] = []
-        keep = converted.append
-        for x in xs:
-            mantissa, shift = shortest_decimal(x)
-            if shift >= 0:
-                keep(_ratio(mantissa * 10**shift * ps + rq, qs))
-            else:
-                scale = 10**-shift
-                keep(_ratio(mantissa * ps + rq * scale, qs * scale))
-        return converted
+        ps, rq, qs = self._into_terms(False)
+        return [_exactly(x, ps, rq, qs) for x in xs]
 
     def out_of_si(self, x: float, *, scale_only: bool = False) -> float:
         """An SI number in this unit, converted the same exact way."""
@@ -120,6 +109,16 @@ def shortest_decimal(x: float) -> tuple[int, int]:
         exponent = int(power)
     whole, _, fraction = text.partition(".")
     return int(whole + fraction), exponent - len(fraction)
+
+
+def _exactly(x: float, ps: int, rq: int, qs: int) -> float:
+    """(x*p*s + r*q) / (q*s) with x at its shortest decimal spelling, in integers, rounded
+    once (int / int is correctly rounded)."""
+    mantissa, shift = shortest_decimal(x)
+    if shift >= 0:
+        return _ratio(mantissa * 10**shift * ps + rq, qs)
+    scale = 10**-shift
+    return _ratio(mantissa * ps + rq * scale, qs * scale)
 
 
 def _power_of_ten(factor: Fraction) -> int | None:
