@@ -1,7 +1,8 @@
 """Issue 27, "Fresh text faster than pint": a formula whose tokens match an earlier formula's
-is served from the shape cache (reckoner.core.shapes), whatever its whitespace, and answers
-exactly what a fresh compile of its own text answers: the same value bit for bit, the same
-slots read, and the same refusal sentence naming its own character positions.
+but for its slot names is served from the shape cache (reckoner.core.shapes), whatever its
+whitespace, and answers exactly what a fresh compile of its own text answers: the same value
+bit for bit, the same slots read, and the same refusal sentence naming its own slots and its
+own character positions.
 Spec: docs/guide/formulas.md (positions are characters of the formula, counted from 1)."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from reckoner.core import api, shapes
 from reckoner.core.api import Evaluated, as_failure, evaluate, run_program, stored
 from reckoner.core.compiler import compile_tree
 from reckoner.core.errors import EngineError, Failure
-from reckoner.core.lexer import KIND, TEXT, T, tokenize
+from reckoner.core.lexer import KIND, POS, TEXT, T, tokenize
 from reckoner.core.notation import BY_NAME
 from reckoner.core.parser import parse
 
@@ -163,17 +164,17 @@ def test_the_shape_cache_holds_at_most_its_entry_count() -> None:
     """Issue 27: an LRU with a fixed entry count, whatever the entries' size."""
     cache = shapes.ShapeCache(characters=10**9, entries=50, texts=10**6)
     for i in range(200):
-        cache.program(f"@s{i}+1")
+        cache.program(f"@s+{i}")
     assert len(cache.shapes.programs) == 50
     # Least recently used first out: the newest fifty are kept.
-    assert "@s199+1" in cache.shapes.programs and "@s149+1" not in cache.shapes.programs
+    assert "@+199" in cache.shapes.programs and "@+149" not in cache.shapes.programs
 
 
 def test_the_shape_cache_holds_at_most_its_characters() -> None:
     """Issue 8's bound: the shapes' text plus a fixed overhead an entry, counted exactly."""
     cache = shapes.ShapeCache(characters=2_000, entries=10**6, texts=10**6)
     for i in range(500):
-        cache.program(f"@slot_number_{i}*2+@other")
+        cache.program(f"@slot_number*{i}+@other")
     held = cache.shapes.held
     assert held <= 2_000
     assert held == sum(len(key) + shapes.PROGRAM_ENTRY_OVERHEAD for key in cache.shapes.programs)
@@ -183,10 +184,10 @@ def test_a_shape_used_again_outlives_newer_shapes() -> None:
     """Least recently used, not first in: a hit moves its shape to the young end."""
     cache = shapes.ShapeCache(characters=10**9, entries=2, texts=10**6)
     cache.program("@a+1")
-    cache.program("@b+1")
-    cache.program("@a + 1")  # a hit: @a's shape becomes the most recently used
-    cache.program("@c+1")
-    assert list(cache.shapes.programs) == ["@a+1", "@c+1"]
+    cache.program("@a+2")
+    cache.program("@b + 1")  # a hit: the shape of @a+1 becomes the most recently used
+    cache.program("@a+3")
+    assert list(cache.shapes.programs) == ["@+1", "@+3"]
 
 
 def test_whitespace_that_keeps_two_pieces_apart_is_part_of_the_shape() -> None:
@@ -243,7 +244,7 @@ def test_a_shape_met_once_is_compiled_the_plain_way_and_shared_from_its_second_s
         for text in ("@V*@R+1", "@V * @R + 1", "@V*@R +1", " @V*@R+1 ")
     ]
     assert counts == [1, 1, 0, 0]
-    assert type(cache.shapes.programs["@V*@R+1"]) is shapes.Shape
+    assert type(cache.shapes.programs["@*@+1"]) is shapes.Shape
 
 
 def test_threads_sharing_a_small_cache_each_get_their_own_texts_answer() -> None:
@@ -311,3 +312,90 @@ def test_a_key_evicted_by_another_thread_while_it_is_put_again_is_kept_and_count
     cache.put("@a+1", 2)
     assert cache.programs == {"@a+1": 2}
     assert cache.held == len("@a+1") + shapes.PROGRAM_ENTRY_OVERHEAD
+
+
+def _renamed(text: str, names: list[str]) -> str:
+    """The formula with its slot references renamed in turn from `names` (its tokens and
+    whitespace otherwise kept), or the text itself when the scanner refuses it."""
+    try:
+        tokens = tokenize(text, frozenset(BY_NAME))
+    except EngineError:
+        return text
+    pieces, end, count = [], 0, 0
+    for token in tokens[:-1]:
+        if token[KIND] is T.SLOT:
+            pieces.append(text[end : token[POS]] + "@" + names[count % len(names)])
+            end = token[POS] + 1 + len(token[TEXT])
+            count += 1
+    return "".join(pieces) + text[end:]
+
+
+slot_names = st.lists(st.sampled_from([*SLOTS, "missing", "other_missing"]), min_size=1)
+
+
+@given(expressions, slot_names, st.lists(whitespace_runs, min_size=1, max_size=8))
+def test_a_formula_with_other_slot_names_answers_what_a_fresh_compile_of_its_own_text_answers(
+    formula: str, names: list[str], runs: list[str]
+) -> None:
+    """Decision (docs/decisions/eval-speed.md): slot names are parameters of a shape. The
+    first two texts make the shape; the renamed one, respaced too, is served from it and
+    must answer exactly what compiling it alone answers: its own slots read, its own
+    missing slots named, values bit for bit."""
+    respaced = _respaced(formula, runs) or formula
+    renamed = _renamed(formula, names)
+    for text in (formula, respaced, renamed, _renamed(respaced, names)):
+        assert _answer(evaluate(text, SLOTS)) == _answer(_fresh(text)), text
+
+
+def test_a_formula_with_other_slot_names_is_served_from_the_shape_without_compiling() -> None:
+    """`@V1/@R1`, then `@V2/@R2`: the third text of that shape, with names of its own,
+    compiles nothing, reads its own slots, and a missing one is named by its own name."""
+    slots = {**SLOTS, "V1": SLOTS["V"], "R1": SLOTS["R"], "V2": SLOTS["V"], "R2": SLOTS["R"]}
+    cache = shapes.ShapeCache(characters=10**6, entries=100, texts=10**6)
+    counts = [
+        _compiles_while(lambda text=text: cache.program(text))
+        for text in ("@V1/@R1", "@V2 / @R2", "@R/@V", "@V / @nowhere")
+    ]
+    assert counts == [1, 1, 0, 0]
+    swapped = run_program(cache.program("@R/@V"), slots)
+    assert isinstance(swapped, Evaluated)
+    assert list(swapped.reads) == ["R", "V"]
+    assert _answer(swapped) == _answer(_fresh_with("@R/@V", slots))
+    missing = run_program(cache.program("@V / @nowhere"), slots)
+    assert isinstance(missing, Failure)
+    assert "the slot @nowhere at character 6 does not exist" in missing.message, missing.message
+    assert missing == _fresh_with("@V / @nowhere", slots)
+
+
+def test_one_slot_read_twice_and_two_slots_share_a_shape_and_answer_each_their_own() -> None:
+    """`@a*@a` and `@V*@R` have one shape; each text reads what its own names say."""
+    for text in ("@V*@R", "@R * @V", "@V*@V", "@R * @R", "@V*@missing"):
+        assert _answer(evaluate(text, SLOTS)) == _answer(_fresh(text)), text
+
+
+def test_a_bare_at_sign_is_never_served_from_the_shape_of_a_slot_reference() -> None:
+    """`@ +@b` holds an '@' that starts no slot (the scanner refuses it); without its names
+    counted it would read as the shape of `@a+@b`. It must get the scanner's refusal."""
+    evaluate("@V+@R", SLOTS)
+    evaluate("@R + @V", SLOTS)
+    for text in ("@ +@R", "@+@R", "@V+@", "@V+@ R"):
+        assert shapes.shape_of(text) is None, text
+        result = evaluate(text, SLOTS)
+        assert isinstance(result, Failure), text
+        assert result == _fresh(text), text
+
+
+@given(st.one_of(expressions, token_soup))
+def test_the_key_finds_the_slot_names_the_scanner_reads(formula: str) -> None:
+    """A text served from a shape runs with the names its key found: for every text the
+    scanner accepts, they are its slot tokens' names in order, and its '@' count."""
+    cut = shapes.key_of(formula)
+    try:
+        tokens = tokenize(formula, frozenset(BY_NAME))
+    except EngineError:
+        return
+    scanned = tuple(token[TEXT] for token in tokens if token[KIND] is T.SLOT)
+    assert cut is not None
+    key, _, names = cut
+    assert names == scanned
+    assert key.count("@") == len(scanned)

@@ -122,7 +122,7 @@ def run_program(program: Program, slots: Mapping[str, Value]) -> Evaluated | Fai
     """Run a formula already compiled by `compile_formula`; nothing is stored."""
     try:
         frame_size = program.frame_size
-        state = Run(slots, [None] * frame_size if frame_size else NO_FRAME)
+        state = Run(slots, [None] * frame_size if frame_size else NO_FRAME, program.names)
         value = program.body(state)  # Program.run, without the call
         reads = state.reads
         if not (type(value) is Quantity and type(value.payload) is float):

@@ -66,16 +66,20 @@ _CONSTANTS: dict[str, float | complex] = {
 class Program:
     """A compiled formula: call `run(slots)` for the value and the slots read.
 
-    `marked` is the text whose token positions fill the position markers of a program
+    `names` are the formula's slot names in text order, one per reference: the body reads
+    each reference's name from them, so texts that differ only in their slot names share one
+    body. `marked` is the text whose token positions fill the position markers of a program
     compiled for a token shape (reckoner.core.shapes); None when its positions are real.
     """
 
     body: Compiled
     frame_size: int
+    names: tuple[str, ...]
     marked: str | None = None
 
     def run(self, slots: Mapping[str, Value]) -> tuple[Value, dict[str, Value]]:
-        state = Run(slots, [None] * self.frame_size if self.frame_size else NO_FRAME)
+        frame: list[Quantity | None] = [None] * self.frame_size if self.frame_size else NO_FRAME
+        state = Run(slots, frame, self.names)
         value = self.body(state)
         return value, state.reads
 
@@ -87,7 +91,8 @@ NO_FRAME: list[Quantity | None] = []
 def compile_tree(tree: Node) -> Program:
     compiler = _Compiler()
     body = compiler.compile(tree, {})
-    return Program(body, compiler.frame_size)
+    names = compiler.slot_names
+    return Program(body, compiler.frame_size, tuple(names[index] for index in range(len(names))))
 
 
 _FOLDABLE = frozenset({Chain, Binary, Unary, Call, Index, Field})
@@ -103,9 +108,10 @@ class _Compiler:
         # How many varying nodes have been compiled so far: a subtree compiled while the
         # count stayed put is made of literals and constants alone, decided without a walk.
         self._varying = 0
-        # Every @name of the formula with its position, shared by the slot readers: the
-        # first one found missing names all the missing ones at once.
-        self._slot_refs: list[tuple[str, int]] = []
+        # Every slot reference of the formula (its index and position), shared by the slot
+        # readers: the first one found missing names all the missing ones at once.
+        self._slot_refs: list[tuple[int, int]] = []
+        self.slot_names: dict[int, str] = {}  # each reference's name, by its index
         # Once a bounded form is met: every node's closure by id, from which the lanes
         # version of a bounded body takes the parts that are the same at every step.
         self._closures: dict[int, Compiled] | None = None
@@ -114,8 +120,9 @@ class _Compiler:
     def compile(self, node: Node, scope: dict[str, int]) -> Compiled:
         if isinstance(node, SlotRef):  # the commonest leaf, compiled without a further call
             self._varying += 1
-            self._slot_refs.append((node.name, node.pos))
-            compiled = _slot(node.name, node.pos, self._slot_refs)
+            self._slot_refs.append((node.index, node.pos))
+            self.slot_names[node.index] = node.name
+            compiled = _slot(node.index, node.pos, self._slot_refs)
         else:
             kind = type(node)
             before = self._varying
@@ -439,11 +446,12 @@ def _scale(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
     return apply_scaled
 
 
-def _slot(name: str, pos: int, refs: list[tuple[str, int]]) -> Compiled:
+def _slot(index: int, pos: int, refs: list[tuple[int, int]]) -> Compiled:
     def read(run: Run) -> Value:
+        name = run.names[index]
         value = run.slots.get(name)
         if value is None:
-            raise _missing_slots(run.slots, refs)
+            raise _missing_slots(run, refs)
         if name not in run.reads:
             run.reads[name] = value
             if type(value) is not Quantity or (
@@ -455,11 +463,13 @@ def _slot(name: str, pos: int, refs: list[tuple[str, int]]) -> Compiled:
     return read
 
 
-def _missing_slots(slots: Mapping[str, Value], refs: list[tuple[str, int]]) -> EngineError:
+def _missing_slots(run: Run, refs: list[tuple[int, int]]) -> EngineError:
     """The refusal for a formula reading slots that do not exist: all of them in one
     sentence, in the order the formula writes them, so one round of `set` answers it."""
+    slots, names = run.slots, run.names
     first: dict[str, int] = {}
-    for name, pos in sorted(refs, key=lambda ref: ref[1]):
+    for index, pos in sorted(refs, key=lambda ref: ref[1]):
+        name = names[index]
         if name not in slots and name not in first:
             first[name] = pos
     known = ", ".join(sorted(slots)) or "none yet"

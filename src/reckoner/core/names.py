@@ -3,7 +3,8 @@
 
 import re
 
-NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+NAME = "[A-Za-z_][A-Za-z0-9_]*"
+NAME_PATTERN = re.compile(NAME + r"\Z")
 
 
 def is_name(candidate: object) -> bool:

@@ -129,6 +129,7 @@ class _Parser:
         self.tokens = tokens
         self.i = 0
         self.depth = 0
+        self.slots = 0  # slot references read so far: tokens are read once, in text order
 
     # -- token helpers -------------------------------------------------------------------
 
@@ -265,7 +266,8 @@ class _Parser:
         # The atoms are read here, without a call to primary() for each.
         if kind is K_SLOT:
             self.i += 1
-            base: Node = SlotRef(tok[TEXT], tok[POS])
+            base: Node = SlotRef(tok[TEXT], tok[POS], self.slots)
+            self.slots += 1
         elif kind is K_NUMBER:
             self.i += 1
             base = Number(tok[VALUE], tok[TEXT], tok[POS])

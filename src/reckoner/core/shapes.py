@@ -1,26 +1,33 @@
-"""The compiled-formula caches: by exact text, and by token shape with positions as parameters.
+"""The compiled-formula caches: by exact text, and by token shape with slot names and
+positions as parameters.
 
 Agents send the same formula again and again, and often not byte for byte: a space more
-here, a newline there. A formula's meaning depends only on its tokens (kind and text, the
-literals included); its positions reach nothing but the sentences of its refusals. So a
-program is compiled once per token shape with every position written as its token's index
-past POSITION_MARK (reckoner.core.lexer), and each text of the shape gets its own `Program`
-sharing that body; a refusal raised while running it names markers, which `placed` replaces
-with the character positions of the text actually evaluated. Results are bit for bit a fresh
-compile's: the same tokens build the same tree and the same closures.
+here, a newline there, and above all their own slot names (`@V1/@R1`, then `@V2/@R2`). A
+formula's meaning depends only on its tokens; its slot names reach only the slots it reads
+(each reference reads its name from `Program.names`, by its index in text order), and its
+positions only the sentences of its refusals. So a program is compiled once per token shape,
+with every position written as its token's index past POSITION_MARK (reckoner.core.lexer),
+and each text of the shape gets its own `Program` sharing that body with its own slot names;
+a refusal raised while running it names markers, which `placed` replaces with the character
+positions of the text actually evaluated. Results are bit for bit a fresh compile's: the same
+tokens build the same tree and the same closures.
 
-The shape's key is the text without its whitespace, found in C (`str.split`). Whitespace
-changes nothing only where it stands between two tokens that read the same with or without
-it (`free_offsets`: next to punctuation, but not between a number and '.', nor before the
-'_' of `$sum_`); a text is served from a shape only when every run of its whitespace stands
-at such a place of that shape, and a shape is made only from a text whose own whitespace
-does. So every text of a shape has the shape's tokens. A text holding whitespace the scanner
-refuses (a carriage return, a no-break space), a text over MAX_FORMULA_LENGTH and a text the
-scanner or the marked parse refuses go the plain way (real positions throughout).
+The shape's key is the text with each slot reference written as a bare '@' (one regular
+expression, in C, finds the references and their names) and without its whitespace
+(`str.split`, in C). A bare '@' the scanner would refuse leaves the key with more '@' than
+names, and such a text has no shape. Whitespace changes nothing only where it stands between
+two tokens that read the same with or without it (`free_offsets`: next to punctuation, but
+not between a number and '.', nor before the '_' of `$sum_`); a text is served from a shape
+only when every run of its whitespace stands at such a place of that shape, and a shape is
+made only from a text whose own whitespace does. So every text of a shape has the shape's
+tokens but for the slot names. A text holding whitespace the scanner refuses (a carriage
+return, a no-break space), a text over MAX_FORMULA_LENGTH and a text the scanner or the
+marked parse refuses go the plain way (real positions throughout).
 
 Literals are part of the shape, not parameters: constant folding, the literal-exponent
 route of `x^2` and the lanes compiler all read a literal's value while compiling, so a
-formula with another literal is another shape and compiles afresh.
+formula with another literal is another shape and compiles afresh
+(docs/decisions/eval-speed.md).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, TypeAlias, TypeVar
 
 from reckoner.contract.limits import MAX_FORMULA_LENGTH
 
@@ -57,6 +64,7 @@ from .lexer import (
     TEXT,
     Token,
 )
+from .names import NAME
 from .parser import marked, parse, parse_tokens, scan, token_positions
 from .work import Compiled
 
@@ -78,6 +86,8 @@ _PUNCTUATION = frozenset({
     K_LBRACE, K_RBRACE, K_COMMA, K_DOT, K_EQUALS, K_ARROW,
 })  # fmt: skip
 _MARKER = re.compile("\x00([0-9]+)\x00")
+# A slot reference and its name, as the scanner reads one: '@' and a maximal name.
+_SLOT_REFERENCE = re.compile("@(" + NAME + ")")
 
 
 class BoundedCache(Generic[V]):
@@ -127,6 +137,12 @@ class Shape:
     free: frozenset[int]
 
 
+# A text's shape key, the parts between its whitespace runs (in the key's letters, a slot
+# reference one '@'), and its slot names in text order. A plain tuple: a frozen dataclass's
+# __init__ cost more than finding the key.
+Key: TypeAlias = tuple[str, list[str], tuple[str, ...]]
+
+
 def free_offsets(tokens: list[Token]) -> frozenset[int]:
     """The offsets, counted in the text without whitespace, between two tokens that the
     scanner reads the same whether whitespace stands between them or not: one of them is
@@ -145,7 +161,7 @@ def free_offsets(tokens: list[Token]) -> frozenset[int]:
             and not (before is K_NUMBER and kind is K_DOT)
         ):
             free.add(offset)
-        offset += len(token[TEXT]) + (kind is K_SLOT)  # a slot's text is its name, without @
+        offset += 1 if kind is K_SLOT else len(token[TEXT])  # a slot is one '@' in the key
         before = kind
     return frozenset(free)
 
@@ -161,18 +177,28 @@ def spaced_freely(parts: list[str], free: frozenset[int]) -> bool:
     return True
 
 
-def key_of(text: str) -> tuple[str, list[str]] | None:
-    """The text without its whitespace, and the parts between its runs; None when it has no
-    shape: over the length limit (refused as a whole), or holding whitespace other than
-    space, tab and newline, which `str.split` cuts at but the scanner refuses."""
+def key_of(text: str) -> Key | None:
+    """The text's shape key (slot references as '@', whitespace out), the parts between its
+    whitespace runs and its slot names; None when it has no shape: over the length limit
+    (refused as a whole), holding an '@' that starts no slot reference, or holding
+    whitespace other than space, tab and newline, which `str.split` cuts at but the scanner
+    refuses."""
     if len(text) > MAX_FORMULA_LENGTH:
         return None
-    parts = text.split()
+    if "@" in text:
+        pieces = _SLOT_REFERENCE.split(text)  # text, name, text, name, ..., text
+        names = tuple(pieces[1::2])
+        bare = "@".join(pieces[0::2])
+        if bare.count("@") != len(names):
+            return None
+    else:
+        names, bare = (), text
+    parts = bare.split()
     key = "".join(parts)
-    left = len(text) - len(key)  # the whitespace split took out, if any
-    if left and text.count(" ") + text.count("\t") + text.count("\n") != left:
+    left = len(bare) - len(key)  # the whitespace split took out, if any
+    if left and bare.count(" ") + bare.count("\t") + bare.count("\n") != left:
         return None
-    return key, parts
+    return key, parts, names
 
 
 def shape_of(text: str) -> str | None:
@@ -185,7 +211,7 @@ def shape_of(text: str) -> str | None:
         tokens = scan(text)
     except Exception:
         return None
-    key, parts = cut
+    key, parts, _ = cut
     return key if spaced_freely(parts, free_offsets(tokens)) else None
 
 
@@ -221,7 +247,7 @@ class ShapeCache:
         cut = key_of(text)
         if cut is None:
             return self._kept(text, compile_tree(parse(text)))
-        key, parts = cut
+        key, parts, names = cut
         shapes = self.shapes
         found = shapes.get(key, shapes)  # the cache itself stands for "never met"
         if type(found) is Shape:
@@ -232,14 +258,14 @@ class ShapeCache:
                     shapes.touch(key)
                 except KeyError:  # evicted meanwhile by another thread
                     pass
-                return Program(found.body, found.frame_size, text)
+                return Program(found.body, found.frame_size, names, text)
             # The same characters, other tokens.
             return self._kept(text, compile_tree(parse(text)))
         if found is shapes:
             program = self._kept(text, compile_tree(parse(text)))
             shapes.put(key, _SEEN_ONCE)
             return program
-        return self._kept(text, self._shared(text, key, parts))
+        return self._kept(text, self._shared(text, cut))
 
     def forget(self) -> None:
         """Empty both caches (for measurements and tests: every formula is new again)."""
@@ -251,8 +277,9 @@ class ShapeCache:
         self.texts.put(text, program)
         return program
 
-    def _shared(self, text: str, key: str, parts: list[str]) -> Program:
+    def _shared(self, text: str, cut: Key) -> Program:
         """The second spelling of a shape: its body compiled once with marked positions."""
+        key, parts, _ = cut
         tokens = scan(text)  # the scanner's refusal, with real positions
         free = free_offsets(tokens)
         if not spaced_freely(parts, free):
@@ -263,7 +290,7 @@ class ShapeCache:
             # The refusal (or fault) again with real positions, from the plain path.
             return compile_tree(parse_tokens(text, tokens))
         self.shapes.put(key, Shape(shared.body, shared.frame_size, free))
-        return Program(shared.body, shared.frame_size, text)
+        return Program(shared.body, shared.frame_size, shared.names, text)
 
 
 def placed(failure: Failure, program: Program) -> Failure:

@@ -30,6 +30,10 @@ class BoundName:
 class SlotRef:
     name: str
     pos: int
+    # Which slot reference of the formula this is, counted from 0 in text order: a program
+    # reads the name through it, so texts that differ only in their slot names share one
+    # compiled body (reckoner.core.shapes).
+    index: int = 0
 
 
 @dataclass(slots=True)

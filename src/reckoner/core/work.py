@@ -25,10 +25,16 @@ class Run:
 
     # A plain class: one is built per evaluation, and a dataclass's generated __init__ with
     # default factories costs more than the arithmetic of a short formula.
-    __slots__ = ("frame", "reads", "slots", "steps", "work")
+    __slots__ = ("frame", "names", "reads", "slots", "steps", "work")
 
-    def __init__(self, slots: Mapping[str, Value], frame: list[Quantity | None]) -> None:
+    def __init__(
+        self,
+        slots: Mapping[str, Value],
+        frame: list[Quantity | None],
+        names: tuple[str, ...] = (),
+    ) -> None:
         self.slots = slots
+        self.names = names  # the formula's slot names, by the index of each reference
         self.reads: dict[str, Value] = {}  # every slot read, in first-use order
         self.frame = frame
         self.steps = 1  # the product of the ranges of the bounded forms being run
