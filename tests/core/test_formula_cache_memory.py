@@ -36,7 +36,8 @@ count, length, spellings = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 for i in range(count):
     terms, size, j = [], 0, 0
     while True:
-        term = f"@s{i}x{j}*{j % 97 + 2}"
+        # Each formula its own literals, so its own shape: slot names alone would not do.
+        term = f"@s{i}x{j}*{j % 97 + 2 + i}"
         if size + len(term) + 1 > length:
             break
         terms.append(term)
@@ -55,7 +56,9 @@ with open("/proc/self/status") as status:
 peak_mb = int(hwm.split()[1]) / 1024
 print(json.dumps({"peak_mb": peak_mb, "cached": len(api._FORMULAS.texts.programs),
                   "held": api._FORMULAS.texts.held, "shapes": len(api._FORMULAS.shapes.programs),
-                  "shapes_held": api._FORMULAS.shapes.held}))
+                  "shapes_held": api._FORMULAS.shapes.held,
+                  "bodies": sum(shape is not None
+                                for shape in api._FORMULAS.shapes.programs.values())}))
 """
 
 
@@ -77,9 +80,14 @@ def _check(count: int, spellings: int = 1) -> None:
     # The cache kept only as much text as its bound allows, far fewer than it saw.
     assert result["held"] <= PROGRAM_CACHE_CHARACTERS == 250_000, result
     assert 0 < result["cached"] < count, result
-    # The shape cache (issue 27) is bounded the same way: these are all distinct shapes.
+    # The shape cache (issue 27) is bounded the same way: these are all distinct shapes,
+    # each weighed by the text it was compiled from (its key writes a slot as one '@', so a
+    # bound on keys would let twice as many bodies in).
     assert result["shapes_held"] <= PROGRAM_CACHE_CHARACTERS, result
     assert 0 < result["shapes"] <= min(count, SHAPE_CACHE_ENTRIES), result
+    room = PROGRAM_CACHE_CHARACTERS // (MAX_FORMULA_LENGTH - 20)
+    assert result["bodies"] <= room, result
+    assert (result["bodies"] > 0) is (spellings == 2), result  # a body from a second spelling
 
 
 def test_distinct_maximum_length_formulas_stay_under_the_memory_ceiling() -> None:

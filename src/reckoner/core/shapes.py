@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeAlias, TypeVar
 
@@ -90,14 +91,22 @@ _MARKER = re.compile("\x00([0-9]+)\x00")
 _SLOT_REFERENCE = re.compile("@(" + NAME + ")")
 
 
-class BoundedCache(Generic[V]):
-    """Values by text key, oldest first out once the keys' text passes the bound or the
-    entries their count. A hit is one dict lookup; `get` leaves the order alone (first in,
-    first out) and `touch` moves a key to the young end (least recently used)."""
+def _key_length(key: str, value: object) -> int:
+    return len(key)
 
-    def __init__(self, characters: int, entries: int) -> None:
+
+class BoundedCache(Generic[V]):
+    """Values by text key, oldest first out once their weight (by default the keys' text)
+    passes the bound or the entries their count. A hit is one dict lookup; `get` leaves the
+    order alone (first in, first out) and `touch` moves a key to the young end (least
+    recently used)."""
+
+    def __init__(
+        self, characters: int, entries: int, weigh: Callable[[str, V], int] = _key_length
+    ) -> None:
         self.characters = characters
         self.entries = entries
+        self.weigh = weigh
         # OrderedDict: dropping the oldest entry is O(1), where a dict's first key must be
         # found past the holes earlier deletions left at its front.
         self.programs: OrderedDict[str, V] = OrderedDict()
@@ -107,13 +116,17 @@ class BoundedCache(Generic[V]):
 
     def put(self, key: str, value: V) -> None:
         programs = self.programs
-        if key in programs:
+        weight = self.weigh(key, value)
+        try:
+            old = programs[key]
+        except KeyError:  # a new key
+            self.held += weight + PROGRAM_ENTRY_OVERHEAD
+        else:
             try:
                 programs.move_to_end(key)  # a key put again is the youngest
+                self.held += weight - self.weigh(key, old)
             except KeyError:  # evicted meanwhile by another thread: it is put anew
-                self.held += len(key) + PROGRAM_ENTRY_OVERHEAD
-        else:
-            self.held += len(key) + PROGRAM_ENTRY_OVERHEAD
+                self.held += weight + PROGRAM_ENTRY_OVERHEAD
         programs[key] = value
         if self.held > self.characters or len(programs) > self.entries:
             self._evict()
@@ -122,10 +135,10 @@ class BoundedCache(Generic[V]):
         programs = self.programs
         while (self.held > self.characters or len(programs) > self.entries) and programs:
             try:
-                oldest, _ = programs.popitem(last=False)
+                oldest, value = programs.popitem(last=False)
             except KeyError:  # emptied meanwhile by another thread
                 break
-            self.held -= len(oldest) + PROGRAM_ENTRY_OVERHEAD
+            self.held -= self.weigh(oldest, value) + PROGRAM_ENTRY_OVERHEAD
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +148,13 @@ class Shape:
     body: Compiled
     frame_size: int
     free: frozenset[int]
+    # The length of the text it was compiled from: its closures grow with the text, slot
+    # names included, while its key writes each slot as one '@'.
+    weight: int
+
+
+def _shape_weight(key: str, shape: Shape | None) -> int:
+    return len(key) if shape is None else shape.weight
 
 
 # A text's shape key, the parts between its whitespace runs (in the key's letters, a slot
@@ -230,7 +250,7 @@ class ShapeCache:
     """
 
     def __init__(self, characters: int, entries: int, texts: int) -> None:
-        self.shapes: BoundedCache[Shape | None] = BoundedCache(characters, entries)
+        self.shapes: BoundedCache[Shape | None] = BoundedCache(characters, entries, _shape_weight)
         self.texts: BoundedCache[Program] = BoundedCache(characters, texts)
 
     def program(self, text: str) -> Program:
@@ -289,7 +309,7 @@ class ShapeCache:
         except Exception:
             # The refusal (or fault) again with real positions, from the plain path.
             return compile_tree(parse_tokens(text, tokens))
-        self.shapes.put(key, Shape(shared.body, shared.frame_size, free))
+        self.shapes.put(key, Shape(shared.body, shared.frame_size, free, len(text)))
         return Program(shared.body, shared.frame_size, shared.names, text)
 
 
