@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from article_helpers import HAND_ID, hand_rows, write_record
 from panel_jobs import API, generate
 
+from panel_access import http_client
 from process_census import new_marker, wait_until_none_with
 from reckoner.articles import preview
 from reckoner.panel.background import BackgroundPanel
@@ -81,6 +84,23 @@ def test_the_preview_needs_the_panels_token(
     assert not stranger.content.startswith(PNG)
 
 
+@pytest.fixture(scope="module")
+def one_compiled_job(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[httpx.Client, Path]]:
+    """One panel that compiled one job, for the checks that only send it requests (each
+    compile costs XeLaTeX two passes; the hostile paths below change nothing on disk)."""
+    root = tmp_path_factory.mktemp("one-compiled-job")
+    write_record(root / "home", HAND_ID, hand_rows())
+    (root / "out").mkdir()
+    with (
+        BackgroundPanel(root / "home", poll_ms=300) as panel,
+        http_client(panel, timeout=60) as http,
+    ):
+        compiled(http, root / "out", compile=True)
+        yield http, root / "out"
+
+
 @pytest.mark.tex
 @pytest.mark.parametrize(
     "hostile",
@@ -93,12 +113,13 @@ def test_the_preview_needs_the_panels_token(
     ],
 )
 def test_the_preview_refuses_any_path_no_job_compiled_with_one_sentence(
-    http: httpx.Client, out: Path, hostile: str
+    one_compiled_job: tuple[httpx.Client, Path], hostile: str
 ) -> None:
     """Spec: docs/guide/articles.md (issue 23)."""
-    compiled(http, out, compile=True)
+    http, out = one_compiled_job
     refused = http.get(f"{API}/article-preview", params={"path": hostile.format(out=out)})
     one_sentence(refused, 400, "draws only a PDF this panel compiled")
+    assert not (out / "x" / "x.preview.png").exists()  # nothing drawn for any of them
 
 
 @pytest.mark.tex
