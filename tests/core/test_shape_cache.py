@@ -399,3 +399,16 @@ def test_the_key_finds_the_slot_names_the_scanner_reads(formula: str) -> None:
     key, _, names = cut
     assert names == scanned
     assert key.count("@") == len(scanned)
+
+
+def test_a_count_left_too_high_by_racing_puts_is_reset_once_the_cache_empties() -> None:
+    """Two threads putting one new key at once may both count it; were the count never
+    corrected, the cache would one day evict every entry on every put. Once eviction has
+    emptied it, the count is the truth again: zero, then what the next put holds."""
+    cache: shapes.BoundedCache[int] = shapes.BoundedCache(characters=100, entries=10)
+    cache.put("@a+1", 1)
+    cache.held += 1_000  # what racing puts would leave behind
+    cache.put("@a+2", 2)  # over the bound: eviction empties the cache
+    cache.put("@a+3", 3)
+    assert cache.programs == {"@a+3": 3}
+    assert cache.held == len("@a+3") + shapes.PROGRAM_ENTRY_OVERHEAD

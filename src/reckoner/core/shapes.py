@@ -139,6 +139,10 @@ class BoundedCache(Generic[V]):
             except KeyError:  # emptied meanwhile by another thread
                 break
             self.held -= self.weigh(oldest, value) + PROGRAM_ENTRY_OVERHEAD
+        if not programs:
+            # Threads putting one key at once may each count it (the core takes no lock):
+            # an empty cache holds nothing, so such a miscount never outlives it.
+            self.held = 0
 
 
 @dataclass(frozen=True, slots=True)
