@@ -145,9 +145,7 @@ class SharedRawServer:
 Shared = TypeVar("Shared", SharedClient, SharedRawServer)
 
 
-def handed_out(
-    holder: dict[str, Any], start: Callable[[], Shared], name: str
-) -> Iterator[Shared]:
+def handed_out(holder: dict[str, Any], start: Callable[[], Shared], name: str) -> Iterator[Shared]:
     """The body of a test's fixture: the module's server (started on first use), checked
     after the test; a test that left it unfit fails naming what it left, and the server is
     replaced for the next test."""
@@ -162,6 +160,6 @@ def handed_out(
         holder["server"] = None
         try:
             shared.close()
-        except Exception as failure:  # noqa: BLE001 - the test fails either way; say both
+        except Exception as failure:  # the test fails either way: say both
             problem += f"; and closing it: {failure!r}"
         pytest.fail(f"{name} {problem}", pytrace=False)

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import jsonschema
 import pytest
 from mcp import Client

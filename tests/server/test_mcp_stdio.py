@@ -41,6 +41,7 @@ def test_a_whole_record_through_the_six_tools_over_stdio(shared_client: SharedCl
     """docs/reference/tools.md/2.2 and 7.2 over MCP: a record from start to end, each receipt as the
     result.
     Spec: docs/reference/tools.md (the tool surface)."""
+
     async def main(client: Client) -> list[dict[str, Any]]:
         receipts = []
         listed = await client.list_tools()
