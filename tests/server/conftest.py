@@ -7,22 +7,24 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from shared_servers import SharedClient, SharedRawServer, handed_out
+from shared_servers import SharedClient, SharedHttpServer, SharedRawServer, handed_out
 
 
 @pytest.fixture(scope="module")
-def _shared_client_holder() -> Iterator[dict[str, Any]]:
-    holder: dict[str, Any] = {}
-    yield holder
-    if holder.get("server") is not None:
-        holder["server"].close()
+def _module_servers() -> Iterator[dict[str, Any]]:
+    """The module's shared servers by fixture name; each stopped (and checked) at its end."""
+    servers: dict[str, Any] = {}
+    yield servers
+    for server in servers.values():
+        if server is not None:
+            server.close()
 
 
 @pytest.fixture
 def shared_client(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
-    _shared_client_holder: dict[str, Any],
+    _module_servers: dict[str, Any],
 ) -> Iterator[SharedClient]:
     """The module's SDK client session over stdio, as the last test left it: no record
     open, the session answering."""
@@ -30,22 +32,14 @@ def shared_client(
     def start() -> SharedClient:
         return SharedClient(tmp_path_factory.mktemp("shared-client") / "home")
 
-    yield from handed_out(_shared_client_holder, start, request.node.name)
-
-
-@pytest.fixture(scope="module")
-def _shared_raw_holder() -> Iterator[dict[str, Any]]:
-    holder: dict[str, Any] = {}
-    yield holder
-    if holder.get("server") is not None:
-        holder["server"].close()
+    yield from handed_out(_module_servers, start, request)
 
 
 @pytest.fixture
 def shared_raw_server(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
-    _shared_raw_holder: dict[str, Any],
+    _module_servers: dict[str, Any],
 ) -> Iterator[SharedRawServer]:
     """The module's raw-pipe server, as the last test left it: alive, nothing unread, no
     record open."""
@@ -53,4 +47,19 @@ def shared_raw_server(
     def start() -> SharedRawServer:
         return SharedRawServer(tmp_path_factory.mktemp("shared-raw") / "home")
 
-    yield from handed_out(_shared_raw_holder, start, request.node.name)
+    yield from handed_out(_module_servers, start, request)
+
+
+@pytest.fixture
+def shared_http_server(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    _module_servers: dict[str, Any],
+) -> Iterator[SharedHttpServer]:
+    """The module's `reckoner serve --http` (default flags), as the last test left it:
+    running, no record open."""
+
+    def start() -> SharedHttpServer:
+        return SharedHttpServer(tmp_path_factory.mktemp("shared-http") / "home")
+
+    yield from handed_out(_module_servers, start, request)

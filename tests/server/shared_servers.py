@@ -2,7 +2,8 @@
 fresh process (docs/decisions/tests.md, "one server per module").
 
 Over stdio one process has one client, so the module shares one SDK client session (held
-open on a thread's event loop) or one raw-pipe server. A test gets it only as the last test
+open on a thread's event loop) or one raw-pipe server; over streamable HTTP it shares the
+server and each test opens its own sessions. A test gets it only as the last test
 left it usable: the process alive, nothing unread on its stdout, and no record open in its
 home. A test that leaves it otherwise fails by name, and the next test gets a fresh server on
 a fresh home, so no test's outcome depends on another's. Every test keeps its own record
@@ -12,6 +13,7 @@ a fresh home, so no test's outcome depends on another's. Every test keeps its ow
 from __future__ import annotations
 
 import select
+import subprocess
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -20,7 +22,7 @@ from typing import Any, TypeVar
 import pytest
 from anyio.from_thread import start_blocking_portal
 from mcp import Client
-from mcp_helpers import RawStdioServer, assert_only_protocol, stdio_params
+from mcp_helpers import RawStdioServer, assert_only_protocol, http_server, stdio_params
 
 from reckoner.storage.home import HomeLayout
 from reckoner.storage.record_archive import RecordArchive
@@ -142,24 +144,69 @@ class SharedRawServer:
         assert_only_protocol(self.server.stdout_lines)
 
 
-Shared = TypeVar("Shared", SharedClient, SharedRawServer)
+class SharedHttpServer:
+    """`reckoner serve --http` on loopback, shared by a module's tests: streamable HTTP serves
+    many sessions from one process (docs/guide/mcp-clients.md), so each test brings its own
+    clients; what it must close is its records."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self._stack = ExitStack()
+        self._stderr: list[bytes] = []
+        processes: list[subprocess.Popen[bytes]] = []
+        self.url = self._stack.enter_context(
+            http_server(home, stderr_sink=self._stderr, process_sink=processes)
+        )
+        self._process = processes[0]
+        self.begin()
+
+    def begin(self) -> None:
+        """Mark where the next test's stderr lines start."""
+        self._stderr_mark = len(self._stderr)
+
+    def stderr_since(self) -> str:
+        """What the server wrote to stderr since this test began (as far as it has been read:
+        the server logs a request before it answers it)."""
+        return b"".join(self._stderr[self._stderr_mark :]).decode()
+
+    def left_behind(self) -> str | None:
+        """What makes the server unfit for the next test, or None."""
+        if self._process.poll() is not None:
+            return f"left the module's shared server exited ({self._process.returncode})"
+        titles = open_titles(self.home)
+        if titles:
+            return f"left the record(s) {titles} open on the module's shared server"
+        return None
+
+    def close(self) -> None:
+        """Stop the server (http_server checks that stdout stayed empty); no traceback in
+        anything it logged."""
+        self._stack.close()
+        logged = b"".join(self._stderr).decode()
+        assert "Traceback" not in logged, logged
 
 
-def handed_out(holder: dict[str, Any], start: Callable[[], Shared], name: str) -> Iterator[Shared]:
-    """The body of a test's fixture: the module's server (started on first use), checked
-    after the test; a test that left it unfit fails naming what it left, and the server is
-    replaced for the next test."""
-    if holder.get("server") is None:
-        holder["server"] = start()
-    shared: Shared = holder["server"]
-    if isinstance(shared, SharedRawServer):
+Shared = TypeVar("Shared", SharedClient, SharedRawServer, SharedHttpServer)
+
+
+def handed_out(
+    servers: dict[str, Any], start: Callable[[], Shared], request: pytest.FixtureRequest
+) -> Iterator[Shared]:
+    """The body of a test's fixture: the module's server of that fixture (started on first
+    use), checked after the test; a test that left it unfit fails naming what it left, and
+    the server is replaced for the next test."""
+    kind = request.fixturename
+    if servers.get(kind) is None:
+        servers[kind] = start()
+    shared: Shared = servers[kind]
+    if isinstance(shared, SharedRawServer | SharedHttpServer):
         shared.begin()
     yield shared
     problem = shared.left_behind()
     if problem is not None:
-        holder["server"] = None
+        servers[kind] = None
         try:
             shared.close()
         except Exception as failure:  # the test fails either way: say both
             problem += f"; and closing it: {failure!r}"
-        pytest.fail(f"{name} {problem}", pytrace=False)
+        pytest.fail(f"{request.node.name} {problem}", pytrace=False)
