@@ -149,13 +149,15 @@ class SharedHttpServer:
     many sessions from one process (docs/guide/mcp-clients.md), so each test brings its own
     clients; what it must close is its records."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(
+        self, home: Path, env: dict[str, str] | None = None, extra: tuple[str, ...] = ()
+    ) -> None:
         self.home = home
         self._stack = ExitStack()
         self._stderr: list[bytes] = []
         processes: list[subprocess.Popen[bytes]] = []
         self.url = self._stack.enter_context(
-            http_server(home, stderr_sink=self._stderr, process_sink=processes)
+            http_server(home, env, stderr_sink=self._stderr, process_sink=processes, extra=extra)
         )
         self._process = processes[0]
         self.begin()
