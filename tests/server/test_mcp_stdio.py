@@ -25,7 +25,7 @@ from mcp_helpers import (
     stdio_params,
 )
 from mcp_types import TextContent
-from shared_servers import SharedClient, rows_titled
+from shared_servers import SharedClient, SharedRawServer, rows_titled
 
 from home_rows import record_rows
 from reckoner.contract.codes import ErrorCode
@@ -129,24 +129,23 @@ def test_every_wrong_argument_reaches_the_engine(shared_client: SharedClient) ->
     assert rows[-1]["tool"] == "record_end"
 
 
-def test_a_call_with_no_arguments_object_reaches_the_engine(tmp_path: Path) -> None:
+def test_a_call_with_no_arguments_object_reaches_the_engine(
+    shared_raw_server: SharedRawServer,
+) -> None:
     """A tools/call without an arguments member is judged by the engine, not the transport.
     Spec: docs/reference/tools.md (receipts)."""
-    server = RawStdioServer(tmp_path / "home")
-    try:
-        server.initialize()
-        request_id = server.request("tools/call", {"name": "record_start"})
-        result = server.response(request_id)["result"]
-        assert result["isError"] is True
-        assert result["structuredContent"]["code"] == ErrorCode.INVALID_ARGS.value
-        # A non-object arguments member is the one shape the protocol itself rejects.
-        request_id = server.request("tools/call", {"name": "record_start", "arguments": [1]})
-        assert "error" in server.response(request_id)
-        ok = server.call_tool("record_start", {"title": "still serving"})
-        assert ok["structuredContent"] == {"ok": True}
-    finally:
-        server.close()
-    assert_only_protocol(server.stdout_lines)
+    server = shared_raw_server.server
+    request_id = server.request("tools/call", {"name": "record_start"})
+    result = server.response(request_id)["result"]
+    assert result["isError"] is True
+    assert result["structuredContent"]["code"] == ErrorCode.INVALID_ARGS.value
+    # A non-object arguments member is the one shape the protocol itself rejects.
+    request_id = server.request("tools/call", {"name": "record_start", "arguments": [1]})
+    assert "error" in server.response(request_id)
+    ok = server.call_tool("record_start", {"title": "still serving"})
+    assert ok["structuredContent"] == {"ok": True}
+    assert server.call_tool("record_end", {})["isError"] is False
+    assert_only_protocol(shared_raw_server.stdout_since())
 
 
 def test_a_20_mb_formula_is_refused_and_the_server_survives(shared_client: SharedClient) -> None:
@@ -172,28 +171,27 @@ def test_a_20_mb_formula_is_refused_and_the_server_survives(shared_client: Share
     assert value["value"]["num"] == 2
 
 
-def test_invalid_utf8_on_stdin_never_stops_the_server(tmp_path: Path) -> None:
-    """Bytes that are not UTF-8, alone or inside a formula, are survived; stdout stays protocol."""
-    server = RawStdioServer(tmp_path / "home")
-    try:
-        server.initialize()
-        assert server.call_tool("record_start", {"title": "bad bytes"})["isError"] is False
-        server.send_bytes(b"\xff\xfe\x80 not even json \xc3\x28\n")
-        bad = (
-            b'{"jsonrpc":"2.0","id":900,"method":"tools/call","params":{"name":"eval",'
-            b'"arguments":{"formula":"1+\xff","target":"x"}}}\n'
-        )
-        server.send_bytes(bad)
-        result = server.response(900)["result"]
-        assert result["isError"] is True
-        assert result["structuredContent"]["code"] == ErrorCode.INVALID_FORMULA.value
-        ok = server.call_tool("eval", {"formula": "2*3", "target": "x"})
-        assert ok["structuredContent"] == {"ok": True, "target": "x", "rev": 1}
-    finally:
-        _, err = server.close()
-    assert server.process.returncode == 0
-    assert b"Traceback" not in err
-    assert_only_protocol(server.stdout_lines)
+def test_invalid_utf8_on_stdin_never_stops_the_server(shared_raw_server: SharedRawServer) -> None:
+    """Bytes that are not UTF-8, alone or inside a formula, are survived; stdout stays protocol.
+    The server is the module's raw-pipe one: its exit code 0 is checked when the module's
+    tests are done with it, after everything they sent."""
+    server = shared_raw_server.server
+    assert server.call_tool("record_start", {"title": "bad bytes"})["isError"] is False
+    server.send_bytes(b"\xff\xfe\x80 not even json \xc3\x28\n")
+    bad = (
+        b'{"jsonrpc":"2.0","id":900,"method":"tools/call","params":{"name":"eval",'
+        b'"arguments":{"formula":"1+\xff","target":"x"}}}\n'
+    )
+    server.send_bytes(bad)
+    result = server.response(900)["result"]
+    assert result["isError"] is True
+    assert result["structuredContent"]["code"] == ErrorCode.INVALID_FORMULA.value
+    ok = server.call_tool("eval", {"formula": "2*3", "target": "x"})
+    assert ok["structuredContent"] == {"ok": True, "target": "x", "rev": 1}
+    assert server.call_tool("record_end", {})["isError"] is False
+    assert server.process.poll() is None
+    assert b"Traceback" not in shared_raw_server.stderr_since()
+    assert_only_protocol(shared_raw_server.stdout_since())
 
 
 def test_stdout_carries_only_protocol_even_at_debug_level(tmp_path: Path) -> None:
