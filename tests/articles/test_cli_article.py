@@ -1,4 +1,5 @@
-"""`reckoner article` and `reckoner demo`'s article (issue 10), run as real subprocesses."""
+"""`reckoner article` (issue 10), run as real subprocesses. The article `reckoner demo` ends
+with is checked in tests/cli/test_cli.py, on that module's one run of the demo."""
 
 from __future__ import annotations
 
@@ -107,20 +108,6 @@ def test_a_read_only_directory_is_one_sentence(home: Path, tmp_path: Path) -> No
         target = str(locked)
     done = reckoner("article", HAND_ID, "--home", str(home), "--out", target)
     assert done.returncode == 1 and "is not writable" in done.stderr
-
-
-def test_demo_ends_by_writing_the_demo_records_article(tmp_path: Path) -> None:
-    """Spec: docs/guide/articles.md (article generation)."""
-    home = tmp_path / "demo"
-    done = reckoner("demo", "--home", str(home), timeout=300)
-    assert done.returncode == 0, done.stderr
-    articles = list((home / "articles").glob("*.md"))
-    assert len(articles) == 1
-    assert str(articles[0]) in done.stdout.replace("\n", "")
-    text = articles[0].read_text(encoding="utf-8")
-    assert "Worked example" in text and "\\frac" in text
-    sidecar = json.loads(articles[0].with_suffix(".audit.json").read_text())
-    assert sidecar["unmatched"] == []
 
 
 def test_article_without_out_uses_the_formats_remembered_folder(home: Path, tmp_path: Path) -> None:

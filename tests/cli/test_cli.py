@@ -232,6 +232,23 @@ def test_demo_drives_the_worked_example_through_mcp(
     assert prose and not any("warnings" in row["content"] for row in prose)
 
 
+def test_demo_ends_by_writing_the_demo_records_article(
+    demo_run: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    """Issue 10: the demo's last step writes the article of its closed record, with its
+    audit sidecar, and prints where.
+    Spec: docs/guide/articles.md (article generation)."""
+    home, done = demo_run
+    assert done.returncode == 0, done.stderr
+    articles = list((home / "articles").glob("*.md"))
+    assert len(articles) == 1
+    assert str(articles[0]) in done.stdout.replace("\n", "")
+    text = articles[0].read_text(encoding="utf-8")
+    assert "Worked example" in text and "\\frac" in text
+    sidecar = json.loads(articles[0].with_suffix(".audit.json").read_text())
+    assert sidecar["unmatched"] == []
+
+
 def test_demo_on_a_home_with_an_open_record_stops_with_the_reason(tmp_path: Path) -> None:
     home = tmp_path / "busy"
     assert call(home, "record_start", {"title": "left open"})[0] == 0

@@ -48,13 +48,18 @@ class RawStdioServer:
     """A `reckoner serve` child spoken to over raw pipes, byte for byte."""
 
     def __init__(
-        self, home: Path, env: dict[str, str] | None = None, extra: tuple[str, ...] = ()
+        self,
+        home: Path,
+        env: dict[str, str] | None = None,
+        extra: tuple[str, ...] = (),
+        stderr: IO[bytes] | int = subprocess.PIPE,
     ) -> None:
+        """``stderr`` a file instead of the pipe, for a server that outlives one test."""
         self.process = subprocess.Popen(
             serve_command(home, *extra),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=stderr,
             env={**os.environ, **(env or {})},
         )
         self.stdout_lines: list[bytes] = []

@@ -1,7 +1,11 @@
 """Issue 14's scripted agent benchmark as a test: every question reaches its known answers
 through a real MCP client both ways, and `unit`/`read` never cost a call. Issue 27's
 friction questions: gallons with no extra call, answers quoted from each reading's `text`,
-one refusal naming both missing slots."""
+one refusal naming both missing slots.
+
+Both benchmark tests read the one table of the module (`scripted`): every question run both
+ways through `reckoner serve` once, as `bench/agent_tasks.py` prints it; each test checks
+its own questions' rows of it."""
 
 from __future__ import annotations
 
@@ -9,14 +13,25 @@ import itertools
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 from agent_friction import FRICTION
 from agent_script import Task
 from agent_tasks import TASKS, table
 
+Rows = list[tuple[Task, int, int, list[str]]]
 
-def test_scripted_questions_reach_known_answers_in_fewer_calls(tmp_path: Path) -> None:
+
+@pytest.fixture(scope="module")
+def scripted(tmp_path_factory: pytest.TempPathFactory) -> Rows:
+    """Every task run both ways through real servers (two launches), checked as it runs:
+    each row is a task, its calls with and without unit/read, and the answers it showed."""
+    return table(tmp_path_factory.mktemp("agent-tasks"))
+
+
+def test_scripted_questions_reach_known_answers_in_fewer_calls(scripted: Rows) -> None:
     """Issue 14: at least 12 realistic questions (electrical, mechanics, thermal, fluids, a
     sweep, a must-stop) run through `reckoner serve`; with unit/read none needs a hand-made
     unit slot, none needs more calls, and together they need at least 40% fewer calls than
@@ -25,7 +40,7 @@ def test_scripted_questions_reach_known_answers_in_fewer_calls(tmp_path: Path) -
     areas = {task.area.split(" ")[0] for task in TASKS}
     assert len(TASKS) >= 12 and {"electrical", "mechanics", "thermal", "fluids"} <= areas
     assert any(task.stops for task in TASKS) and any("sweep" in task.area for task in TASKS)
-    rows = table(tmp_path)
+    rows = scripted
     assert {"minutes", "mm", "m^3/s^2", "kWh"} <= {u for t in TASKS for u in _units_asked(t)}
     for task, with_calls, without_calls, shown in rows:
         assert with_calls <= without_calls, task.question
@@ -68,7 +83,7 @@ def test_scripts_follow_the_persona_rule_3_message_before_every_eval() -> None:
 
 
 def test_friction_questions_cost_no_extra_call_and_quote_each_reading_text(
-    tmp_path: Path,
+    scripted: Rows,
 ) -> None:
     """Issue 27's Why, as questions a careful agent answers: `gal`, `usgal` and `gal_imp`
     are each set with their unit and read in litres in that same call (no call to learn what
@@ -84,7 +99,7 @@ def test_friction_questions_cost_no_extra_call_and_quote_each_reading_text(
     for task in TASKS:
         for calls in (task.with_units, task.without):
             assert "significant" not in calls[-1][1].get("text", ""), task.question
-    rows = {task.question: shown for task, _, _, shown in table(tmp_path)}
+    rows = {task.question: shown for task, _, _, shown in scripted}
     assert rows[gallons.question] == ["18.93 L", "22.73 L"]
     assert rows[quoting.question] == ["68.00 V", "1.360 W"]
     assert "@g" in rows[missing.question][0] and "@h" in rows[missing.question][0]

@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import jsonschema
 import pytest
 from mcp import Client
-from mcp_helpers import receipt_of, stdio_params
+from mcp_helpers import receipt_of
+from shared_servers import SharedClient
 
 from reckoner.contract.codes import ErrorCode
 from reckoner.contract.engine import TOOLS
@@ -163,31 +163,26 @@ def test_schemas_are_the_contract() -> None:
             assert not validator.is_valid({k: v for k, v in VALID[tool.name].items() if k != key})
 
 
-def test_mcp_client_sees_the_contract_and_the_engine_judges(tmp_path: Path) -> None:
+def test_mcp_client_sees_the_contract_and_the_engine_judges(shared_client: SharedClient) -> None:
     """Issue 14 through a real MCP client and `reckoner serve`: the listed schemas are the
     contract's, and every dropped or unknown key comes back as the engine's refusal."""
-    home = tmp_path / "home"
 
-    async def main() -> list[tuple[str, str, dict[str, Any]]]:
+    async def main(client: Client) -> list[tuple[str, str, dict[str, Any]]]:
         answers = []
-        async with Client(stdio_params(home)) as client:
-            listed = await client.list_tools()
-            for tool in listed.tools:
-                assert tool.input_schema == INPUT_SCHEMAS[tool.name]
-            # record_start's cases first, while no record is open; then open one.
-            for tool_name, what, args in [c for c in CASES if c[0] == "record_start"]:
-                answers.append(
-                    (tool_name, what, receipt_of(await client.call_tool(tool_name, args)))
-                )
-            await client.call_tool("record_start", {"title": "contract over MCP"})
-            await client.call_tool("set", {"name": "R", "value": {"num": 4, "dim": "ohm"}})
-            for tool_name, what, args in [c for c in CASES if c[0] != "record_start"]:
-                answers.append(
-                    (tool_name, what, receipt_of(await client.call_tool(tool_name, args)))
-                )
+        listed = await client.list_tools()
+        for tool in listed.tools:
+            assert tool.input_schema == INPUT_SCHEMAS[tool.name]
+        # record_start's cases first, while no record is open; then open one.
+        for tool_name, what, args in [c for c in CASES if c[0] == "record_start"]:
+            answers.append((tool_name, what, receipt_of(await client.call_tool(tool_name, args))))
+        await client.call_tool("record_start", {"title": "contract over MCP"})
+        await client.call_tool("set", {"name": "R", "value": {"num": 4, "dim": "ohm"}})
+        for tool_name, what, args in [c for c in CASES if c[0] != "record_start"]:
+            answers.append((tool_name, what, receipt_of(await client.call_tool(tool_name, args))))
+        assert receipt_of(await client.call_tool("record_end", {})) == {"ok": True}
         return answers
 
-    answers = anyio.run(main)
+    answers = shared_client.run(main)
     assert len(answers) == len(CASES)
     for tool, what, receipt in answers:
         _assert_refusal_names(tool, what, receipt)
@@ -214,27 +209,26 @@ def test_interface_skill_teaches_every_signature() -> None:
         assert f"`{tool.signature()}`" in text, tool.signature()
 
 
-def test_unit_and_read_through_a_real_mcp_client(tmp_path: Path) -> None:
+def test_unit_and_read_through_a_real_mcp_client(shared_client: SharedClient) -> None:
     """Issue 14: unit on set and get, read on eval, and a bad unit, over MCP stdio.
     Spec: docs/reference/tools.md (issue 14)."""
-    home = tmp_path / "home"
 
-    async def main() -> list[dict[str, Any]]:
-        async with Client(stdio_params(home)) as client:
-            calls: list[tuple[str, dict[str, Any]]] = [
-                ("record_start", {"title": "units over MCP"}),
-                ("set", {"name": "V", "value": {"num": 12, "unit": "V"}}),
-                ("set", {"name": "R", "value": {"num": 4.7, "unit": "kOhm"}}),
-                (
-                    "eval",
-                    {"formula": "@V^2/@R", "target": "P", "read": {"digits": 4, "unit": "mW"}},
-                ),
-                ("get", {"name": "P", "unit": "mW", "digits": 4}),
-                ("set", {"name": "x", "value": {"num": 1, "unit": "degC/s"}}),
-            ]
-            return [receipt_of(await client.call_tool(tool, args)) for tool, args in calls]
+    async def main(client: Client) -> list[dict[str, Any]]:
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("record_start", {"title": "units over MCP"}),
+            ("set", {"name": "V", "value": {"num": 12, "unit": "V"}}),
+            ("set", {"name": "R", "value": {"num": 4.7, "unit": "kOhm"}}),
+            (
+                "eval",
+                {"formula": "@V^2/@R", "target": "P", "read": {"digits": 4, "unit": "mW"}},
+            ),
+            ("get", {"name": "P", "unit": "mW", "digits": 4}),
+            ("set", {"name": "x", "value": {"num": 1, "unit": "degC/s"}}),
+            ("record_end", {}),
+        ]
+        return [receipt_of(await client.call_tool(tool, args)) for tool, args in calls]
 
-    receipts = anyio.run(main)
+    receipts = shared_client.run(main)
     assert receipts[2]["value"] == {"num": 4700, "dim": [2, 1, -3, -2, 0, 0, 0]}
     shown = {"num": 30.64, "text": "30.64", "unit": "mW", "dim": "watt"}
     assert receipts[3] == {"ok": True, "target": "P", "rev": 1, "value": shown}
@@ -243,34 +237,35 @@ def test_unit_and_read_through_a_real_mcp_client(tmp_path: Path) -> None:
     assert "delta_degC" in receipts[5]["error"]
 
 
-def test_read_on_set_and_read_lists_through_a_real_mcp_client(tmp_path: Path) -> None:
+def test_read_on_set_and_read_lists_through_a_real_mcp_client(
+    shared_client: SharedClient,
+) -> None:
     """Issue 14: read on set (a pure conversion) and a read list on eval (one value in two
     units) over MCP stdio, each answering what get answers; a list too long refuses.
     Spec: docs/reference/tools.md (issue 14)."""
-    home = tmp_path / "home"
     in_two = [{"unit": "kJ", "digits": 4}, {"unit": "kWh", "digits": 3}]
 
-    async def main() -> list[dict[str, Any]]:
-        async with Client(stdio_params(home)) as client:
-            calls: list[tuple[str, dict[str, Any]]] = [
-                ("record_start", {"title": "reads over MCP"}),
-                (
-                    "set",
-                    {
-                        "name": "T",
-                        "value": {"num": 98.6, "unit": "degF"},
-                        "read": {"unit": "degC", "digits": 4},
-                    },
-                ),
-                ("set", {"name": "E", "value": {"num": 501.6, "unit": "kJ"}}),
-                ("eval", {"formula": "@E", "target": "Q", "read": in_two}),
-                ("get", {"name": "Q", **in_two[0]}),
-                ("get", {"name": "Q", **in_two[1]}),
-                ("eval", {"formula": "@E", "target": "Q", "read": in_two * 3}),
-            ]
-            return [receipt_of(await client.call_tool(tool, args)) for tool, args in calls]
+    async def main(client: Client) -> list[dict[str, Any]]:
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("record_start", {"title": "reads over MCP"}),
+            (
+                "set",
+                {
+                    "name": "T",
+                    "value": {"num": 98.6, "unit": "degF"},
+                    "read": {"unit": "degC", "digits": 4},
+                },
+            ),
+            ("set", {"name": "E", "value": {"num": 501.6, "unit": "kJ"}}),
+            ("eval", {"formula": "@E", "target": "Q", "read": in_two}),
+            ("get", {"name": "Q", **in_two[0]}),
+            ("get", {"name": "Q", **in_two[1]}),
+            ("eval", {"formula": "@E", "target": "Q", "read": in_two * 3}),
+            ("record_end", {}),
+        ]
+        return [receipt_of(await client.call_tool(tool, args)) for tool, args in calls]
 
-    receipts = anyio.run(main)
+    receipts = shared_client.run(main)
     assert receipts[1] == {
         "ok": True,
         "name": "T",

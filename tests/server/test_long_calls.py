@@ -6,6 +6,10 @@ a real `reckoner serve --http` subprocess; compute runs the machine's Python on 
 sleeps, and the lookup asks the loopback fake of the Anthropic API (tests/provider_fakes.py),
 which holds its search turn. "While it runs" is judged by what is still running (the run's
 processes, the call's answer not yet in), never by a stopwatch.
+
+The tests that only call tools share one server per mode for the module (`lanes_server`,
+`shared_record_server`), each test with sessions, a marker and a question of its own, and
+each ending the records it opened; the stopping server and the stdio server have their own.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import httpx
 import pytest
 from mcp import Client
 from mcp_helpers import RawStdioServer, http_server, receipt_of
+from shared_servers import SharedHttpServer, handed_out, open_titles
 
 from home_rows import open_rows
 from process_census import escaping_script, new_marker, wait_until_none_with, wait_until_some_with
@@ -45,6 +50,8 @@ it releases the call, so the call cannot end before the test looked, however loa
 machine); in the slow variant RUN_SECONDS, whatever the test is doing."""
 
 MODES = {"lane per session": (), "shared record": ("--shared-record",)}
+SERVERS = {"lane per session": "lanes_server", "shared record": "shared_record_server"}
+"""The module's shared server of each mode (by fixture name)."""
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +59,63 @@ def provider() -> Iterator[FakeAnthropic]:
     fake = FakeAnthropic()
     yield fake
     fake.close()
+
+
+def _shared_server(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    servers: dict[str, Any],
+    provider: FakeAnthropic,
+    *extra: str,
+) -> Iterator[SharedHttpServer]:
+    def start() -> SharedHttpServer:
+        root = tmp_path_factory.mktemp("long-calls")
+        (root / "proj").mkdir()
+        options = serve_options(root / "proj", *extra)
+        return SharedHttpServer(root / "home", serve_env(provider), options)
+
+    yield from handed_out(servers, start, request)
+
+
+@pytest.fixture
+def lanes_server(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    _module_servers: dict[str, Any],
+    provider: FakeAnthropic,
+) -> Iterator[SharedHttpServer]:
+    """The module's search-and-compute server, a lane per session; its project is
+    ``home.parent / "proj"``."""
+    yield from _shared_server(request, tmp_path_factory, _module_servers, provider)
+
+
+@pytest.fixture
+def shared_record_server(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    _module_servers: dict[str, Any],
+    provider: FakeAnthropic,
+) -> Iterator[SharedHttpServer]:
+    """The module's search-and-compute server with --shared-record."""
+    extra = MODES["shared record"]
+    yield from _shared_server(request, tmp_path_factory, _module_servers, provider, *extra)
+
+
+def end_open_records(server: SharedHttpServer) -> None:
+    """End the records this test left open, each through a new session, which resumes the
+    lowest lane with an open record (docs/guide/mcp-clients.md), so that the server is
+    handed on as the test found it."""
+
+    async def main() -> None:
+        with anyio.fail_after(HANG_SECONDS):
+            while open_titles(server.home):
+                # A lane whose session just ended may still be closing: then this session
+                # starts on a free lane, finds no record there, and the next one tries again.
+                async with session_client(server.url) as client:
+                    ended = await call(client, "record_end", {})
+                assert ended == {"ok": True} or ended["code"] == "ENGINE_OPEN_RECORD_NOT_FOUND"
+
+    anyio.run(main)
 
 
 def serve_env(provider: FakeAnthropic | None = None) -> dict[str, str]:
@@ -117,45 +181,44 @@ async def rows_of_tool(home: Path, title: str, tool: str, count: int) -> list[di
 @pytest.mark.parametrize("length", LENGTHS)
 @pytest.mark.parametrize("mode", MODES)
 def test_a_get_of_another_session_answers_while_a_compute_run_is_still_running(
-    tmp_path: Path, mode: str, length: float | None
+    tmp_path: Path, mode: str, length: float | None, request: pytest.FixtureRequest
 ) -> None:
     """Issue 22, Why 2: session B's get is answered while session A's compute run is still
     running: its processes alive, its answer not in yet. The run lasts until B's answer is
     in (by default) or 8 s (the slow variant)."""
-    home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
-    project.mkdir()
+    server: SharedHttpServer = request.getfixturevalue(SERVERS[mode])
+    home, url, marker = server.home, server.url, new_marker()
     release = tmp_path / "release"
-    options = serve_options(project, *MODES[mode])
-    with http_server(home, serve_env(), extra=options) as url:
 
-        async def main() -> tuple[dict[str, Any], bool, list[int], dict[str, Any]]:
-            async with session_client(url) as a, session_client(url) as b:
-                await call(a, "record_start", {"title": "record of A"})
-                if mode == "lane per session":
-                    await call(b, "record_start", {"title": "record of B"})
-                await call(b, "set", {"name": "x", "value": {"num": 2, "unit": "V"}})
-                ran: dict[str, Any] = {}
+    async def main() -> tuple[dict[str, Any], bool, list[int], dict[str, Any]]:
+        async with session_client(url) as a, session_client(url) as b:
+            await call(a, "record_start", {"title": "record of A"})
+            if mode == "lane per session":
+                await call(b, "record_start", {"title": "record of B"})
+            await call(b, "set", {"name": "x", "value": {"num": 2, "unit": "V"}})
+            ran: dict[str, Any] = {}
 
-                async def run_in_a() -> None:
-                    code = long_script(marker, length, release)
-                    ran.update(await call(a, "compute", run_args(code)))
+            async def run_in_a() -> None:
+                code = long_script(marker, length, release)
+                ran.update(await call(a, "compute", run_args(code)))
 
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(run_in_a)
-                    assert await anyio.to_thread.run_sync(wait_until_some_with, marker, 2)
-                    with anyio.fail_after(HANG_SECONDS):
-                        got = await call(b, "get", {"name": "x"})
-                    a_answered = bool(ran)
-                    alive = await anyio.to_thread.run_sync(wait_until_some_with, marker, 2, 0.0)
-                    release.touch()
-                return got, a_answered, alive, ran
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(run_in_a)
+                assert await anyio.to_thread.run_sync(wait_until_some_with, marker, 2)
+                with anyio.fail_after(HANG_SECONDS):
+                    got = await call(b, "get", {"name": "x"})
+                a_answered = bool(ran)
+                alive = await anyio.to_thread.run_sync(wait_until_some_with, marker, 2, 0.0)
+                release.touch()
+            return got, a_answered, alive, ran
 
-        got, a_answered, alive, ran = anyio.run(main)
+    got, a_answered, alive, ran = anyio.run(main)
     assert got["ok"] is True and got["value"]["num"] == 2
     assert not a_answered and len(alive) >= 2, "B's get waited for A's run"
     assert ran["ok"] is True and ran["stdout"].strip().endswith("done")
     # The run's row is in the calling session's record, after B's rows if they share it.
     rows = open_rows(home)
+    end_open_records(server)
     assert [r["tool"] for r in rows["record of A"] if r["tool"] == "compute"] == ["compute"]
     if mode == "lane per session":
         assert [r["tool"] for r in rows["record of B"]] == ["record_start", "set", "get"]
@@ -166,7 +229,7 @@ def test_a_get_of_another_session_answers_while_a_compute_run_is_still_running(
 @pytest.mark.parametrize("length", LENGTHS)
 @pytest.mark.parametrize("mode", MODES)
 def test_a_get_of_another_session_answers_while_a_lookup_waits_on_a_slow_provider(
-    tmp_path: Path, mode: str, length: float | None, provider: FakeAnthropic
+    mode: str, length: float | None, provider: FakeAnthropic, request: pytest.FixtureRequest
 ) -> None:
     """Issue 22, Why 2: session A's lookup waits on a provider that holds its search turn
     (until B's answer is in, by default; 8 s in the slow variant); session B's get is
@@ -175,77 +238,76 @@ def test_a_get_of_another_session_answers_while_a_lookup_waits_on_a_slow_provide
     provider.script.sources = [Source("https://en.wikipedia.org/wiki/Copper", "Copper")]
     provider.script.extract_text = reply_json("Copper's density is 8.96 g/cm3.", [0])
     provider.script.search_delay = HANG_SECONDS if length is None else length
-    home, project = tmp_path / "home", tmp_path / "proj"
-    project.mkdir()
-    options = serve_options(project, *MODES[mode])
-    with http_server(home, serve_env(provider), extra=options) as url:
+    server: SharedHttpServer = request.getfixturevalue(SERVERS[mode])
+    home, url = server.home, server.url
+    # A question of this variant's own: the home's lookup cache answers one asked before.
+    question = {"question": f"What is the density of copper ({length or 'held'})?"}
 
-        async def main() -> tuple[dict[str, Any], bool, dict[str, Any]]:
-            async with session_client(url) as a, session_client(url) as b:
-                await call(a, "record_start", {"title": "record of A"})
-                if mode == "lane per session":
-                    await call(b, "record_start", {"title": "record of B"})
-                await call(b, "set", {"name": "x", "value": {"num": 2, "unit": "V"}})
-                found: dict[str, Any] = {}
+    async def main() -> tuple[dict[str, Any], bool, dict[str, Any]]:
+        async with session_client(url) as a, session_client(url) as b:
+            await call(a, "record_start", {"title": "record of A"})
+            if mode == "lane per session":
+                await call(b, "record_start", {"title": "record of B"})
+            await call(b, "set", {"name": "x", "value": {"num": 2, "unit": "V"}})
+            found: dict[str, Any] = {}
 
-                async def search_in_a() -> None:
-                    question = {"question": "What is the density of copper?"}
-                    found.update(await call(a, "search", question))
+            async def search_in_a() -> None:
+                found.update(await call(a, "search", question))
 
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(search_in_a)
-                    with anyio.fail_after(HANG_SECONDS):
-                        while not provider.searches():
-                            await anyio.sleep(0.05)  # the lookup is waiting on the provider
-                        got = await call(b, "get", {"name": "x"})
-                    a_answered = bool(found)
-                    provider.release()
-                return got, a_answered, found
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(search_in_a)
+                with anyio.fail_after(HANG_SECONDS):
+                    while not provider.searches():
+                        await anyio.sleep(0.05)  # the lookup is waiting on the provider
+                    got = await call(b, "get", {"name": "x"})
+                a_answered = bool(found)
+                provider.release()
+            return got, a_answered, found
 
-        got, a_answered, found = anyio.run(main)
+    got, a_answered, found = anyio.run(main)
     assert got["ok"] is True and got["value"]["num"] == 2
     assert not a_answered, "B's get waited for A's lookup"
     assert found["ok"] is True and "8.96" in found["answer"]
     rows = open_rows(home)["record of A"]
+    end_open_records(server)
     assert [r["tool"] for r in rows if r["tool"] == "search"] == ["search"]
 
 
 @pytest.mark.parametrize("length", LENGTHS)
 def test_two_parallel_calls_of_one_session_both_proceed(
-    tmp_path: Path, length: float | None
+    tmp_path: Path, length: float | None, lanes_server: SharedHttpServer
 ) -> None:
     """Issue 22 (models issue parallel tool calls): an eval of the same session is answered
     while its compute run is still running, and both rows land in its record. The run lasts
     until the eval's answer is in (by default) or 8 s (the slow variant)."""
-    home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
-    project.mkdir()
+    home, url, marker = lanes_server.home, lanes_server.url, new_marker()
     release = tmp_path / "release"
-    with http_server(home, serve_env(), extra=serve_options(project)) as url:
 
-        async def main() -> tuple[dict[str, Any], bool, dict[str, Any]]:
-            async with session_client(url) as a:
-                await call(a, "record_start", {"title": "parallel"})
-                await call(a, "set", {"name": "V", "value": {"num": 3, "unit": "V"}})
-                ran: dict[str, Any] = {}
+    async def main() -> tuple[dict[str, Any], bool, dict[str, Any]]:
+        async with session_client(url) as a:
+            await call(a, "record_start", {"title": "parallel"})
+            await call(a, "set", {"name": "V", "value": {"num": 3, "unit": "V"}})
+            ran: dict[str, Any] = {}
 
-                async def run() -> None:
-                    code = long_script(marker, length, release)
-                    ran.update(await call(a, "compute", run_args(code)))
+            async def run() -> None:
+                code = long_script(marker, length, release)
+                ran.update(await call(a, "compute", run_args(code)))
 
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(run)
-                    assert await anyio.to_thread.run_sync(wait_until_some_with, marker, 2)
-                    with anyio.fail_after(HANG_SECONDS):
-                        evaluated = await call(a, "eval", {"formula": "2*@V", "target": "W"})
-                    run_answered = bool(ran)
-                    release.touch()
-                return evaluated, run_answered, ran
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(run)
+                assert await anyio.to_thread.run_sync(wait_until_some_with, marker, 2)
+                with anyio.fail_after(HANG_SECONDS):
+                    evaluated = await call(a, "eval", {"formula": "2*@V", "target": "W"})
+                run_answered = bool(ran)
+                release.touch()
+            return evaluated, run_answered, ran
 
-        evaluated, run_answered, ran = anyio.run(main)
+    evaluated, run_answered, ran = anyio.run(main)
     assert evaluated == {"ok": True, "target": "W", "rev": 1}
     assert not run_answered, "the eval waited for the compute run of its own session"
     assert ran["ok"] is True
     tools = [r["tool"] for r in open_rows(home)["parallel"]]
+    end_open_records(lanes_server)
     assert tools == ["record_start", "set", "eval", "compute"]
 
 
@@ -253,30 +315,29 @@ def test_two_parallel_calls_of_one_session_both_proceed(
 
 
 def test_a_cancelled_compute_run_leaves_no_process_and_a_cancelled_row_and_a_retry_is_a_new_row(
-    tmp_path: Path,
+    tmp_path: Path, lanes_server: SharedHttpServer
 ) -> None:
     """Issue 22, Why 3: notifications/cancelled 2 s into an 8 s run kills its whole tree
     (setsid child and daemon included); its row says cancelled by its client and is never
     ok: true; the same call again is a second attempt and a second row."""
-    home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
-    project.mkdir()
+    home, url, marker = lanes_server.home, lanes_server.url, new_marker()
+    project = home.parent / "proj"
     quick = tmp_path / "quick-now"
     code = sleeping_script(marker, until=quick)
-    with http_server(home, serve_env(), extra=serve_options(project)) as url:
 
-        async def main() -> tuple[bool, list[int], list[dict[str, Any]], dict[str, Any]]:
-            async with session_client(url) as client:
-                await call(client, "record_start", {"title": "cancelled run"})
-                with anyio.move_on_after(2) as waited:  # the SDK sends notifications/cancelled
-                    await client.call_tool("compute", run_args(code))
-                left = await anyio.to_thread.run_sync(wait_until_none_with, marker, 20.0)
-                rows = await rows_of_tool(home, "cancelled run", "compute", 1)
-                quick.touch()
-                with anyio.fail_after(HANG_SECONDS):
-                    retry = await call(client, "compute", run_args(code))
-                return waited.cancelled_caught, left, rows, retry
+    async def main() -> tuple[bool, list[int], list[dict[str, Any]], dict[str, Any]]:
+        async with session_client(url) as client:
+            await call(client, "record_start", {"title": "cancelled run"})
+            with anyio.move_on_after(2) as waited:  # the SDK sends notifications/cancelled
+                await client.call_tool("compute", run_args(code))
+            left = await anyio.to_thread.run_sync(wait_until_none_with, marker, 20.0)
+            rows = await rows_of_tool(home, "cancelled run", "compute", 1)
+            quick.touch()
+            with anyio.fail_after(HANG_SECONDS):
+                retry = await call(client, "compute", run_args(code))
+            return waited.cancelled_caught, left, rows, retry
 
-        cancelled, left, rows, retry = anyio.run(main)
+    cancelled, left, rows, retry = anyio.run(main)
     assert cancelled, "the run answered before the client cancelled it"
     assert left == [], f"processes of the cancelled run left: {left}"
     [row] = rows
@@ -288,6 +349,7 @@ def test_a_cancelled_compute_run_leaves_no_process_and_a_cancelled_row_and_a_ret
     assert receipt["cancelled"] is True and receipt["stopped"] == row["content"]["error"]
     assert retry["ok"] is True and retry["attempt"] == 2
     compute_rows = [r for r in open_rows(home)["cancelled run"] if r["tool"] == "compute"]
+    end_open_records(lanes_server)
     assert [(r["ok"], r["content"]["attempt"]) for r in compute_rows] == [(False, 1), (True, 2)]
 
 
@@ -397,24 +459,25 @@ class RawSession:
 
 
 def test_a_cancellation_arriving_after_the_row_was_written_leaves_the_row_as_written(
-    tmp_path: Path,
+    lanes_server: SharedHttpServer,
 ) -> None:
     """Issue 22, Cancellation: a call whose row was already written when the cancellation
     arrived stays written (the row was acknowledged to the disk), and the session goes on."""
-    home, project = tmp_path / "home", tmp_path / "proj"
-    project.mkdir()
-    with http_server(home, serve_env(), extra=serve_options(project)) as url:
-        raw = RawSession(url)
-        raw.open()
-        assert raw.call(2, "record_start", {"title": "late cancel"}) == {"ok": True}
-        ran = raw.call(3, "compute", run_args("print(6 * 7)"))
-        set_x = raw.call(4, "set", {"name": "x", "value": {"num": 1}})
-        before = open_rows(home)["late cancel"]
-        raw.cancel(3)
-        raw.cancel(4)
-        got = raw.call(5, "get", {"name": "x"})
-        after = open_rows(home)["late cancel"]
-        raw.http.close()
+    home, url = lanes_server.home, lanes_server.url
+    raw = RawSession(url)
+    raw.open()
+    assert raw.call(2, "record_start", {"title": "late cancel"}) == {"ok": True}
+    ran = raw.call(3, "compute", run_args("print(6 * 7)"))
+    set_x = raw.call(4, "set", {"name": "x", "value": {"num": 1}})
+    before = open_rows(home)["late cancel"]
+    raw.cancel(3)
+    raw.cancel(4)
+    got = raw.call(5, "get", {"name": "x"})
+    after = open_rows(home)["late cancel"]
+    # The session ends its record and itself (its lane back), as the SDK client would.
+    assert raw.call(6, "record_end", {}) == {"ok": True}
+    raw.http.delete(url, headers=raw.headers)
+    raw.http.close()
     assert ran["ok"] is True and ran["stdout"].strip() == "42" and set_x["ok"] is True
     assert after[: len(before)] == before
     assert [(r["tool"], r["ok"]) for r in after] == [
@@ -437,14 +500,13 @@ def test_a_cancellation_arriving_after_the_row_was_written_leaves_the_row_as_wri
     ],
 )
 def test_a_compute_run_reports_its_start_its_progress_and_its_end_to_the_progress_callback(
-    tmp_path: Path, length: float | None
+    tmp_path: Path, length: float | None, lanes_server: SharedHttpServer
 ) -> None:
     """Issue 22, Progress: with a progressToken (the SDK sends one with a progress callback)
     a run reports started, still running every few seconds, and how it ended, in order, the
     progress value rising each time. The run lasts until the callback has had its first
     still-running report (by default) or 7 s, two of them (the slow variant)."""
-    home, project, marker = tmp_path / "home", tmp_path / "proj", new_marker()
-    project.mkdir()
+    url, marker = lanes_server.url, new_marker()
     release = tmp_path / "release"
     seen: list[tuple[float, float | None, str | None]] = []
 
@@ -453,20 +515,19 @@ def test_a_compute_run_reports_its_start_its_progress_and_its_end_to_the_progres
         if "still running after" in (message or ""):
             release.touch()
 
-    with http_server(home, serve_env(), extra=serve_options(project)) as url:
+    async def main() -> dict[str, Any]:
+        async with session_client(url) as client:
+            await call(client, "record_start", {"title": "progress"})
+            with anyio.fail_after(HANG_SECONDS):
+                result = await client.call_tool(
+                    "compute",
+                    run_args(long_script(marker, length, release)),
+                    progress_callback=on_progress,
+                )
+            assert await call(client, "record_end", {}) == {"ok": True}
+            return receipt_of(result)
 
-        async def main() -> dict[str, Any]:
-            async with session_client(url) as client:
-                await call(client, "record_start", {"title": "progress"})
-                with anyio.fail_after(HANG_SECONDS):
-                    result = await client.call_tool(
-                        "compute",
-                        run_args(long_script(marker, length, release)),
-                        progress_callback=on_progress,
-                    )
-                return receipt_of(result)
-
-        ran = anyio.run(main)
+    ran = anyio.run(main)
     assert ran["ok"] is True
     messages = [message or "" for _, _, message in seen]
     assert messages[0] == f"python run {ran['runId']} (attempt 1) started"

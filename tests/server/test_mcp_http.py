@@ -1,4 +1,9 @@
-"""`reckoner serve --http`: streamable HTTP on loopback, one engine shared by every session."""
+"""`reckoner serve --http`: streamable HTTP on loopback; clients without a session (the SDK's
+own negotiation) share one lane, so one record at a time.
+
+The tests that only call tools share the module's one server (`shared_http_server`,
+tests/server/conftest.py), each with clients and a record of its own; the client leaving
+mid-call has a server of its own."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import anyio
 import httpx
 from mcp import Client
 from mcp_helpers import WRONG_ARGUMENTS, http_server, receipt_of
+from shared_servers import SharedHttpServer, rows_titled
 
 from home_rows import record_rows
 from reckoner.contract.codes import ErrorCode
@@ -16,34 +22,41 @@ from reckoner.contract.codes import ErrorCode
 SESSION_CALLS = 40
 
 
-def test_a_whole_record_through_the_six_tools_over_streamable_http(tmp_path: Path) -> None:
+async def _end_record(url: str) -> None:
+    """Close the lane's record, so the shared server is handed on as it was found."""
+    async with Client(url) as client:
+        assert receipt_of(await client.call_tool("record_end", {})) == {"ok": True}
+
+
+def test_a_whole_record_through_the_six_tools_over_streamable_http(
+    shared_http_server: SharedHttpServer,
+) -> None:
     """The six tools over HTTP answer exactly as over stdio; failures set isError.
     Spec: docs/reference/tools.md (the tool surface)."""
-    home = tmp_path / "home"
-    with http_server(home) as url:
+    url = shared_http_server.url
 
-        async def main() -> list[dict[str, Any]]:
-            async with Client(url) as client:
-                return [
-                    receipt_of(await client.call_tool(tool, args))
-                    for tool, args in [
-                        ("record_start", {"title": "over HTTP"}),
-                        ("set", {"name": "f", "value": {"num": 50, "dim": "hertz"}}),
-                        ("eval", {"formula": "1 / @f", "target": "T"}),
-                        ("get", {"name": "T"}),
-                        ("eval", {"formula": "@T + @f", "target": "bad"}),
-                        ("frobnicate", {}),
-                        ("record_end", {}),
-                    ]
+    async def main() -> list[dict[str, Any]]:
+        async with Client(url) as client:
+            return [
+                receipt_of(await client.call_tool(tool, args))
+                for tool, args in [
+                    ("record_start", {"title": "over HTTP"}),
+                    ("set", {"name": "f", "value": {"num": 50, "dim": "hertz"}}),
+                    ("eval", {"formula": "1 / @f", "target": "T"}),
+                    ("get", {"name": "T"}),
+                    ("eval", {"formula": "@T + @f", "target": "bad"}),
+                    ("frobnicate", {}),
+                    ("record_end", {}),
                 ]
+            ]
 
-        receipts = anyio.run(main)
+    receipts = anyio.run(main)
     assert receipts[0] == {"ok": True}
     assert receipts[3] == {"ok": True, "name": "T", "value": {"num": 0.02, "dim": "second"}}
     assert receipts[4]["code"] == ErrorCode.INCOMPATIBLE_DIMENSION.value
     assert receipts[5]["code"] == ErrorCode.INVALID_ARGS.value
     assert receipts[6] == {"ok": True}
-    assert [r["tool"] for r in record_rows(home)] == [
+    assert [r["tool"] for r in rows_titled(shared_http_server.home, "over HTTP")] == [
         "record_start",
         "set",
         "eval",
@@ -54,53 +67,53 @@ def test_a_whole_record_through_the_six_tools_over_streamable_http(tmp_path: Pat
 
 
 def test_two_http_sessions_calling_at_once_never_interleave_or_lose_a_row(
-    tmp_path: Path,
+    shared_http_server: SharedHttpServer,
 ) -> None:
     """Calls from two sessions are serialised on the one engine: every row whole, seq
     contiguous, every call present, each session's calls in its own order.
     Spec: docs/guide/records.md (trace rows)."""
-    home = tmp_path / "home"
-    with http_server(home) as url:
-        ready: dict[str, anyio.Event] = {}
+    url, home = shared_http_server.url, shared_http_server.home
+    ready: dict[str, anyio.Event] = {}
 
-        async def session(tag: str, receipts: list[dict[str, Any]]) -> None:
-            async with Client(url) as client:
-                await client.list_tools()
-                # Both sessions are connected before either calls, so the calls truly overlap.
-                ready[tag].set()
-                for event in ready.values():
-                    await event.wait()
-                for i in range(SESSION_CALLS):
-                    name = f"{tag}{i}"
-                    receipts.append(
-                        receipt_of(
-                            await client.call_tool(
-                                "set", {"name": name, "value": {"num": i, "dim": "metre"}}
-                            )
+    async def session(tag: str, receipts: list[dict[str, Any]]) -> None:
+        async with Client(url) as client:
+            await client.list_tools()
+            # Both sessions are connected before either calls, so the calls truly overlap.
+            ready[tag].set()
+            for event in ready.values():
+                await event.wait()
+            for i in range(SESSION_CALLS):
+                name = f"{tag}{i}"
+                receipts.append(
+                    receipt_of(
+                        await client.call_tool(
+                            "set", {"name": name, "value": {"num": i, "dim": "metre"}}
                         )
                     )
-                    receipts.append(
-                        receipt_of(
-                            await client.call_tool(
-                                "eval", {"formula": f"@{name} * 2", "target": f"{name}_twice"}
-                            )
+                )
+                receipts.append(
+                    receipt_of(
+                        await client.call_tool(
+                            "eval", {"formula": f"@{name} * 2", "target": f"{name}_twice"}
                         )
                     )
+                )
 
-        async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-            async with Client(url) as opener:
-                receipt_of(await opener.call_tool("record_start", {"title": "two sessions"}))
-            ready.update(a=anyio.Event(), b=anyio.Event())
-            a: list[dict[str, Any]] = []
-            b: list[dict[str, Any]] = []
-            async with anyio.create_task_group() as group:
-                group.start_soon(session, "a", a)
-                group.start_soon(session, "b", b)
-            return a, b
+    async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        async with Client(url) as opener:
+            receipt_of(await opener.call_tool("record_start", {"title": "two sessions"}))
+        ready.update(a=anyio.Event(), b=anyio.Event())
+        a: list[dict[str, Any]] = []
+        b: list[dict[str, Any]] = []
+        async with anyio.create_task_group() as group:
+            group.start_soon(session, "a", a)
+            group.start_soon(session, "b", b)
+        return a, b
 
-        a, b = anyio.run(main)
+    a, b = anyio.run(main)
+    rows = rows_titled(home, "two sessions")
+    anyio.run(_end_record, url)
     assert all(r["ok"] is True for r in a + b)
-    rows = record_rows(home)
     assert [r["seq"] for r in rows] == list(range(1, 2 + 4 * SESSION_CALLS))
     for tag in ("a", "b"):
         mine = [
@@ -118,77 +131,85 @@ def test_two_http_sessions_calling_at_once_never_interleave_or_lose_a_row(
 
 
 def test_http_body_over_the_transport_limit_is_refused_and_the_server_survives(
-    tmp_path: Path,
+    shared_http_server: SharedHttpServer,
 ) -> None:
     """A 20 MB formula over HTTP is refused by the transport's 4 MB body limit before anything
     reads it into the engine; the next session works."""
-    home = tmp_path / "home"
-    with http_server(home) as url:
-        huge = "1+" * (10 * 1024 * 1024) + "1"
-        body = (
-            '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"eval",'
-            '"arguments":{"formula":"' + huge + '","target":"x"}}}'
-        )
-        response = httpx.post(
-            url,
-            content=body,
-            headers={
-                "content-type": "application/json",
-                "accept": "application/json, text/event-stream",
-            },
-            timeout=60,
-        )
-        assert response.status_code == 413
+    url = shared_http_server.url
+    huge = "1+" * (10 * 1024 * 1024) + "1"
+    body = (
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"eval",'
+        '"arguments":{"formula":"' + huge + '","target":"x"}}}'
+    )
+    response = httpx.post(
+        url,
+        content=body,
+        headers={
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+        },
+        timeout=60,
+    )
+    assert response.status_code == 413
 
-        async def main() -> dict[str, Any]:
-            async with Client(url) as client:
-                receipt_of(await client.call_tool("record_start", {"title": "after the flood"}))
-                return receipt_of(await client.call_tool("eval", {"formula": "1+1", "target": "x"}))
+    async def main() -> dict[str, Any]:
+        async with Client(url) as client:
+            receipt_of(await client.call_tool("record_start", {"title": "after the flood"}))
+            evaluated = receipt_of(
+                await client.call_tool("eval", {"formula": "1+1", "target": "x"})
+            )
+            assert receipt_of(await client.call_tool("record_end", {})) == {"ok": True}
+            return evaluated
 
-        assert anyio.run(main) == {"ok": True, "target": "x", "rev": 1}
+    assert anyio.run(main) == {"ok": True, "target": "x", "rev": 1}
 
 
-def test_every_wrong_argument_reaches_the_engine_over_http(tmp_path: Path) -> None:
+def test_every_wrong_argument_reaches_the_engine_over_http(
+    shared_http_server: SharedHttpServer,
+) -> None:
     """Over HTTP too, the engine, not the transport, judges every argument
     (docs/reference/codes.md).
     Spec: docs/reference/codes.md (the error codes)."""
-    home = tmp_path / "home"
-    with http_server(home) as url:
+    url = shared_http_server.url
 
-        async def main() -> list[dict[str, Any]]:
-            async with Client(url) as client:
-                receipt_of(await client.call_tool("record_start", {"title": "wrong over HTTP"}))
-                await client.call_tool("set", {"name": "R", "value": {"num": 4, "dim": "ohm"}})
-                return [
-                    receipt_of(await client.call_tool(tool, args))
-                    for tool, args, _ in WRONG_ARGUMENTS
-                ]
+    async def main() -> list[dict[str, Any]]:
+        async with Client(url) as client:
+            receipt_of(await client.call_tool("record_start", {"title": "wrong over HTTP"}))
+            await client.call_tool("set", {"name": "R", "value": {"num": 4, "dim": "ohm"}})
+            answers = [
+                receipt_of(await client.call_tool(tool, args)) for tool, args, _ in WRONG_ARGUMENTS
+            ]
+            assert receipt_of(await client.call_tool("record_end", {})) == {"ok": True}
+            return answers
 
-        answers = anyio.run(main)
+    answers = anyio.run(main)
     for (tool, args, code), receipt in zip(WRONG_ARGUMENTS, answers, strict=True):
         assert receipt["ok"] is False and receipt["code"] == code.value, (tool, args, receipt)
 
 
-def test_invalid_utf8_body_over_http_is_refused_and_the_server_survives(tmp_path: Path) -> None:
+def test_invalid_utf8_body_over_http_is_refused_and_the_server_survives(
+    shared_http_server: SharedHttpServer,
+) -> None:
     """Bytes that are not UTF-8 get a JSON-RPC parse error or a 4xx, never a dead server."""
-    home = tmp_path / "home"
-    with http_server(home) as url:
-        response = httpx.post(
-            url,
-            content=b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":\xff\xfe}',
-            headers={
-                "content-type": "application/json",
-                "accept": "application/json, text/event-stream",
-            },
-            timeout=60,
-        )
-        assert 400 <= response.status_code < 500
+    url = shared_http_server.url
+    response = httpx.post(
+        url,
+        content=b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":\xff\xfe}',
+        headers={
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+        },
+        timeout=60,
+    )
+    assert 400 <= response.status_code < 500
 
-        async def main() -> dict[str, Any]:
-            async with Client(url) as client:
-                return receipt_of(await client.call_tool("record_start", {"title": "still up"}))
+    async def main() -> dict[str, Any]:
+        async with Client(url) as client:
+            started = receipt_of(await client.call_tool("record_start", {"title": "still up"}))
+            assert receipt_of(await client.call_tool("record_end", {})) == {"ok": True}
+            return started
 
-        assert anyio.run(main) == {"ok": True}
+    assert anyio.run(main) == {"ok": True}
 
 
 def test_http_client_leaving_mid_call_leaves_the_record_whole(tmp_path: Path) -> None:

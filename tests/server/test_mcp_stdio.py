@@ -1,6 +1,9 @@
 """`reckoner serve` over stdio, driven by the MCP SDK's own client and by raw pipes.
 
-Every test spawns the real server as a subprocess on a fresh home (issue 4).
+Every test talks to a real server subprocess (issue 4). The tests that only call tools share
+the module's one client session (`shared_client`, tests/server/conftest.py), each in a record
+of its own title; the tests about the process (its stdout, its exit, a client hanging up, a
+signal, its flags) each start their own.
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ from mcp_helpers import (
     stdio_params,
 )
 from mcp_types import TextContent
+from shared_servers import SharedClient, SharedRawServer, rows_titled
 
 from home_rows import record_rows
 from reckoner.contract.codes import ErrorCode
+from reckoner.core.quoting import ANGLE
 from reckoner.server.texts import SKILLS, persona, skill_text
 from reckoner.server.tools import TOOL_NAMES
 from reckoner.wire import dumps_text
@@ -33,32 +38,30 @@ VOLT = [2, 1, -3, -1, 0, 0, 0]
 OHM = [2, 1, -3, -2, 0, 0, 0]
 
 
-def test_a_whole_record_through_the_six_tools_over_stdio(tmp_path: Path) -> None:
+def test_a_whole_record_through_the_six_tools_over_stdio(shared_client: SharedClient) -> None:
     """docs/reference/tools.md/2.2 and 7.2 over MCP: a record from start to end, each receipt as the
     result.
     Spec: docs/reference/tools.md (the tool surface)."""
-    home = tmp_path / "home"
 
-    async def main() -> list[dict[str, Any]]:
+    async def main(client: Client) -> list[dict[str, Any]]:
         receipts = []
-        async with Client(stdio_params(home)) as client:
-            listed = await client.list_tools()
-            assert [t.name for t in listed.tools] == list(TOOL_NAMES)
-            calls: list[tuple[str, dict[str, Any]]] = [
-                ("record_start", {"title": "Ohm's law over MCP"}),
-                ("set", {"name": "V", "value": {"num": 12, "dim": "volt"}}),
-                ("set", {"name": "R", "value": {"num": 4, "dim": "ohm"}}),
-                ("record_message", {"text": "Current from Ohm's law."}),
-                ("eval", {"formula": "@V / @R", "target": "I"}),
-                ("eval", {"formula": "@V + @R", "target": "bad"}),
-                ("get", {"name": "I"}),
-                ("record_end", {"text": "I = 3 A."}),
-            ]
-            for tool, args in calls:
-                receipts.append(receipt_of(await client.call_tool(tool, args)))
+        listed = await client.list_tools()
+        assert [t.name for t in listed.tools] == list(TOOL_NAMES)
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("record_start", {"title": "Ohm's law over MCP"}),
+            ("set", {"name": "V", "value": {"num": 12, "dim": "volt"}}),
+            ("set", {"name": "R", "value": {"num": 4, "dim": "ohm"}}),
+            ("record_message", {"text": "Current from Ohm's law."}),
+            ("eval", {"formula": "@V / @R", "target": "I"}),
+            ("eval", {"formula": "@V + @R", "target": "bad"}),
+            ("get", {"name": "I"}),
+            ("record_end", {"text": "I = 3 A."}),
+        ]
+        for tool, args in calls:
+            receipts.append(receipt_of(await client.call_tool(tool, args)))
         return receipts
 
-    receipts = anyio.run(main)
+    receipts = shared_client.run(main)
     assert receipts[0] == {"ok": True}
     assert receipts[1] == {"ok": True, "name": "V", "rev": 1, "value": {"num": 12, "dim": VOLT}}
     assert receipts[2] == {"ok": True, "name": "R", "rev": 1, "value": {"num": 4, "dim": OHM}}
@@ -69,7 +72,7 @@ def test_a_whole_record_through_the_six_tools_over_stdio(tmp_path: Path) -> None
     assert receipts[6] == {"ok": True, "name": "I", "value": {"num": 3, "dim": "ampere"}}
     assert receipts[7] == {"ok": True}
 
-    rows = record_rows(home)
+    rows = rows_titled(shared_client.home, "Ohm's law over MCP")
     assert [(r["seq"], r["tool"], r["ok"]) for r in rows] == [
         (1, "record_start", True),
         (2, "set", True),
@@ -83,84 +86,123 @@ def test_a_whole_record_through_the_six_tools_over_stdio(tmp_path: Path) -> None
     assert rows[4]["content"]["formula"] == "@V / @R"
 
 
-def test_unknown_tool_is_an_engine_receipt(tmp_path: Path) -> None:
+def test_unknown_tool_is_an_engine_receipt(shared_client: SharedClient) -> None:
     """An unknown tool reaches Engine.call: ENGINE_INVALID_ARGS, never a protocol error.
     Spec: docs/reference/tools.md (receipts)."""
 
-    async def main() -> dict[str, Any]:
-        async with Client(stdio_params(tmp_path / "home")) as client:
-            return receipt_of(await client.call_tool("solve", {"equation": "x^2 = 4"}))
+    async def main(client: Client) -> dict[str, Any]:
+        return receipt_of(await client.call_tool("solve", {"equation": "x^2 = 4"}))
 
-    receipt = anyio.run(main)
+    receipt = shared_client.run(main)
     assert receipt["ok"] is False
     assert receipt["code"] == ErrorCode.INVALID_ARGS.value
     assert "solve" in receipt["error"]
 
 
-def test_every_wrong_argument_reaches_the_engine(tmp_path: Path) -> None:
+def test_every_wrong_argument_reaches_the_engine(shared_client: SharedClient) -> None:
     """Missing, extra and wrongly typed arguments come back as the engine's receipt with
     isError set, and change nothing (docs/reference/codes.md).
     Spec: docs/reference/codes.md (the error codes)."""
-    home = tmp_path / "home"
 
-    async def main() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
-        async with Client(stdio_params(home)) as client:
-            receipt_of(await client.call_tool("record_start", {"title": "wrong arguments"}))
-            before = receipt_of(
-                await client.call_tool("set", {"name": "R", "value": {"num": 4, "dim": "ohm"}})
-            )
-            answers = [
-                receipt_of(await client.call_tool(tool, args)) for tool, args, _ in WRONG_ARGUMENTS
-            ]
-            after = receipt_of(await client.call_tool("get", {"name": "R"}))
+    async def main(client: Client) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+        receipt_of(await client.call_tool("record_start", {"title": "wrong arguments"}))
+        before = receipt_of(
+            await client.call_tool("set", {"name": "R", "value": {"num": 4, "dim": "ohm"}})
+        )
+        answers = [
+            receipt_of(await client.call_tool(tool, args)) for tool, args, _ in WRONG_ARGUMENTS
+        ]
+        after = receipt_of(await client.call_tool("get", {"name": "R"}))
+        assert receipt_of(await client.call_tool("record_end", {})) == {"ok": True}
         return answers, before, after
 
-    answers, before, after = anyio.run(main)
+    answers, before, after = shared_client.run(main)
     for (tool, args, code), receipt in zip(WRONG_ARGUMENTS, answers, strict=True):
         assert receipt["ok"] is False, (tool, args, receipt)
         assert receipt["code"] == code.value, (tool, args, receipt)
         assert isinstance(receipt["error"], str) and receipt["error"].strip()
     assert before["rev"] == 1
     assert after == {"ok": True, "name": "R", "value": {"num": 4, "dim": "ohm"}}
-    rows = record_rows(home)
-    # Every refusal left its own row and no slot write (docs/guide/records.md).
-    assert [r["ok"] for r in rows[2:]] == [False] * len(WRONG_ARGUMENTS) + [True]
+    rows = rows_titled(shared_client.home, "wrong arguments")
+    # Every refusal left its own row and no slot write (docs/guide/records.md); the last row
+    # is the record_end that hands the shared server back.
+    assert [r["ok"] for r in rows[2:-1]] == [False] * len(WRONG_ARGUMENTS) + [True]
+    assert rows[-1]["tool"] == "record_end"
 
 
-def test_a_call_with_no_arguments_object_reaches_the_engine(tmp_path: Path) -> None:
+def test_complex_and_array_readings_with_text_go_back_through_set_over_stdio(
+    shared_client: SharedClient,
+) -> None:
+    """Issue 27 over a real MCP client: a complex or an array reading with `digits` carries
+    its quotable `text`, and `set` takes the reading back through the tool's input schema
+    unchanged, text and all.
+    Spec: docs/reference/tools.md (issue 27)."""
+
+    async def run(client: Client) -> list[dict[str, Any]]:
+        receipts = []
+
+        async def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+            receipt = receipt_of(await client.call_tool(tool, args))
+            receipts.append(receipt)
+            return receipt
+
+        await call("record_start", {"title": "readings given back"})
+        value = {"array": [[1.5, {"re": 3, "im": -4}]], "unit": "mA"}
+        await call("set", {"name": "a", "value": value})
+        for form in (None, "polar"):
+            reading = await call("get", {"name": "a", "unit": "mA", "digits": 4, "form": form})
+            await call("set", {"name": "b", "value": reading["value"]})
+        z = await call("eval", {"formula": "3-4i", "target": "z", "read": {"digits": 3}})
+        await call("set", {"name": "c", "value": z["value"]})
+        wrong = {**z["value"], "text": "3.00-4.01i"}
+        await call("set", {"name": "d", "value": wrong})
+        assert receipt_of(await client.call_tool("record_end", {})) == {"ok": True}
+        return receipts
+
+    receipts = shared_client.run(run)
+    _, _, rect, back, polar, back_polar, z, back_z, refused = receipts
+    assert rect["value"]["text"] == [["1.500", "3.000-4.000i"]]
+    assert polar["value"]["text"] == [[f"1.500{ANGLE}0.000", f"5.000{ANGLE}-0.9273"]]
+    assert z["value"] == {"re": 3, "im": -4, "text": "3.00-4.00i", "dim": "dim-less"}
+    assert back["ok"] and back_polar["ok"] and back_z["ok"]
+    assert back["value"]["array"] == [[0.0015, {"re": 0.003, "im": -0.004}]]
+    assert refused["code"] == "ENGINE_INVALID_ARGS"
+    assert "spells re 3.0 and im -4.01" in refused["error"]
+
+
+def test_a_call_with_no_arguments_object_reaches_the_engine(
+    shared_raw_server: SharedRawServer,
+) -> None:
     """A tools/call without an arguments member is judged by the engine, not the transport.
     Spec: docs/reference/tools.md (receipts)."""
-    server = RawStdioServer(tmp_path / "home")
-    try:
-        server.initialize()
-        request_id = server.request("tools/call", {"name": "record_start"})
-        result = server.response(request_id)["result"]
-        assert result["isError"] is True
-        assert result["structuredContent"]["code"] == ErrorCode.INVALID_ARGS.value
-        # A non-object arguments member is the one shape the protocol itself rejects.
-        request_id = server.request("tools/call", {"name": "record_start", "arguments": [1]})
-        assert "error" in server.response(request_id)
-        ok = server.call_tool("record_start", {"title": "still serving"})
-        assert ok["structuredContent"] == {"ok": True}
-    finally:
-        server.close()
-    assert_only_protocol(server.stdout_lines)
+    server = shared_raw_server.server
+    request_id = server.request("tools/call", {"name": "record_start"})
+    result = server.response(request_id)["result"]
+    assert result["isError"] is True
+    assert result["structuredContent"]["code"] == ErrorCode.INVALID_ARGS.value
+    # A non-object arguments member is the one shape the protocol itself rejects.
+    request_id = server.request("tools/call", {"name": "record_start", "arguments": [1]})
+    assert "error" in server.response(request_id)
+    ok = server.call_tool("record_start", {"title": "still serving"})
+    assert ok["structuredContent"] == {"ok": True}
+    assert server.call_tool("record_end", {})["isError"] is False
+    assert_only_protocol(shared_raw_server.stdout_since())
 
 
-def test_a_20_mb_formula_is_refused_and_the_server_survives(tmp_path: Path) -> None:
+def test_a_20_mb_formula_is_refused_and_the_server_survives(shared_client: SharedClient) -> None:
     """A formula 2,000 times over the 10,000-character limit is one short refusal.
     Spec: docs/guide/formulas.md (the charset and the literals)."""
     huge = "1+" * (10 * 1024 * 1024) + "1"
 
-    async def main() -> tuple[Any, dict[str, Any], dict[str, Any]]:
-        async with Client(stdio_params(tmp_path / "home")) as client:
-            receipt_of(await client.call_tool("record_start", {"title": "a huge formula"}))
-            refused = await client.call_tool("eval", {"formula": huge, "target": "x"})
-            after = receipt_of(await client.call_tool("eval", {"formula": "1+1", "target": "x"}))
-            value = receipt_of(await client.call_tool("get", {"name": "x"}))
+    async def main(client: Client) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+        receipt_of(await client.call_tool("record_start", {"title": "a huge formula"}))
+        refused = await client.call_tool("eval", {"formula": huge, "target": "x"})
+        after = receipt_of(await client.call_tool("eval", {"formula": "1+1", "target": "x"}))
+        value = receipt_of(await client.call_tool("get", {"name": "x"}))
+        assert receipt_of(await client.call_tool("record_end", {})) == {"ok": True}
         return refused, after, value
 
-    refused, after, value = anyio.run(main)
+    refused, after, value = shared_client.run(main)
     receipt = receipt_of(refused)
     assert receipt["ok"] is False
     assert receipt["code"] == ErrorCode.INVALID_FORMULA.value
@@ -170,28 +212,27 @@ def test_a_20_mb_formula_is_refused_and_the_server_survives(tmp_path: Path) -> N
     assert value["value"]["num"] == 2
 
 
-def test_invalid_utf8_on_stdin_never_stops_the_server(tmp_path: Path) -> None:
-    """Bytes that are not UTF-8, alone or inside a formula, are survived; stdout stays protocol."""
-    server = RawStdioServer(tmp_path / "home")
-    try:
-        server.initialize()
-        assert server.call_tool("record_start", {"title": "bad bytes"})["isError"] is False
-        server.send_bytes(b"\xff\xfe\x80 not even json \xc3\x28\n")
-        bad = (
-            b'{"jsonrpc":"2.0","id":900,"method":"tools/call","params":{"name":"eval",'
-            b'"arguments":{"formula":"1+\xff","target":"x"}}}\n'
-        )
-        server.send_bytes(bad)
-        result = server.response(900)["result"]
-        assert result["isError"] is True
-        assert result["structuredContent"]["code"] == ErrorCode.INVALID_FORMULA.value
-        ok = server.call_tool("eval", {"formula": "2*3", "target": "x"})
-        assert ok["structuredContent"] == {"ok": True, "target": "x", "rev": 1}
-    finally:
-        _, err = server.close()
-    assert server.process.returncode == 0
-    assert b"Traceback" not in err
-    assert_only_protocol(server.stdout_lines)
+def test_invalid_utf8_on_stdin_never_stops_the_server(shared_raw_server: SharedRawServer) -> None:
+    """Bytes that are not UTF-8, alone or inside a formula, are survived; stdout stays protocol.
+    The server is the module's raw-pipe one: its exit code 0 is checked when the module's
+    tests are done with it, after everything they sent."""
+    server = shared_raw_server.server
+    assert server.call_tool("record_start", {"title": "bad bytes"})["isError"] is False
+    server.send_bytes(b"\xff\xfe\x80 not even json \xc3\x28\n")
+    bad = (
+        b'{"jsonrpc":"2.0","id":900,"method":"tools/call","params":{"name":"eval",'
+        b'"arguments":{"formula":"1+\xff","target":"x"}}}\n'
+    )
+    server.send_bytes(bad)
+    result = server.response(900)["result"]
+    assert result["isError"] is True
+    assert result["structuredContent"]["code"] == ErrorCode.INVALID_FORMULA.value
+    ok = server.call_tool("eval", {"formula": "2*3", "target": "x"})
+    assert ok["structuredContent"] == {"ok": True, "target": "x", "rev": 1}
+    assert server.call_tool("record_end", {})["isError"] is False
+    assert server.process.poll() is None
+    assert b"Traceback" not in shared_raw_server.stderr_since()
+    assert_only_protocol(shared_raw_server.stdout_since())
 
 
 def test_stdout_carries_only_protocol_even_at_debug_level(tmp_path: Path) -> None:
@@ -298,30 +339,29 @@ def test_skills_are_served_as_prompts_and_resources_and_the_persona_as_instructi
     anyio.run(main)
 
 
-def test_tool_schemas_document_every_argument(tmp_path: Path) -> None:
+def test_tool_schemas_document_every_argument(shared_client: SharedClient) -> None:
     """Each tool's input schema describes every argument; each description names what the
     tool answers and its most common mistake."""
 
-    async def main() -> None:
-        async with Client(stdio_params(tmp_path / "home")) as client:
-            for tool in (await client.list_tools()).tools:
-                schema = tool.input_schema
-                assert schema["type"] == "object"
-                for name, prop in schema["properties"].items():
-                    assert prop.get("description"), (tool.name, name)
-                assert "Answers" in (tool.description or "")
-                assert "Most common mistake" in (tool.description or "")
-                if tool.name == "set":
-                    shapes = schema["$defs"]["value"]["anyOf"]
-                    assert {s["title"] for s in shapes} == {
-                        "real",
-                        "complex, rectangular",
-                        "complex, polar (radians)",
-                        "array",
-                        "object",
-                    }
+    async def main(client: Client) -> None:
+        for tool in (await client.list_tools()).tools:
+            schema = tool.input_schema
+            assert schema["type"] == "object"
+            for name, prop in schema["properties"].items():
+                assert prop.get("description"), (tool.name, name)
+            assert "Answers" in (tool.description or "")
+            assert "Most common mistake" in (tool.description or "")
+            if tool.name == "set":
+                shapes = schema["$defs"]["value"]["anyOf"]
+                assert {s["title"] for s in shapes} == {
+                    "real",
+                    "complex, rectangular",
+                    "complex, polar (radians)",
+                    "array",
+                    "object",
+                }
 
-    anyio.run(main)
+    shared_client.run(main)
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.1"])

@@ -11,9 +11,10 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
-from mcp_helpers import RawStdioServer, assert_only_protocol, http_server, stdio_params
+from mcp_helpers import RawStdioServer, assert_only_protocol, stdio_params
 from mcp_types import INVALID_PARAMS
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from shared_servers import SharedHttpServer
 
 from reckoner.server.texts import SKILLS
 
@@ -108,17 +109,19 @@ def test_unknown_prompt_and_resource_through_the_sdk_client_over_stdio(
 
 
 @pytest.mark.parametrize("mode", CLIENT_MODES)
-def test_unknown_prompt_and_resource_over_streamable_http(tmp_path: Path, mode: str) -> None:
-    """Spec: docs/guide/mcp-clients.md (issue 9)."""
-    stderr: list[bytes] = []
-    with http_server(tmp_path / "home", stderr_sink=stderr) as url:
+def test_unknown_prompt_and_resource_over_streamable_http(
+    shared_http_server: SharedHttpServer, mode: str
+) -> None:
+    """Each revision's client is a session of its own on the module's one HTTP server
+    (tests/server/conftest.py): a client of each revision negotiates it afresh.
+    Spec: docs/guide/mcp-clients.md (issue 9)."""
 
-        async def main() -> tuple[str, list[tuple[int, str]]]:
-            async with Client(url, mode=mode) as client:
-                return client.protocol_version, await _both_errors(client)
+    async def main() -> tuple[str, list[tuple[int, str]]]:
+        async with Client(shared_http_server.url, mode=mode) as client:
+            return client.protocol_version, await _both_errors(client)
 
-        version, errors = anyio.run(main)
+    version, errors = anyio.run(main)
     assert version == _expected_version(mode)
     _assert_prompt_error(*errors[0])
     _assert_resource_error(*errors[1])
-    _assert_clean(b"".join(stderr).decode())
+    _assert_clean(shared_http_server.stderr_since())

@@ -2,7 +2,12 @@
 deadline: a JSON-RPC parse error (-32700) for a line that is not JSON, an invalid request
 (-32600) for JSON that is not a request or a line over the limit, and the engine's receipt
 for what the engine accepts (values nested up to MAX_VALUE_DEPTH). The session goes on
-after each, and stdout carries protocol only."""
+after each, and stdout carries protocol only.
+
+The raw-pipe tests send their lines to one server for the module (the promise is that the
+session goes on after each line, so one process answering them all is the promise itself);
+the SDK client's test has its own.
+Spec: docs/guide/mcp-clients.md (issue 21)."""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ import anyio
 import pytest
 from mcp import Client
 from mcp_helpers import RawStdioServer, assert_only_protocol, receipt_of, stdio_params
+from shared_servers import SharedRawServer
 
 from reckoner.contract.codes import ErrorCode
 from reckoner.contract.limits import MAX_VALUE_DEPTH
@@ -53,12 +59,17 @@ def _levels(value: dict[str, Any], form: str) -> int:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Any:
-    started = RawStdioServer(tmp_path / "home")
-    started.initialize()
-    yield started
-    if started.process.poll() is None:
-        started.close()
+def server(shared_raw_server: SharedRawServer) -> RawStdioServer:
+    """The module's one raw-pipe server (tests/server/conftest.py): every line a test sends
+    is a request to the same process, which must answer it and go on, test after test."""
+    return shared_raw_server.server
+
+
+def _assert_clean(shared: SharedRawServer) -> None:
+    """What this test made the server write: protocol only on stdout, no traceback on
+    stderr (the module's last check, when the server exits, sees every line again)."""
+    assert b"Traceback" not in shared.stderr_since()
+    assert_only_protocol(shared.stdout_since())
 
 
 @pytest.mark.parametrize(
@@ -75,7 +86,7 @@ def server(tmp_path: Path) -> Any:
     ],
 )
 def test_a_line_that_is_no_request_is_answered_with_its_json_rpc_error_and_the_session_goes_on(
-    server: RawStdioServer, line: bytes, code: int
+    server: RawStdioServer, shared_raw_server: SharedRawServer, line: bytes, code: int
 ) -> None:
     """JSON-RPC 2.0, section 5.1: -32700 parse error, -32600 invalid request, id null."""
     server.send_bytes(line + b"\n")
@@ -85,9 +96,7 @@ def test_a_line_that_is_no_request_is_answered_with_its_json_rpc_error_and_the_s
     assert message.startswith("the ") and "Traceback" not in message
     ping = server.request("ping", {})
     assert server.response(ping)["result"] == {}
-    _, err = server.close()
-    assert b"Traceback" not in err
-    assert_only_protocol(server.stdout_lines)
+    _assert_clean(shared_raw_server)
 
 
 def test_an_invalid_request_with_an_id_is_answered_under_that_id(server: RawStdioServer) -> None:
@@ -98,7 +107,7 @@ def test_an_invalid_request_with_an_id_is_answered_under_that_id(server: RawStdi
 
 
 def test_a_line_over_the_limit_is_answered_with_an_error_and_the_session_goes_on(
-    server: RawStdioServer,
+    server: RawStdioServer, shared_raw_server: SharedRawServer
 ) -> None:
     """A line past MAX_LINE_BYTES is skipped to its newline unread, never held whole."""
     head = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"eval",'
@@ -110,9 +119,8 @@ def test_a_line_over_the_limit_is_answered_with_an_error_and_the_session_goes_on
     assert answer["id"] is None and answer["error"]["code"] == -32600
     assert f"{MAX_LINE_BYTES:,}-byte limit" in answer["error"]["message"]
     assert server.call_tool("record_start", {"title": "after a huge line"})["isError"] is False
-    _, err = server.close()
-    assert b"Traceback" not in err
-    assert_only_protocol(server.stdout_lines)
+    assert server.call_tool("record_end", {})["isError"] is False
+    _assert_clean(shared_raw_server)
 
 
 def test_a_message_deeper_than_the_transport_limit_is_refused_under_its_id(
@@ -189,7 +197,9 @@ def test_deeply_nested_sets_get_their_receipts_over_stdio_through_a_real_client(
     assert got["ok"] is True and _levels(got["value"], "object") == 120  # the last one kept
 
 
-def test_deeply_nested_objects_get_their_receipts_over_raw_stdio(server: RawStdioServer) -> None:
+def test_deeply_nested_objects_get_their_receipts_over_raw_stdio(
+    server: RawStdioServer, shared_raw_server: SharedRawServer
+) -> None:
     """The object form, two JSON levels a level, up to the engine's limit and one past it."""
     assert server.call_tool("record_start", {"title": "deep objects"})["isError"] is False
     for form, levels in RAW_CASES:
@@ -204,6 +214,5 @@ def test_deeply_nested_objects_get_their_receipts_over_raw_stdio(server: RawStdi
             assert receipt["code"] == ErrorCode.INVALID_ARGS.value
     got = _receipt_from_text(server.call_tool("get", {"name": "v"}))
     assert _levels(got["value"], "object") == MAX_VALUE_DEPTH
-    _, err = server.close()
-    assert b"Traceback" not in err
-    assert_only_protocol(server.stdout_lines)
+    assert server.call_tool("record_end", {})["isError"] is False
+    _assert_clean(shared_raw_server)
