@@ -71,25 +71,13 @@ def test_a_latex_job_without_compile_carries_its_source_as_the_preview(
     assert "\\begin{document}" in job["preview"]
 
 
-@pytest.mark.tex
-def test_the_preview_needs_the_panels_token(
-    panel: BackgroundPanel, http: httpx.Client, out: Path
-) -> None:
-    """Spec: docs/guide/articles.md (issue 23)."""
-    job = compiled(http, out, compile=True)
-    stranger = httpx.get(
-        panel.url.rstrip("/") + f"{API}/article-preview", params={"path": job["pdf"]}, timeout=30
-    )
-    assert stranger.status_code == 401
-    assert not stranger.content.startswith(PNG)
-
-
 @pytest.fixture(scope="module")
 def one_compiled_job(
     tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[tuple[httpx.Client, Path]]:
-    """One panel that compiled one job, for the checks that only send it requests (each
-    compile costs XeLaTeX two passes; the hostile paths below change nothing on disk)."""
+) -> Iterator[tuple[BackgroundPanel, httpx.Client, Path, dict[str, Any]]]:
+    """One panel that compiled one job, for the checks that only send it requests and change
+    nothing in its folder (each compile costs XeLaTeX two passes). None of them may leave a
+    preview drawn: each checks that none is."""
     root = tmp_path_factory.mktemp("one-compiled-job")
     write_record(root / "home", HAND_ID, hand_rows())
     (root / "out").mkdir()
@@ -97,8 +85,22 @@ def one_compiled_job(
         BackgroundPanel(root / "home", poll_ms=300) as panel,
         http_client(panel, timeout=60) as http,
     ):
-        compiled(http, root / "out", compile=True)
-        yield http, root / "out"
+        job = compiled(http, root / "out", compile=True)
+        yield panel, http, root / "out", job
+
+
+@pytest.mark.tex
+def test_the_preview_needs_the_panels_token(
+    one_compiled_job: tuple[BackgroundPanel, httpx.Client, Path, dict[str, Any]],
+) -> None:
+    """Spec: docs/guide/articles.md (issue 23)."""
+    panel, _, out, job = one_compiled_job
+    stranger = httpx.get(
+        panel.url.rstrip("/") + f"{API}/article-preview", params={"path": job["pdf"]}, timeout=30
+    )
+    assert stranger.status_code == 401
+    assert not stranger.content.startswith(PNG)
+    assert not (out / "x" / "x.preview.png").exists()
 
 
 @pytest.mark.tex
@@ -113,10 +115,10 @@ def one_compiled_job(
     ],
 )
 def test_the_preview_refuses_any_path_no_job_compiled_with_one_sentence(
-    one_compiled_job: tuple[httpx.Client, Path], hostile: str
+    one_compiled_job: tuple[BackgroundPanel, httpx.Client, Path, dict[str, Any]], hostile: str
 ) -> None:
     """Spec: docs/guide/articles.md (issue 23)."""
-    http, out = one_compiled_job
+    _, http, out, _ = one_compiled_job
     refused = http.get(f"{API}/article-preview", params={"path": hostile.format(out=out)})
     one_sentence(refused, 400, "draws only a PDF this panel compiled")
     assert not (out / "x" / "x.preview.png").exists()  # nothing drawn for any of them
@@ -168,10 +170,12 @@ def test_a_cache_name_linked_out_of_the_folder_is_never_written_through(
 
 @pytest.mark.tex
 def test_a_pdftoppm_that_hangs_is_stopped_at_the_deadline_with_one_sentence(
-    http: httpx.Client, out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    one_compiled_job: tuple[BackgroundPanel, httpx.Client, Path, dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Spec: docs/guide/articles.md (issue 23)."""
-    job = compiled(http, out, compile=True)
+    _, http, out, job = one_compiled_job
     marker = new_marker()
     fake_pdftoppm(tmp_path / "bin", monkeypatch, f"exec sleep {marker}")
     monkeypatch.setattr(preview, "PREVIEW_TIMEOUT_MS", 1500)
@@ -185,10 +189,12 @@ def test_a_pdftoppm_that_hangs_is_stopped_at_the_deadline_with_one_sentence(
 
 @pytest.mark.tex
 def test_a_pdftoppm_that_prints_without_end_is_cut_at_the_cap_with_one_sentence(
-    http: httpx.Client, out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    one_compiled_job: tuple[BackgroundPanel, httpx.Client, Path, dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Spec: docs/guide/articles.md (issue 23)."""
-    job = compiled(http, out, compile=True)
+    _, http, out, job = one_compiled_job
     fake_pdftoppm(tmp_path / "bin", monkeypatch, "exec yes")
     monkeypatch.setattr(preview, "MAX_PREVIEW_BYTES", 64 * 1024)
     refused = http.get(f"{API}/article-preview", params={"path": job["pdf"]})
