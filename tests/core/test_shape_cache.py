@@ -369,7 +369,9 @@ def test_a_formula_with_other_slot_names_is_served_from_the_shape_without_compil
 
 def test_one_slot_read_twice_and_two_slots_share_a_shape_and_answer_each_their_own() -> None:
     """`@a*@a` and `@V*@R` have one shape; each text reads what its own names say."""
-    for text in ("@V*@R", "@R * @V", "@V*@V", "@R * @R", "@V*@missing"):
+    texts = ("@V*@R", "@R * @V", "@V*@V", "@R * @R", "@V*@missing")
+    assert {shapes.shape_of(text) for text in texts} == {"@*@"}
+    for text in texts:
         assert _answer(evaluate(text, SLOTS)) == _answer(_fresh(text)), text
 
 
