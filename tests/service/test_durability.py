@@ -229,6 +229,10 @@ def test_a_failed_write_step_refuses_and_changes_nothing(
         assert_refused(
             engine.call("eval", {"formula": "@V/@R", "target": "I"}), how, home, "written"
         )
+        # An eval over a slot it reads: the old value must come back.
+        assert_refused(
+            engine.call("eval", {"formula": "@V*2", "target": "V"}), how, home, "written"
+        )
         assert_refused(engine.call("set", {"name": "R", "value": None}), how, home, "written")
         assert_refused(engine.call("record_message", {"text": "hi"}), how, home, "written")
         assert faults.hits.get(step)

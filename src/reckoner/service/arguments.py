@@ -28,9 +28,6 @@ TOOLS: dict[str, tuple[str, ...]] = {tool.name: tool.keys for tool in CONTRACT}
 _ALLOWED_KEYS = {tool: frozenset(keys) for tool, keys in TOOLS.items()}
 EVAL_KEYS = _ALLOWED_KEYS["eval"]
 
-# The argument naming the one slot a call may write: set's name, eval's target.
-_WRITTEN_SLOT_KEY = {"set": "name", "eval": "target"}
-
 
 def refused(failure: Failure) -> Refusal:
     """A core failure (data) as the refusal a call raises."""
@@ -42,15 +39,6 @@ def settled(result: Any) -> Any:
     if isinstance(result, Failure):
         raise refused(result)
     return result
-
-
-def written_slot(tool: str, args: dict[str, Any]) -> str | None:
-    """The slot a call of ``tool`` may write (set's name, eval's target), if it names one."""
-    key = _WRITTEN_SLOT_KEY.get(tool)  # None for the markers and get
-    if key is None:
-        return None
-    touched = args.get(key)
-    return touched if type(touched) is str else None
 
 
 def name_arg(args: dict[str, Any], key: str, role: str) -> str:

@@ -32,10 +32,10 @@ from reckoner.storage.open_journal import OpenRecordJournal
 from reckoner.storage.record_archive import DeleteOutcome, RecordArchive, RecordIndex, RecordView
 from reckoner.storage.run_log import open_run_log
 
-from .arguments import TOOLS, unstorable_key, written_slot
+from .arguments import TOOLS, unstorable_key
 from .facts import FactGate, FactTool, closed_receipt
 from .lifecycle import RecordTrace, settle_state
-from .operations import Operation, Operations, Receipt
+from .operations import Operations, Receipt
 from .replay import recover
 from .slots import SlotTable
 
@@ -152,26 +152,56 @@ class Engine:
                 return refusal.receipt()
 
     def _call(self, tool: object, args: object) -> Receipt:
-        operation = self._admitted(tool)
-        if not callable(operation):
-            return operation
-        assert type(tool) is str
+        """Run one call and append its row; a failed call changes nothing (8.1): the slot
+        it wrote is taken back whatever stopped it."""
+        operation = self._operations.get(tool) if type(tool) is str else None
+        if operation is None or self._closed or self._trace.record is None:
+            turned_away = self._turned_away(tool)
+            if turned_away is not None:
+                return turned_away
+        assert type(tool) is str and operation is not None
+        if not isinstance(args, dict):
+            return self._refused(
+                tool, Refusal(ErrorCode.INVALID_ARGS, not_an_object(tool, TOOLS[tool], args))
+            )
+        slots = self._slots
+        writes = slots.writes
         try:
-            return self._perform(tool, operation, args)
+            receipt, content = operation(args)
+            if content is not None:
+                self._trace.append(tool, True, content)
+            return receipt
+        except wire.UnstorableText as error:
+            # Text no JSON file can keep: the call is refused and changes nothing.
+            if slots.writes != writes:
+                slots.undo()
+            return self._refused(
+                tool, Refusal(ErrorCode.INVALID_ARGS, f"{tool}'s {unstorable_key(args)} {error}")
+            )
         except Refusal as refusal:
-            if self._trace.record is not None:
-                # The refusal's own row is written if the disk allows; either way the call
-                # is refused and nothing else changed (issue 8).
-                with contextlib.suppress(Refusal):
-                    self._trace.append_refusal(tool, refusal)
-            return refusal.receipt()
+            if slots.writes != writes:
+                slots.undo()
+            return self._refused(tool, refusal)
+        except Exception:
+            # A fault after the slot was written (call() turns it into the receipt): the
+            # write must not stay behind.
+            if slots.writes != writes:
+                slots.undo()
+            raise
 
-    def _admitted(self, tool: object) -> Operation | Receipt:
-        """The operation of a call the engine takes, or the receipt of one it turns away."""
+    def _refused(self, tool: str, refusal: Refusal) -> Receipt:
+        if self._trace.record is not None:
+            # The refusal's own row is written if the disk allows; either way the call is
+            # refused and nothing else changed (issue 8).
+            with contextlib.suppress(Refusal):
+                self._trace.append_refusal(tool, refusal)
+        return refusal.receipt()
+
+    def _turned_away(self, tool: object) -> Receipt | None:
+        """The receipt of a call the engine does not take, or None when it takes it."""
         if self._closed:
             return closed_receipt()
-        operation = self._operations.get(tool) if type(tool) is str else None
-        if operation is None:
+        if type(tool) is not str or tool not in self._operations:
             shown = repr(tool)[:60]
             return Refusal(
                 ErrorCode.INVALID_ARGS,
@@ -184,33 +214,7 @@ class Engine:
                 f"{tool} needs an open record, and none is open; call record_start with a "
                 f"title first",
             ).receipt()
-        return operation
-
-    def _perform(self, tool: str, operation: Operation, args: object) -> Receipt:
-        """Run one admitted call and append its row; a failed call changes nothing (8.1):
-        the slot it wrote is restored whatever stopped it."""
-        if not isinstance(args, dict):
-            raise Refusal(ErrorCode.INVALID_ARGS, not_an_object(tool, TOOLS[tool], args))
-        touched = written_slot(tool, args)
-        before = self._slots.get(touched) if touched is not None else None
-        try:
-            receipt, content = operation(args)
-            if content is not None:
-                self._trace.append(tool, True, content)
-        except wire.UnstorableText as error:
-            # Text no JSON file can keep: the call is refused and changes nothing.
-            if touched is not None:
-                self._slots.restore(touched, before)
-            raise Refusal(
-                ErrorCode.INVALID_ARGS, f"{tool}'s {unstorable_key(args)} {error}"
-            ) from None
-        except Exception:
-            # Refused, or a fault after the slot was written (call() turns that into the
-            # receipt): the write must not stay behind.
-            if touched is not None:
-                self._slots.restore(touched, before)
-            raise
-        return receipt
+        return None
 
     def append_preset_row(self, tool: str, ok: bool, content: dict[str, Any]) -> bool:
         """Append one row of a preset's tool (compute, search) to the open record, if any.

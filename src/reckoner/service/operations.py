@@ -122,21 +122,26 @@ class Operations:
     def eval(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
         formula = args.get("formula")
         # The formula is the first argument: its shape and syntax refuse before the target's.
-        program = settled(compile_formula(formula))
-        if args.get("target") is None:
+        program = compile_formula(formula)
+        if isinstance(program, Failure):
+            raise refused(program)
+        target = args.get("target")
+        if target is None:
             raise Refusal(
                 ErrorCode.INVALID_ARGS,
                 'eval needs target: the bare name of the slot to write, such as "P"',
             )
-        target = args["target"]
         slots = self._slots
         if type(target) is not str or target not in slots:
             # A name already in the table is known to be valid; any other is checked.
             target = name_arg(args, "target", "eval's target")
-        if not args.keys() <= EVAL_KEYS:
-            no_extra(args, "eval")
-        read = args.get("read")
-        asked = None if read is None else readings(read, "eval")
+        asked = None
+        if len(args) > 2:  # formula and target alone are eval's own keys: nothing to check
+            if not args.keys() <= EVAL_KEYS:
+                no_extra(args, "eval")
+            read = args.get("read")
+            if read is not None:
+                asked = readings(read, "eval")
         try:
             outcome = run_program(program, slots.formula_view())
         except StoredValueError as error:

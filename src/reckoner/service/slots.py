@@ -79,13 +79,17 @@ class SlotTable(dict[str, Slot]):
     call; it is written only through the methods below, which keep the values in step.
     """
 
-    __slots__ = ("_reader", "_values")
+    __slots__ = ("_last", "_reader", "_values", "writes")
 
     def __init__(self) -> None:
         super().__init__()
         # Every slot's value once built: what a formula reads, a plain dict on its hot path.
         self._values: dict[str, Value] = {}
         self._reader = SlotReader(self)
+        # Writes and deletes so far, and the last one's name and what it replaced: a call
+        # that fails after writing compares the count and takes its write back (`undo`).
+        self.writes = 0
+        self._last: tuple[str, Slot | None] | None = None
 
     def write(self, name: str, stored: dict[str, Any] | None, value: Value | None = None) -> Slot:
         """Create at revision 1 or overwrite with revision + 1; answer the new slot.
@@ -94,6 +98,8 @@ class SlotTable(dict[str, Slot]):
         """
         previous = self.get(name)
         slot = Slot(1 if previous is None else previous.rev + 1, stored, value)
+        self.writes += 1
+        self._last = (name, previous)
         self[name] = slot
         if value is not None:
             self._values[name] = value
@@ -103,7 +109,8 @@ class SlotTable(dict[str, Slot]):
 
     def delete(self, name: str) -> None:
         """Idempotent: a deleted slot is recreated at revision 1 by its next write."""
-        self.pop(name, None)
+        self.writes += 1
+        self._last = (name, self.pop(name, None))
         self._values.pop(name, None)
 
     def materialize(self, name: str) -> Value:
@@ -112,10 +119,17 @@ class SlotTable(dict[str, Slot]):
         self._values[name] = value
         return value
 
-    def restore(self, name: str, slot: Slot | None) -> None:
-        """Put back what a slot was before a call that failed unexpectedly."""
+    def undo(self) -> None:
+        """Take back the last write or delete: a call that changed a slot and then failed
+        leaves the table as it found it (each call writes at most one slot)."""
+        last = self._last
+        if last is None:
+            return
+        self._last = None
+        name, slot = last
         if slot is None:
-            self.delete(name)
+            self.pop(name, None)
+            self._values.pop(name, None)
             return
         self[name] = slot
         if slot.value is not None:
