@@ -300,6 +300,16 @@ def test_deep_nesting_within_the_limit_evaluates() -> None:
     assert scalar("$abs(" * MAX_NESTING_DEPTH + "-2" + ")" * MAX_NESTING_DEPTH) == 2.0
 
 
+def test_a_chain_of_operators_at_every_level_of_the_deepest_nesting_evaluates() -> None:
+    """The first operators of a chain are nested nodes (docs/decisions/eval-speed.md): a
+    nine-operator chain inside each of the deepest allowed parentheses still evaluates.
+    Spec: docs/guide/formulas.md (the grammar)."""
+    text = "@V"  # a slot: a chain of literals alone would be folded while compiling
+    for _ in range(MAX_NESTING_DEPTH - 1):
+        text = f"({text}*1*1*1*1*1*1*1*1/1-@V+@V)"
+    assert scalar(text, SLOTS) == 12.0
+
+
 def test_a_long_flat_sum_costs_no_nesting() -> None:
     """Spec: docs/guide/formulas.md (the grammar)."""
     text = "+".join(["1"] * 4000)

@@ -399,28 +399,58 @@ def _folded(compiled: Compiled) -> Compiled:
         return compiled
 
 
+# The first operators of a chain are built as nested two-operand nodes, so each product
+# and quotient of two real scalars takes `_scale`'s direct route; operators past this many
+# run in one loop, so a long sum adds no depth to the evaluation. Both apply the operators
+# left to right, each after its right operand is evaluated.
+_NESTED_OPERATORS = 8
+
+
 def _chained(first: Compiled, rest: list[tuple[str, Compiled, int]]) -> Compiled:
     """A left-associative run of one precedence level, applied left to right."""
-    if not rest:
+    for op, operand, pos in rest[:_NESTED_OPERATORS]:
+        first = _pair(op, first, operand, pos)
+    tail = rest[_NESTED_OPERATORS:]
+    if not tail:
         return first
-    if len(rest) == 1:
-        # `@V/@R`, the commonest shape: no loop.
-        ((op1, second, pos1),) = rest
-        if op1 == "*" or op1 == "/":
-            return _scale(op1, first, second, pos1)
-
-        def apply_one(run: Run) -> Value:
-            return operate(run, op1, first(run), second(run), pos1)
-
-        return apply_one
 
     def apply(run: Run) -> Value:
         value = first(run)
-        for op, operand, pos in rest:
+        for op, operand, pos in tail:
             value = operate(run, op, value, operand(run), pos)
         return value
 
     return apply
+
+
+def _pair(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
+    """One operator of a chain over the value so far and its right operand."""
+    if op == "*" or op == "/":
+        return _scale(op, first, second, pos)
+    if op == "+" or op == "-":
+        return _shift(op, first, second, pos)
+
+    def apply_one(run: Run) -> Value:
+        return operate(run, op, first(run), second(run), pos)
+
+    return apply_one
+
+
+def _shift(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
+    """`a + b` or `a - b`: two real scalars of one vector take the direct route (as
+    `binary` computes them), the rest `operate`."""
+    adding = op == "+"
+
+    def apply_shifted(run: Run) -> Value:
+        a = first(run)
+        b = second(run)
+        if type(a) is Quantity and type(b) is Quantity:
+            x, y = a.payload, b.payload
+            if type(x) is float and type(y) is float and a.vector == b.vector:
+                return Quantity(x + y if adding else x - y, a.vector)
+        return operate(run, op, a, b, pos)
+
+    return apply_shifted
 
 
 def _scale(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
