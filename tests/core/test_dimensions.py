@@ -341,6 +341,19 @@ def test_fractional_intermediates_are_legal_and_refused_at_the_slot() -> None:
         assert "fractional vector" in message
 
 
+def test_a_result_whose_vector_cannot_be_stored_is_refused_right_after_a_storable_one() -> None:
+    """The check of a result's vector remembers the last storable vector by identity
+    (docs/decisions/eval-speed.md); a fractional vector, or one past MAX_DIMENSION_EXPONENT,
+    right after it is still refused.
+    Spec: docs/reference/units.md (whole vectors only)."""
+    for _ in range(3):
+        assert scalar("@R*@R", SLOTS) == pytest.approx(16.0)
+        assert "fractional vector" in refused("$sqrt(@R)", ErrorCode.INCOMPATIBLE_DIMENSION, SLOTS)
+        assert scalar("@R", SLOTS) == pytest.approx(4.0)
+        past = refused(f"@R^{MAX_DIMENSION_EXPONENT}", ErrorCode.INCOMPATIBLE_DIMENSION, SLOTS)
+        assert "MAX_DIMENSION_EXPONENT" in past
+
+
 def test_an_intermediate_with_no_row_is_legal() -> None:
     """Spec: docs/reference/units.md (whole vectors only)."""
     value = value_of("(@V)^2/@R", SLOTS)

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from reckoner.contract.checks import describe_json
 from reckoner.contract.codes import ErrorCode
+from reckoner.contract.dimensions import ZERO, Vector
 from reckoner.contract.limits import MAX_DIMENSION_EXPONENT, MAX_NESTING_DEPTH
 
 from . import dimensions as dims
@@ -127,11 +128,22 @@ def run_program(program: Program, slots: Mapping[str, Value]) -> Evaluated | Fai
         reads = state.reads
         if not (type(value) is Quantity and type(value.payload) is float):
             admit(value)  # a real scalar is checked by the last lines below, without a call
-        elif not (math.isfinite(value.payload) and dims.is_storable(value.vector)):
+        elif not math.isfinite(value.payload):
             admit(value)
+        elif value.vector is not _STORABLE_LAST[0]:
+            if not dims.is_storable(value.vector):
+                admit(value)
+            _STORABLE_LAST[0] = value.vector
         return Evaluated(value, reads)
     except Exception as error:
         return placed(as_failure(error), program)
+
+
+# The last vector a result was found storable with: a session's evals answer a few vectors,
+# each an object the compiled closures keep, and a check by identity costs a fraction of
+# the exponents' check. Threads may overwrite it in any order: each only ever stores a
+# vector already checked, so a race costs a miss, never a wrong answer.
+_STORABLE_LAST: list[Vector] = [ZERO]
 
 
 def evaluate(formula: JSON, slots: Mapping[str, Value]) -> Evaluated | Failure:
