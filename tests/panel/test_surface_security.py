@@ -155,6 +155,44 @@ def test_an_over_large_body_is_refused_as_it_streams_in(panel: RunningPanel) -> 
     _assert_panel_still_usable(panel)
 
 
+def test_a_client_that_reads_only_when_its_upload_fails_still_gets_the_413(
+    panel: RunningPanel,
+) -> None:
+    """A client streaming a body with no length that looks for the answer only once a send
+    fails (as simple HTTP clients do) still reads the whole 413: the panel answers before it
+    hangs up, and the reset its hang-up causes does not take the answer back.
+    Spec: docs/guide/panel.md (issue 8)."""
+    chunk = b"x" * (1 << 16)
+    for _ in range(2):
+        with socket.create_connection(("127.0.0.1", panel.port), timeout=30) as sock:
+            sock.sendall(
+                (
+                    f"PUT {API}/settings HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\n"
+                    f"{panel.auth_line}Content-Type: application/json\r\n"
+                    'Transfer-Encoding: chunked\r\n\r\n8\r\n{"pad":"\r\n'
+                ).encode()
+            )
+            sent = 0
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                while sent < 256 << 20:  # far past the limit: the send must fail first
+                    sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    sent += len(chunk)
+            assert sent < 256 << 20, "the panel never hung up"
+            answer = _read_all_until_reset(sock)
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 413"), answer[:200]
+        assert f"limit of {MAX_BODY_BYTES} bytes".encode() in body, body
+    _assert_panel_still_usable(panel)
+
+
+def _read_all_until_reset(sock: socket.socket) -> bytes:
+    chunks = []
+    with contextlib.suppress(ConnectionResetError):
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def test_a_declared_over_large_body_is_refused_before_it_is_read(
     panel: RunningPanel,
 ) -> None:
