@@ -402,6 +402,10 @@ def test_enclosing_ranges_multiply_into_the_step_limit() -> None:
         ("$diff(x^2, x)", "$diff"),
         ("$diff(x^3, x, 2)", "$diff"),
         ("1 + $integral(@nope, x)", "$integral"),
+        # A slot read only inside one, then another after it: the later slot keeps its name.
+        ("$integral_{0}^{1}(@V, x) + @V", "$integral"),
+        ("$diff(@V*x, x) - @V", "$diff"),
+        ("$limit_{x->0}(@V*x) * @V", "$limit"),
     ],
 )
 def test_the_unevaluable_three_are_refused_with_their_written_form(text: str, name: str) -> None:

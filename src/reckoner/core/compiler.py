@@ -92,7 +92,10 @@ def compile_tree(tree: Node) -> Program:
     compiler = _Compiler()
     body = compiler.compile(tree, {})
     names = compiler.slot_names
-    return Program(body, compiler.frame_size, tuple(names[index] for index in range(len(names))))
+    # A reference inside a form that is written but never evaluated ($integral) is not
+    # compiled and has no reader: its place holds no name, and the later ones keep theirs.
+    count = max(names) + 1 if names else 0
+    return Program(body, compiler.frame_size, tuple(names.get(i, "") for i in range(count)))
 
 
 _FOLDABLE = frozenset({Chain, Binary, Unary, Call, Index, Field})
