@@ -153,11 +153,18 @@ def with_arrays_spelled(value: Any) -> Any:
     copied into a larger piece first."""
     if isinstance(value, np.ndarray):
         return Encoded(_array_text(value))
+    # A leaf with nothing to spell (a stored form's dim, its numbers) is kept without a call.
     if type(value) is dict:
-        return {key: with_arrays_spelled(part) for key, part in value.items()}
+        return {
+            key: part if type(part) in _LEAVES else with_arrays_spelled(part)
+            for key, part in value.items()
+        }
     if type(value) is list:
-        return [with_arrays_spelled(part) for part in value]
+        return [part if type(part) in _LEAVES else with_arrays_spelled(part) for part in value]
     return value
+
+
+_LEAVES = frozenset((int, float, str, bool, type(None)))
 
 
 def _placeholder(part: Any) -> None:
