@@ -237,16 +237,22 @@ _FEW_WHOLE = 16
 
 
 def _with_integers_at(array: np.ndarray[Any, Any], whole: list[int]) -> bytes:
-    pieces: list[bytes] = []
+    # The runs' texts are joined through views without their brackets: the vector's text is
+    # copied once, into the result, not once per bracket and comma.
+    pieces: list[bytes | memoryview] = [b"["]
     start = 0
     for i in whole:
         if i > start:
-            pieces.append(orjson.dumps(array[start:i], option=_NUMPY)[1:-1])
-        pieces.append(b"%d" % int(array[i]))
+            pieces.append(memoryview(orjson.dumps(array[start:i], option=_NUMPY))[1:-1])
+            pieces.append(b",")
+        pieces.append(b"%d," % int(array[i]))
         start = i + 1
     if start < array.size:
-        pieces.append(orjson.dumps(array[start:], option=_NUMPY)[1:-1])
-    return b"[" + b",".join(pieces) + b"]"
+        pieces.append(memoryview(orjson.dumps(array[start:], option=_NUMPY))[1:-1])
+    else:
+        pieces[-1] = pieces[-1][:-1]  # no comma after the last element
+    pieces.append(b"]")
+    return b"".join(pieces)
 
 
 def _holds_surrogate(value: Any) -> bool:
