@@ -207,7 +207,8 @@ def _array_text(array: np.ndarray[Any, Any]) -> bytes:
     unless it holds a whole double (written as an integer, -0.0 excepted)."""
     if array.dtype != np.float64:
         return orjson.dumps(_plain(array.tolist()))
-    candidates = np.flatnonzero(np.trunc(array) == array)  # whole, or infinite
+    # Whole, or infinite; flatnonzero itself, without its Python-level wrapper.
+    candidates = (np.trunc(array) == array).ravel().nonzero()[0]
     if not len(candidates):
         return orjson.dumps(np.ascontiguousarray(array), option=_NUMPY)
     if array.ndim == 1 and len(candidates) * _FEW_WHOLE <= array.size:
