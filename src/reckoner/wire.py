@@ -147,24 +147,10 @@ def preencoded(value: Any) -> Encoded:
     return Encoded(dumps(value))
 
 
-def with_arrays_spelled(value: Any) -> Any:
-    """`value` with each numpy array in it spelled once, in place in its dicts and lists
-    (copied, not changed): the array's text is embedded in later output without being
-    copied into a larger piece first."""
-    if isinstance(value, np.ndarray):
-        return Encoded(_array_text(value))
-    # A leaf with nothing to spell (a stored form's dim, its numbers) is kept without a call.
-    if type(value) is dict:
-        return {
-            key: part if type(part) in _LEAVES else with_arrays_spelled(part)
-            for key, part in value.items()
-        }
-    if type(value) is list:
-        return [part if type(part) in _LEAVES else with_arrays_spelled(part) for part in value]
-    return value
-
-
-_LEAVES = frozenset((int, float, str, bool, type(None)))
+def spelled_array(array: np.ndarray[Any, Any]) -> Encoded:
+    """A numpy array spelled once, to embed in later output: its text is embedded without
+    being copied into a larger piece first (an eval's array result, in its row)."""
+    return Encoded(_array_text(array))
 
 
 def _placeholder(part: Any) -> None:
