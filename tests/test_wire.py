@@ -63,7 +63,7 @@ def test_a_float64_array_is_spelled_as_its_stored_list(values: list[float], colu
 
 
 @pytest.mark.parametrize("size", [1, 17, 1_000, 10_000])
-@pytest.mark.parametrize("whole_at", [(), (0,), (0, 500), "every"])
+@pytest.mark.parametrize("whole_at", [(), (0,), (0, 500), (3, 4), (16, 999, 9999), "every"])
 def test_sweeps_with_few_or_many_whole_doubles_read_back_exactly(
     size: int, whole_at: tuple[int, ...] | str
 ) -> None:

@@ -147,17 +147,10 @@ def preencoded(value: Any) -> Encoded:
     return Encoded(dumps(value))
 
 
-def with_arrays_spelled(value: Any) -> Any:
-    """`value` with each numpy array in it spelled once, in place in its dicts and lists
-    (copied, not changed): the array's text is embedded in later output without being
-    copied into a larger piece first."""
-    if isinstance(value, np.ndarray):
-        return Encoded(_array_text(value))
-    if type(value) is dict:
-        return {key: with_arrays_spelled(part) for key, part in value.items()}
-    if type(value) is list:
-        return [with_arrays_spelled(part) for part in value]
-    return value
+def spelled_array(array: np.ndarray[Any, Any]) -> Encoded:
+    """A numpy array spelled once, to embed in later output: its text is embedded without
+    being copied into a larger piece first (an eval's array result, in its row)."""
+    return Encoded(_array_text(array))
 
 
 def _placeholder(part: Any) -> None:
@@ -200,7 +193,8 @@ def _array_text(array: np.ndarray[Any, Any]) -> bytes:
     unless it holds a whole double (written as an integer, -0.0 excepted)."""
     if array.dtype != np.float64:
         return orjson.dumps(_plain(array.tolist()))
-    candidates = np.flatnonzero(np.trunc(array) == array)  # whole, or infinite
+    # Whole, or infinite; flatnonzero itself, without its Python-level wrapper.
+    candidates = (np.trunc(array) == array).ravel().nonzero()[0]
     if not len(candidates):
         return orjson.dumps(np.ascontiguousarray(array), option=_NUMPY)
     if array.ndim == 1 and len(candidates) * _FEW_WHOLE <= array.size:
@@ -230,16 +224,22 @@ _FEW_WHOLE = 16
 
 
 def _with_integers_at(array: np.ndarray[Any, Any], whole: list[int]) -> bytes:
-    pieces: list[bytes] = []
+    # The runs' texts are joined through views without their brackets: the vector's text is
+    # copied once, into the result, not once per bracket and comma.
+    pieces: list[bytes | memoryview] = [b"["]
     start = 0
     for i in whole:
         if i > start:
-            pieces.append(orjson.dumps(array[start:i], option=_NUMPY)[1:-1])
-        pieces.append(b"%d" % int(array[i]))
+            pieces.append(memoryview(orjson.dumps(array[start:i], option=_NUMPY))[1:-1])
+            pieces.append(b",")
+        pieces.append(b"%d," % int(array[i]))
         start = i + 1
     if start < array.size:
-        pieces.append(orjson.dumps(array[start:], option=_NUMPY)[1:-1])
-    return b"[" + b",".join(pieces) + b"]"
+        pieces.append(memoryview(orjson.dumps(array[start:], option=_NUMPY))[1:-1])
+    else:
+        pieces[-1] = pieces[-1][:-1]  # no comma after the last element
+    pieces.append(b"]")
+    return b"".join(pieces)
 
 
 def _holds_surrogate(value: Any) -> bool:

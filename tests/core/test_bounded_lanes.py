@@ -290,6 +290,19 @@ def test_a_compiled_form_run_again_sees_each_runs_slots() -> None:
         assert evaluate(formula, {"d": q(0.0), "e": q(1.0)}) == zero
 
 
+def test_a_compiled_function_run_again_judges_each_runs_argument() -> None:
+    """A function of the lanes keeps the vector its rule gave between runs; an argument of
+    another vector (a length) or one that overflows to infinity is judged afresh, and each
+    run answers what the steps answer."""
+    formula = "$sum_{k=0}^{99}($sin(k*@d))"
+    for d in (q(0.5), q(0.5, "metre"), q(1e307), q(0.25)):
+        _compare(formula, {"d": d})
+    length = evaluate(formula, {"d": q(0.5, "metre")})
+    assert isinstance(length, Failure) and length.code is ErrorCode.INCOMPATIBLE_DIMENSION
+    overflow = evaluate(formula, {"d": q(1e307)})
+    assert isinstance(overflow, Failure) and overflow.code is ErrorCode.UNDEFINED_RESULT
+
+
 @pytest.mark.parametrize(
     "formula",
     [

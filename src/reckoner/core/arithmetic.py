@@ -373,9 +373,12 @@ def binary(symbol: str, a: Value, b: Value, pos: int) -> Quantity:
                     return Quantity(x + y, a.vector)
                 if symbol == "-":
                     return Quantity(x - y, a.vector)
-    what = f"the {_OP_NAMES[symbol]} '{symbol}'"
-    left = require_quantity(a, what, pos)
-    right = require_quantity(b, what, pos)
+    if type(a) is Quantity and type(b) is Quantity:  # arrays: no object to refuse
+        left, right = a, b
+    else:
+        what = f"the {_OP_NAMES[symbol]} '{symbol}'"
+        left = require_quantity(a, what, pos)
+        right = require_quantity(b, what, pos)
     if symbol == "+":
         return add(left, right, pos)
     if symbol == "-":

@@ -19,6 +19,10 @@ from .values import Quantity, Value, show
 
 def whole_number(value: Value, role: str, pos: int) -> int:
     """An index or bound: an integer with the zero vector (a complex needs im 0)."""
+    if type(value) is Quantity:  # the usual bound, a real whole number, in three tests
+        x = value.payload
+        if type(x) is float and x.is_integer() and value.vector == ZERO:
+            return int(x)
     if isinstance(value, Quantity) and value.vector == ZERO:
         x = value.payload
         if isinstance(x, complex | float) and is_complex(x) and x.imag == 0:

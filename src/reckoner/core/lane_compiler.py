@@ -12,16 +12,15 @@ from __future__ import annotations
 
 from .bounded import AtOnce
 from .errors import EngineError
+from .lane_folds import at_once, inner_form
 from .lanes import (
+    Function,
     Item,
     LaneFn,
     Lanes,
     Operator,
     Pass,
-    at_once,
-    function,
     gather,
-    inner_form,
     negate,
     pair_function,
 )
@@ -193,7 +192,8 @@ def _call(fns: list[LaneFn], node: Call) -> LaneFn:
     notation, pos = node.notation, node.pos
     if len(fns) == 1:
         (only,) = fns
-        return lambda p: function(p, notation, only(p), pos)
+        function = Function(notation, pos)
+        return lambda p: function(p, only(p))
     first, second = fns
 
     def pair(p: Pass) -> Item:

@@ -12,12 +12,9 @@ failing step raises. The rules (docs/decisions/bounded-forms.md):
   library's: reckoner.core.libm_loops). Anything complex, every other function and every
   two-argument function map the engine's own scalar rule over the elements, so they are
   the same code as the steps.
-- Folds run in order: float64 and complex128 sums through ``np.subtract.reduce`` of the
-  terms after the first negated, and real products through ``np.multiply.reduce``, each a
-  sequential left fold (tested against ``functools.reduce``); complex products through
-  ``functools.reduce`` itself.
 - A nested form whose bounds do not depend on the steps adds an axis: the arrays of a nest
-  of n forms have n axes, and the inner form folds its last one.
+  of n forms have n axes, and the inner form folds its last one (reckoner.core.lane_folds
+  folds and collects them, and runs the pass).
 - A failure (a zero divisor, an index outside the array) marks the steps it occurs at; the
   pass goes on, and afterwards only the earliest marked step is run the ordinary way, which
   raises exactly the sentence the steps raise. A body whose values the lanes cannot hold
@@ -26,7 +23,6 @@ failing step raises. The rules (docs/decisions/bounded-forms.md):
 
 from __future__ import annotations
 
-import functools
 import math
 import operator
 from collections.abc import Callable
@@ -37,23 +33,18 @@ from typing import Any, NoReturn
 import numpy as np
 
 from reckoner.contract.dimensions import ZERO, Vector
+from reckoner.contract.limits import MAX_CALL_WORK
 
-from . import dimensions as dims
 from .arithmetic import binary
-from .bounded import AtOnce, Form, bounds_of
 from .errors import EngineError
 from .functions import apply_binary, apply_unary, maps_real_array, scalar_unary
 from .lexer import at
 from .libm_loops import libm_loop
 from .notation import Notation
-from .syntax import (
-    Bounded,
-)
-from .values import Quantity, Value, check_array_size
+from .values import Quantity, Value
 from .work import (
     MAPPED_ELEMENTS_PER_UNIT,
     NUMPY_ELEMENTS_PER_UNIT,
-    Compiled,
     Run,
     affordable,
     spend,
@@ -85,7 +76,7 @@ class TakeSteps(Exception):
     """The lanes cannot hold this body's values here: the form takes its steps instead."""
 
 
-class _FailsAtFirstStep(Exception):
+class FailsAtFirstStep(Exception):
     """A failure at the first step of the outer form: nothing can fail earlier, so stop."""
 
 
@@ -125,7 +116,7 @@ class Pass:
 
     def fail_at_first_step(self) -> NoReturn:
         self.first_bad = 0
-        raise _FailsAtFirstStep
+        raise FailsAtFirstStep
 
     def mark(self, bad: Array) -> None:
         """Note the steps a boolean mask (one axis per level, as the lanes) marks failing."""
@@ -138,7 +129,7 @@ class Pass:
         if self.first_bad is None or step < self.first_bad:
             self.first_bad = step
         if step == 0:
-            raise _FailsAtFirstStep
+            raise FailsAtFirstStep
 
     def spend(self, elements: int, per_unit: int, what: str, pos: int) -> None:
         run, cost = self.run, units(elements, per_unit)
@@ -153,7 +144,7 @@ class Pass:
         spend(run, cost, what, pos, during)
 
 
-def _payload(item: Item) -> Array | float | complex:
+def payload_of(item: Item) -> Array | float | complex:
     """The numbers of an operand: the lanes' array, or a scalar shared by every step."""
     if isinstance(item, Lanes):
         return item.values
@@ -221,10 +212,11 @@ def _shape(x: Array | float | complex, y: Array | float | complex) -> tuple[int,
 class Operator:
     """One operator of a body, run at every step; one operand at least is lanes."""
 
-    __slots__ = ("_last", "pos", "symbol", "what")
+    __slots__ = ("_last", "_numpy_op", "pos", "symbol", "what")
 
     def __init__(self, symbol: str, pos: int) -> None:
         self.symbol, self.pos, self.what = symbol, pos, f"'{symbol}'"
+        self._numpy_op = _NUMPY_OPS.get(symbol)  # None for '^'
         # The last (left vector, right vector, exponent, result vector), checked by
         # identity: a slot's vector is the same object pass after pass.
         self._last: tuple[object, object, object, Vector] = (None, None, None, ZERO)
@@ -245,8 +237,58 @@ class Operator:
         return vector
 
     def __call__(self, p: Pass, a: Item, b: Item) -> Item:
+        numpy_op = self._numpy_op
+        if numpy_op is not None:
+            done = self._real(p, a, b, numpy_op)
+            if done is not None:
+                return done
+        return self._general(p, a, b)
+
+    def _real(
+        self, p: Pass, a: Item, b: Item, numpy_op: Callable[[Any, Any], Array]
+    ) -> Lanes | None:
+        """+ - * / of real lanes and real shared scalars of one shape, as _general runs
+        them, without its representatives: the vector is the one _general found last for
+        the same operands. None for any other case, which _general decides."""
+        if type(a) is Lanes:
+            x: Any = a.values
+            if x.dtype.kind != "f":
+                return None
+        elif type(a) is Quantity and type(a.payload) is float:
+            x = a.payload
+        else:
+            return None
+        if type(b) is Lanes:
+            y: Any = b.values
+            if y.dtype.kind != "f":
+                return None
+            divisor: object = 1.0  # the representative of lanes, as _vector keys it
+        elif type(b) is Quantity and type(b.payload) is float:
+            y = divisor = b.payload
+        else:
+            return None
+        last = self._last
+        key = divisor if self.symbol == "/" else None
+        if not (last[0] is a.vector and last[1] is b.vector and last[2] == key):
+            return None
+        if type(x) is float:
+            size = y.size
+        elif type(y) is float or x.shape == y.shape:
+            size = x.size
+        else:
+            return None  # lanes of different axes: broadcast by _general
+        if type(y) is not float and self.symbol == "/":
+            p.mark(y == 0)
+        run, cost = p.run, units(size, NUMPY_ELEMENTS_PER_UNIT)
+        if run.work + cost <= MAX_CALL_WORK:
+            run.work += cost
+        else:
+            p.spend(size, NUMPY_ELEMENTS_PER_UNIT, self.what, self.pos)  # refused
+        return Lanes(numpy_op(x, y), last[3])
+
+    def _general(self, p: Pass, a: Item, b: Item) -> Item:
         symbol, pos = self.symbol, self.pos
-        x, y = _payload(a), _payload(b)
+        x, y = payload_of(a), payload_of(b)
         left, right = _representative(a), _representative(b)
         if symbol == "^" and isinstance(b, Lanes) and left.vector != ZERO:
             raise TakeSteps  # the result's vector would change with the step
@@ -356,41 +398,66 @@ def _refused_by_c(count: int) -> None:
     raise _CarefulMap
 
 
-def function(p: Pass, notation: Notation, arg: Item, pos: int) -> Item:
-    """A one-argument function at every step of lanes `arg`."""
-    assert isinstance(arg, Lanes)
-    values = arg.values
-    libm = libm_loop(notation.name) if values.dtype.kind == "f" else None
-    if libm is not None and np.isfinite(values).all():  # the C function takes every finite
-        p.spend(values.size, MAPPED_ELEMENTS_PER_UNIT, notation.name, pos)
-        try:  # the vector, and any refusal of the argument's, from the scalar rule
-            none = apply_unary(notation, Quantity(values.ravel()[:0], arg.vector), pos)
-        except EngineError:
-            p.fail_at_first_step()
-        return Lanes(libm(values), none.vector)
-    if values.dtype.kind == "f" and maps_real_array(notation, values):
-        p.spend(values.size, MAPPED_ELEMENTS_PER_UNIT, notation.name, pos)
-        try:
-            mapped = apply_unary(notation, Quantity(values, arg.vector), pos, _refused_by_c)
-        except _CarefulMap:
-            pass
-        except EngineError:
-            p.fail_at_first_step()
-        else:
-            assert isinstance(mapped.payload, np.ndarray)
-            return Lanes(mapped.payload, mapped.vector)
-    on_scalar = scalar_unary(notation, pos)
-    vector = arg.vector
+class Function:
+    """One one-argument function of a body, run at every step of lanes."""
 
-    def each(x: float | complex) -> Quantity:
-        return on_scalar(Quantity(x, vector))
+    __slots__ = ("_libm", "_libm_vector", "notation", "pos")
 
-    return _each(p, values.shape, each, values, pos)
+    def __init__(self, notation: Notation, pos: int) -> None:
+        self.notation, self.pos = notation, pos
+        self._libm: Callable[[Array], Array] | bool | None = False  # False: not looked up yet
+        # The (argument vector, result vector) the C loop's path last found: the scalar
+        # rule on an empty array, which decides by the vector alone.
+        self._libm_vector: tuple[Vector, Vector] | None = None
+
+    def __call__(self, p: Pass, arg: Item) -> Item:
+        assert isinstance(arg, Lanes)
+        notation, pos, values = self.notation, self.pos, arg.values
+        real = values.dtype.kind == "f"
+        libm = self._libm
+        if libm is False:
+            libm = self._libm = libm_loop(notation.name)
+        if real and callable(libm) and _all_finite(values):  # the C function takes them
+            p.spend(values.size, MAPPED_ELEMENTS_PER_UNIT, notation.name, pos)
+            known = self._libm_vector
+            if known is not None and known[0] == arg.vector:
+                return Lanes(libm(values), known[1])
+            try:  # the vector, and any refusal of the argument's, from the scalar rule
+                none = apply_unary(notation, Quantity(values.ravel()[:0], arg.vector), pos)
+            except EngineError:
+                p.fail_at_first_step()
+            self._libm_vector = (arg.vector, none.vector)
+            return Lanes(libm(values), none.vector)
+        if real and maps_real_array(notation, values):
+            p.spend(values.size, MAPPED_ELEMENTS_PER_UNIT, notation.name, pos)
+            try:
+                mapped = apply_unary(notation, Quantity(values, arg.vector), pos, _refused_by_c)
+            except _CarefulMap:
+                pass
+            except EngineError:
+                p.fail_at_first_step()
+            else:
+                assert isinstance(mapped.payload, np.ndarray)
+                return Lanes(mapped.payload, mapped.vector)
+        on_scalar = scalar_unary(notation, pos)
+        vector = arg.vector
+
+        def each(x: float | complex) -> Quantity:
+            return on_scalar(Quantity(x, vector))
+
+        return _each(p, values.shape, each, values, pos)
+
+
+def _all_finite(values: Array) -> bool:
+    """True when every element is finite: their sum is (NaN and inf carry through every
+    sum), or else, the sum having overflowed, each element is. Run within the pass, whose
+    numpy warnings (an overflowing sum) are off."""
+    return math.isfinite(np.add.reduce(values, axis=None)) or bool(np.isfinite(values).all())
 
 
 def pair_function(p: Pass, notation: Notation, a: Item, b: Item, pos: int) -> Item:
     """A two-argument function at every step, one argument at least being lanes."""
-    x, y = _payload(a), _payload(b)
+    x, y = payload_of(a), payload_of(b)
     va, vb = _representative(a).vector, _representative(b).vector
 
     def each(left: float | complex, right: float | complex) -> Quantity:
@@ -439,141 +506,3 @@ def negate(p: Pass, operand: Item, pos: int) -> Item:
     assert isinstance(operand, Lanes)
     p.spend(operand.values.size, NUMPY_ELEMENTS_PER_UNIT, "'-'", pos)
     return Lanes(np.negative(operand.values), operand.vector)
-
-
-def _full(value: Item, count: int, depth: int) -> tuple[Array, Vector]:
-    """A body's values over the last axis of its level, `count` steps long."""
-    if isinstance(value, Lanes):
-        values = value.values
-        if values.shape[-1] != count:  # the same at every step of this level
-            values = np.broadcast_to(values, (*values.shape[:-1], count))
-        return values, value.vector
-    x = _payload(value)
-    assert isinstance(value, Quantity)
-    return np.full((1,) * (depth - 1) + (count,), x), value.vector
-
-
-def _left_sum(values: Array) -> Array:
-    """The sum over the last axis, ((t0 + t1) + t2) + ..., as the steps add: numpy's
-    add.reduce adds pairwise, but its subtract.reduce runs its loop in order, and x - (-y)
-    is x + y exactly (IEEE defines subtraction so), so the first term less every later
-    one negated is the left fold, at a third to a quarter of the cost of add.accumulate."""
-    first = values[..., 0].copy()
-    # An array an operator of this pass made is its own and may be overwritten; a view (of
-    # the steps, of a slot) is not.
-    own = values.flags.owndata and values.flags.writeable
-    terms = np.negative(values, out=values if own else None)
-    terms[..., 0] = first
-    folded: Array = np.subtract.reduce(terms, axis=-1)
-    return folded
-
-
-def fold(p: Pass, notation: Notation, value: Item, pos: int) -> Item:
-    """$sum or $prod of a body's values over the last axis (the innermost level's steps),
-    left to right as the steps."""
-    depth = len(p.steps)
-    count = p.steps[-1][0].size
-    values, vector = _full(value, count, depth)
-    size = values.size
-    if notation.name == "$sum":
-        p.spend(size, NUMPY_ELEMENTS_PER_UNIT, notation.name, pos)
-        folded = _left_sum(values)
-    else:
-        vector = dims.power(vector, float(count))
-        if values.dtype.kind == "f":
-            p.spend(size, NUMPY_ELEMENTS_PER_UNIT, notation.name, pos)
-            # multiply.reduce runs its loop in order, one product after another.
-            folded = np.multiply.reduce(values, axis=-1)
-        else:  # Python's complex product, one step after another
-            p.spend(size, MAPPED_ELEMENTS_PER_UNIT, notation.name, pos)
-            rows = values.reshape(-1, count).tolist()
-            products = [functools.reduce(operator.mul, row) for row in rows]
-            folded = np.array(products, dtype=np.complex128).reshape(values.shape[:-1])
-    if depth > 1:
-        return Lanes(folded, vector)
-    return Quantity(folded.item(), vector)
-
-
-def collect(p: Pass, value: Item, count: int, pos: int) -> Value:
-    """$seq of the outer form: the body's value at every step, as the steps collect it."""
-    values, vector = _full(value, count, 1)
-    check_array_size(count)
-    p.spend(count, NUMPY_ELEMENTS_PER_UNIT, "$seq", pos)
-    if values.dtype.kind == "f":
-        # A fresh array of this pass (never a slot's own), made contiguous where broadcast.
-        return Quantity(np.ascontiguousarray(values), vector)
-    return Quantity(values.tolist(), vector)
-
-
-def inner_form(node: Bounded, lower: Compiled, upper: Compiled, body: LaneFn) -> LaneFn:
-    """A form nested in the nest: bounds shared by every step, the body one axis deeper."""
-    notation, pos = node.notation, node.pos
-
-    def run_inner(p: Pass) -> Item:
-        run = p.run
-        try:
-            start, stop = bounds_of(run, notation, pos, lower, upper)
-        except EngineError:
-            p.fail_at_first_step()
-        count = stop - start + 1
-        enclosing = run.steps
-        run.steps = count * enclosing
-        try:
-            p.enter(notation.name, pos, start, stop)
-            value = body(p)
-            result = fold(p, notation, value, pos)
-            p.leave()
-            return result
-        finally:
-            run.steps = enclosing
-
-    return run_inner
-
-
-def _pass(p: Pass, body: LaneFn, form: Form, start: int, stop: int) -> Value | None:
-    """Run the outer form's body over all its steps: its value, or None once a step fails."""
-    count = stop - start + 1
-    # numpy's warnings are off for the pass: every failure it could warn of is marked.
-    with np.errstate(all="ignore"):
-        try:
-            p.enter(form.name, form.pos, start, stop)
-            value = body(p)
-            if p.first_bad is not None:
-                return None
-            if form.name == "$seq":
-                return collect(p, value, count, form.pos)
-            result = fold(p, form.notation, value, form.pos)
-        except _FailsAtFirstStep:
-            return None
-    assert isinstance(result, Quantity)
-    return result
-
-
-def at_once(body: LaneFn) -> AtOnce:
-    """The outer form's pass over all its steps; None from it means "take the steps"."""
-
-    def run_at_once(run: Run, form: Form, start: int, stop: int) -> Value | None:
-        work, reads = run.work, dict(run.reads)
-        p = Pass(run)
-        try:
-            value = _pass(p, body, form, start, stop)
-        except TakeSteps:
-            run.work, run.reads = work, reads
-            return None
-        if value is not None:
-            return value
-        assert p.first_bad is not None
-        # Only the earliest failing step runs the ordinary way, with the budget as it was
-        # before the pass: it raises what the steps raise there.
-        run.work = work
-        run.frame[form.index] = Quantity(float(start + p.first_bad), ZERO)
-        try:
-            form.body(run)
-        finally:
-            run.frame[form.index] = None
-        # Not reached while the lanes mark only steps that fail; if one did not, the
-        # steps still give the exact answer.
-        run.work, run.reads = work, reads
-        return None
-
-    return run_at_once

@@ -56,8 +56,10 @@ class Slot:
             value = self.value
             assert value is not None
             if type(value) is Quantity and type(value.payload) is np.ndarray:
-                # An eval's float64 array: its numbers are spelled straight from numpy.
-                row = self.row = wire.with_arrays_spelled(stored_for_row(value))
+                # An eval's float64 array: its numbers are spelled straight from numpy, in
+                # the fresh stored form's own dict ({"array": ..., "dim": ...}).
+                row = self.row = stored_for_row(value)
+                row["array"] = wire.spelled_array(value.payload)
                 return row
             form = self._form = stored(value)
         row = self.row = form if "array" not in form else wire.preencoded(form)
