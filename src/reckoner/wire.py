@@ -131,6 +131,21 @@ def dumps_line(value: Any) -> bytes:
     return orjson.dumps(_plain(value), option=_LINE)
 
 
+def dumps_plain_line(value: Any) -> bytes:
+    """``dumps_line`` of a value whose doubles are in the stored spelling already (every
+    whole double an integer, as ``plain`` or the core's stored forms write them): the same
+    bytes, without reading the text back for whole doubles."""
+    try:
+        return orjson.dumps(value, option=_LINE)
+    except orjson.JSONEncodeError as error:
+        return _dumps_refused(value, error, _LINE)
+
+
+def plain(value: Any) -> Any:
+    """The value with every whole double as an integer (-0.0 kept): the stored spelling."""
+    return _plain(value)
+
+
 class Encoded:
     """JSON text this module wrote, embedded as it is wherever it appears in a value later
     given to ``dumps`` (a large value that many rows repeat is spelled once)."""

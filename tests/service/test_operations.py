@@ -545,7 +545,7 @@ def test_an_unwritable_row_refuses_the_call_and_leaves_no_seq_gap(
     journal = recording._journal
     real_append = journal.append
 
-    def failing(row: dict[str, Any]) -> None:
+    def failing(row: dict[str, Any], **options: Any) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     journal.append = failing  # type: ignore[method-assign]

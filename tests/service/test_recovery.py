@@ -94,6 +94,32 @@ def test_nothing_is_recomputed_an_edited_result_is_taken_as_fact(home: Path) -> 
         assert again.slot_snapshot()["P"][0] == 1
 
 
+def test_a_replayed_value_spelled_with_whole_doubles_is_read_into_later_rows_as_integers(
+    home: Path,
+) -> None:
+    """A record file edited to spell a whole double as 4700.0 (JSON allows it): the eval
+    rows that read the replayed slot write it in the stored spelling, 4700, as every row
+    of this engine's does (an eval row is written without reading its text back, so the
+    slot's row is made plain when first embedded).
+    Spec: docs/guide/records.md (recovery by replay; trace rows)."""
+    with Engine(home) as engine:
+        engine.call("record_start", {"title": "Spelling"})
+        engine.call("set", {"name": "R", "value": {"num": 4.7e3, "dim": "ohm"}})
+        engine.call("set", {"name": "z", "value": {"re": 3, "im": 4, "dim": "ohm"}})
+    path = open_file(home)
+    data = path.read_bytes()
+    edited = data.replace(b'"num":4700,', b'"num":4700.0,').replace(b'"re":3,', b'"re":3.0,')
+    assert edited.count(b".0,") == 2
+    path.write_bytes(edited)
+    with Engine(home) as again:
+        assert again.call("eval", {"formula": "@R*2", "target": "P"})["ok"]
+        assert again.call("eval", {"formula": "$abs(@z)", "target": "m"})["ok"]
+    rows = file_lines(path)[-2:]
+    assert b'"R":{"num":4700,"dim"' in rows[0], rows[0]
+    assert b'"z":{"re":3,"im":4,"dim"' in rows[1], rows[1]
+    assert b".0," not in b"".join(rows) and b".0}" not in b"".join(rows)
+
+
 def test_replay_skips_refused_get_unknown_and_broken_rows(home: Path) -> None:
     """Spec: docs/guide/records.md (recovery by replay)."""
     with Engine(home) as engine:

@@ -59,14 +59,15 @@ class RecordTrace:
         self.clock = clock
         self.record: OpenRecord | None = None
 
-    def append(self, tool: str, ok: bool, content: dict[str, Any]) -> None:
-        """One row of the open record; a row that cannot be written raises the refusal."""
+    def append(self, tool: str, ok: bool, content: dict[str, Any], plain: bool = False) -> None:
+        """One row of the open record; a row that cannot be written raises the refusal.
+        ``plain``: every double of ``content`` is in the stored spelling already."""
         record = self.record
         assert record is not None
         seq = record.seq + 1
         row = {"seq": seq, "at": self.clock(), "tool": tool, "ok": ok, "content": content}
         try:
-            self.journal.append(row)
+            self.journal.append(row, plain=plain)
         except wire.UnstorableText:
             raise  # the call is refused: a receipt is never answered without its row
         except (OSError, TypeError, ValueError) as error:

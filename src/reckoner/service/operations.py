@@ -2,7 +2,8 @@
 (receipt, row content).
 
 An operation raises a `Refusal` to refuse; content None means the operation wrote its own
-row (the record markers), else the engine appends it before the receipt is answered. The
+row (the record markers, and an eval without a reading, whose row needs no spelling
+check), else the engine appends it before the receipt is answered. The
 slot table and the open record are the only state they touch.
 """
 
@@ -119,7 +120,7 @@ class Operations:
             raise refused(as_failure(error)) from None
         return {"ok": True, "name": name, "value": shown}, {"name": name, "value": shown}
 
-    def eval(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any]]:
+    def eval(self, args: dict[str, Any]) -> tuple[Receipt, dict[str, Any] | None]:
         formula = args.get("formula")
         # The formula is the first argument: its shape and syntax refuse before the target's.
         program = compile_formula(formula)
@@ -162,7 +163,10 @@ class Operations:
         if shown is not NOT_READ:
             content["value"] = shown
             return {"ok": True, "target": target, "rev": rev, "value": shown}, content
-        return {"ok": True, "target": target, "rev": rev}, content
+        # Its vars are slot rows and its result a stored form, all in the stored spelling
+        # (service.slots): the row is written here without the scan for whole doubles.
+        self._trace.append("eval", True, content, plain=True)
+        return {"ok": True, "target": target, "rev": rev}, None
 
     def _reads(self, reads: dict[str, Any]) -> dict[str, Any]:
         """The slots a formula read, as its row keeps them."""

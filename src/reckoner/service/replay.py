@@ -59,7 +59,7 @@ def recover(
         if value is None:
             slots.delete(name)
         else:
-            slots.write(name, value)
+            slots.write(name, value, from_record=True)
     # Values are parsed once, at the end, for the slots that are left (a long replay costs
     # dictionary updates); a slot whose value does not parse is replayed again with every
     # row of it checked, so its unusable rows are dropped like torn lines.
@@ -113,7 +113,7 @@ def _replay_checked(slots: SlotTable, name: str, rows: list[dict[str, Any]], log
                 why=parsed.message,
             )
             continue
-        slots.write(name, value, parsed)
+        slots.write(name, value, parsed, from_record=True)
     return dropped
 
 

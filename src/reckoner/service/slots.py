@@ -24,16 +24,26 @@ class StoredValueError(Exception):
 class Slot:
     """One slot: its revision, and its stored form or its value (at least one of the two).
 
-    ``row`` is the slot as a trace row embeds it, once built by ``row_form``.
+    ``row`` is the slot as a trace row embeds it, once built by ``row_form``: always in the
+    stored spelling (whole doubles as integers), so an eval row built from rows and stored
+    forms is written without reading its text back. ``from_record``: the form was read
+    from a record file (a replay), so its spelling is the file's.
     """
 
-    __slots__ = ("_form", "rev", "row", "value")
+    __slots__ = ("_form", "_from_record", "rev", "row", "value")
 
-    def __init__(self, rev: int, form: dict[str, Any] | None, value: Value | None) -> None:
+    def __init__(
+        self,
+        rev: int,
+        form: dict[str, Any] | None,
+        value: Value | None,
+        from_record: bool = False,
+    ) -> None:
         self.rev = rev
         self._form = form
         self.value = value
         self.row: Any = None
+        self._from_record = from_record
 
     @property
     def stored(self) -> dict[str, Any]:
@@ -62,7 +72,11 @@ class Slot:
                 row["array"] = wire.spelled_array(value.payload)
                 return row
             form = self._form = stored(value)
-        row = self.row = form if "array" not in form else wire.preencoded(form)
+        if "array" in form:
+            row = self.row = wire.preencoded(form)
+        else:
+            # A form of this engine's is in the stored spelling; a file's may not be.
+            row = self.row = wire.plain(form) if self._from_record else form
         return row
 
     def materialize(self) -> Value:
@@ -93,13 +107,20 @@ class SlotTable(dict[str, Slot]):
         self.writes = 0
         self._last: tuple[str, Slot | None] | None = None
 
-    def write(self, name: str, stored: dict[str, Any] | None, value: Value | None = None) -> Slot:
+    def write(
+        self,
+        name: str,
+        stored: dict[str, Any] | None,
+        value: Value | None = None,
+        from_record: bool = False,
+    ) -> Slot:
         """Create at revision 1 or overwrite with revision + 1; answer the new slot.
 
         ``stored`` may be None when ``value`` is given: it is built when first asked for.
+        ``from_record``: ``stored`` was read from a record file (a replay).
         """
         previous = self.get(name)
-        slot = Slot(1 if previous is None else previous.rev + 1, stored, value)
+        slot = Slot(1 if previous is None else previous.rev + 1, stored, value, from_record)
         self.writes += 1
         self._last = (name, previous)
         self[name] = slot

@@ -24,6 +24,7 @@ from reckoner.storage.home_lock import home_wide
 from reckoner.storage.record_format import (
     FORMAT_VERSION,
     ParsedRecord,
+    encode_plain_row,
     encode_row,
     header_line,
     is_valid_record_id,
@@ -320,9 +321,10 @@ class OpenRecordJournal:
             self._torn = False
             self._active = True
 
-    def append(self, row: dict[str, Any]) -> None:
-        """Append one row with one ``write``; raise OSError, file unchanged, when it fails."""
-        line = encode_row(row)
+    def append(self, row: dict[str, Any], *, plain: bool = False) -> None:
+        """Append one row with one ``write``; raise OSError, file unchanged, when it fails.
+        ``plain``: the row's doubles are in the stored spelling already (see wire)."""
+        line = encode_plain_row(row) if plain else encode_row(row)
         size = len(line)
         with self._lock:
             handle = self._handle or self._reopen_locked()

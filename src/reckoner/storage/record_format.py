@@ -33,6 +33,8 @@ def header_line() -> bytes:
 
 # One trace row as one compact, newline-terminated line.
 encode_row: Callable[[Mapping[str, Any]], bytes] = wire.dumps_line
+# The same line for a row whose doubles its writer holds in the stored spelling already.
+encode_plain_row: Callable[[Mapping[str, Any]], bytes] = wire.dumps_plain_line
 
 
 def is_valid_record_id(record_id: object) -> bool:
