@@ -23,7 +23,7 @@ from service_helpers import file_rows, open_file
 
 from home_rows import record_rows
 from reckoner import Engine
-from reckoner.service.prose import MAX_WARNINGS
+from reckoner.service.prose import FORMULAS_HELD, MAX_WARNINGS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from mcp_helpers import receipt_of, stdio_params
@@ -112,6 +112,24 @@ def test_an_eval_result_that_was_never_read_backs_no_number(engine: Engine) -> N
     assert flagged["warnings"][0].startswith("the text quotes 4.5 A, which no receipt")
     assert engine.call("get", {"name": "I"})["value"] == {"num": 4.5, "dim": "ampere"}
     assert engine.call("record_message", {"text": "I = 4.5 A."}) == {"ok": True}
+
+
+def test_a_literal_of_any_earlier_formula_backs_the_prose_however_many_came_after(
+    engine: Engine,
+) -> None:
+    """A formula's literal is on record as written (the 2 of 2*pi*f): the literals of the
+    first and of the last of more evals than are held before they are folded together
+    (FORMULAS_HELD) both back a message, and a number no formula wrote is still named.
+    Spec: docs/decisions/prose-numbers.md."""
+    assert engine.call("record_start", {"title": "Scaling"}) == {"ok": True}
+    engine.call("set", {"name": "x", "value": {"num": 1}})
+    count = FORMULAS_HELD + 7
+    for k in range(count):
+        assert engine.call("eval", {"formula": f"@x*{k + 1001}", "target": "y"})["ok"]
+    backed = engine.call("record_message", {"text": f"scaled by 1001 and {count + 1000}"})
+    assert backed == {"ok": True}, backed
+    flagged = engine.call("record_message", {"text": "scaled by 987654"})
+    assert flagged["warnings"][0].startswith("the text quotes 987654"), flagged
 
 
 @pytest.mark.parametrize(
@@ -357,7 +375,7 @@ def test_a_record_that_quotes_no_number_never_loads_the_unit_catalogue(tmp_path:
     script = f"""
 import sys
 from reckoner import Engine
-from reckoner.service.prose import MAX_WARNINGS
+from reckoner.service.prose import FORMULAS_HELD, MAX_WARNINGS
 with Engine({str(tmp_path / "home")!r}) as engine:
     engine.call("record_start", {{"title": "What current flows through 4 ohm at 12 V?"}})
     engine.call("set", {{"name": "V", "value": {{"num": 12, "dim": "volt"}}}})

@@ -39,6 +39,7 @@ _DIGIT = re.compile(r"\d")
 MAX_WARNINGS = 20
 _SHOWN_LENGTH = 40
 _WALKED = 10_000  # the numbers of one value read from a row
+FORMULAS_HELD = 1_024  # eval formulas held before they are folded into the set of texts
 
 
 class ShownNumbers:
@@ -63,6 +64,9 @@ class ShownNumbers:
         self._read: dict[str, set[float]] = {}
         self._texts: set[str] = set()
         self._texts_read: set[str] = set()
+        # Eval formulas as they arrive, folded into _texts in batches: most are new texts,
+        # and a list append costs a third of a set insert on the eval's path.
+        self._formulas: list[str] = []
         self._earlier: tuple[int, Callable[[], Iterable[dict[str, Any]]]] | None = None
 
     def resume(self, last_seq: int, rows: Callable[[], Iterable[dict[str, Any]]]) -> None:
@@ -81,8 +85,11 @@ class ShownNumbers:
                 self._shown.add(rev)
             # A literal of an accepted formula is on record as written (the 2 of 2*pi*f).
             formula = content.get("formula")
-            if type(formula) is str and formula not in self._texts_read:
-                self._texts.add(formula)
+            if type(formula) is str:
+                formulas = self._formulas
+                formulas.append(formula)
+                if len(formulas) >= FORMULAS_HELD:
+                    self._fold_formulas()
             if "value" in content:
                 self._add_reading(content["value"])
             return
@@ -142,6 +149,7 @@ class ShownNumbers:
                 earlier = type(seq) is int and seq <= last_seq
                 if earlier and type(tool) is str and isinstance(content, dict):
                     self.add(tool, row.get("ok") is True, content)
+        self._fold_formulas()
         if self._sorted is None:
             known = self._known
             if self._title is not None:
@@ -160,6 +168,11 @@ class ShownNumbers:
             self._shown, self._given, self._read, self._texts = set(), {}, {}, set()
             self._sorted = tuple(sorted(known))
         return self._sorted
+
+    def _fold_formulas(self) -> None:
+        read = self._texts_read
+        self._texts.update(text for text in self._formulas if text not in read)
+        self._formulas.clear()
 
     def _add_text(self, text: Any) -> None:
         if type(text) is str and text not in self._texts_read:
