@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from reckoner.contract.dimensions import ZERO, Vector
+
 from . import dimensions as dims
 from .forms import JSON, ArrayForm, JSONNumber, Tagged
 from .scalars import is_complex
@@ -45,11 +47,18 @@ def stored_form(value: Value) -> Tagged:
     if type(value) is Quantity:
         x = value.payload
         if type(x) is float:  # the commonest value, built here without another call
-            return {
-                "num": stored_number(x) if x.is_integer() else x,
-                "dim": list(dims.integer_tuple(value.vector)),
-            }
+            vector = value.vector
+            last = _LAST_DIM[0]
+            if last[0] is not vector:
+                last = _LAST_DIM[0] = (vector, dims.integer_tuple(vector))
+            return {"num": stored_number(x) if x.is_integer() else x, "dim": list(last[1])}
     return _stored_form(value, _bare)
+
+
+# The last vector a real was stored with and its integers: results of one formula share a
+# vector object, and an identity check costs less than the cache's hash of seven numbers.
+# Threads may overwrite it in any order; each entry is a vector with its own integers.
+_LAST_DIM: list[tuple[Vector, tuple[int, ...]]] = [(ZERO, (0,) * 7)]
 
 
 def row_form(value: Value) -> Tagged:
