@@ -136,7 +136,8 @@ def dumps_plain_line(value: Any) -> bytes:
     whole double an integer, as ``plain`` or the core's stored forms write them): the same
     bytes, without reading the text back for whole doubles."""
     try:
-        return orjson.dumps(value, option=_LINE)
+        # A part this module spelled (an array's text) is copied in as it is, in one pass.
+        return orjson.dumps(value, default=_embedded, option=_LINE)
     except orjson.JSONEncodeError as error:
         return _dumps_refused(value, error, _LINE)
 
