@@ -220,8 +220,10 @@ def key_of(text: str) -> Key | None:
     parts = bare.split()
     key = "".join(parts)
     left = len(bare) - len(key)  # the whitespace split took out, if any
-    if left and bare.count(" ") + bare.count("\t") + bare.count("\n") != left:
-        return None
+    if left:
+        spaces = bare.count(" ")  # most texts space their tokens with spaces alone
+        if spaces != left and spaces + bare.count("\t") + bare.count("\n") != left:
+            return None
     return key, parts, names
 
 
