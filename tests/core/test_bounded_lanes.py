@@ -346,3 +346,22 @@ def test_a_numpy_sine_that_is_not_the_c_librarys_is_not_used() -> None:
     finally:
         libm_loops._agrees.cache_clear()
     assert libm_loops.libm_loop("$sin") is np.sin  # this numpy's own loop is the C library's
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "$sum_{k=0}^{19}(@x*@x^k)",  # a positive base: no step can be refused
+        "$seq_{k=-3}^{3}(@n^k)",  # a negative base to whole powers
+        "$seq_{k=-3}^{3}(@n^(k/2))",  # a negative base to a fractional power: refused
+        "$seq_{k=-3}^{3}((@x-@x)^k)",  # zero to a negative power: refused
+        "$seq_{k=1}^{3}((@x-@x)^k)",  # zero to positive powers
+        "$seq_{k=0}^{3}((-0.0)^(-k))",  # a negative zero to k=0 then negative powers
+        "$seq_{k=0}^{3}((-@n)^(k/3))",  # a positive base to fractional powers
+    ],
+)
+def test_one_base_for_every_step_is_refused_as_the_steps_refuse_it(formula: str) -> None:
+    """`@r^k`: the base is one number for every step, so which refusal can happen (zero to
+    a negative power, a negative base to a fractional one) is decided once; the answer and
+    every refusal are the steps' own."""
+    _compare(formula, SLOTS)

@@ -342,10 +342,18 @@ def _mark_powers_refused(p: Pass, x: Array | float | complex, y: Array | float |
     """Mark the steps whose real power the scalar rule refuses: zero to a negative power,
     a negative base to a fractional one. An exponent shared by every step (`@a[k]^2`)
     decides which of the two can happen, so a whole positive one scans nothing."""
-    base = np.asarray(x)
     if isinstance(y, np.ndarray):
+        if type(x) is float:
+            # One base for every step (`@r^k`): which refusal can happen is decided once.
+            if x == 0:
+                p.mark(y < 0)
+            elif x < 0:
+                p.mark(~_whole(y))
+            return
+        base = np.asarray(x)
         p.mark((base == 0) & (y < 0) | (base < 0) & ~_whole(y))
         return
+    base = np.asarray(x)
     assert type(y) is float  # both operands are real here
     if y < 0:
         p.mark(base == 0)
