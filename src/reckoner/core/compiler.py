@@ -440,8 +440,8 @@ def _pair(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
 
 
 def _shift(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
-    """`a + b` or `a - b`: two real scalars of one vector take the direct route (as
-    `binary` computes them), the rest `operate`."""
+    """`a + b` or `a - b`: two scalars (real or complex) of one vector take the direct
+    route (as `binary` computes them: Python's `+ -` never raise), the rest `operate`."""
     adding = op == "+"
 
     def apply_shifted(run: Run) -> Value:
@@ -449,7 +449,11 @@ def _shift(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
         b = second(run)
         if type(a) is Quantity and type(b) is Quantity:
             x, y = a.payload, b.payload
-            if type(x) is float and type(y) is float and a.vector == b.vector:
+            if (
+                (type(x) is float or type(x) is complex)
+                and (type(y) is float or type(y) is complex)
+                and a.vector == b.vector
+            ):
                 return Quantity(x + y if adding else x - y, a.vector)
         return operate(run, op, a, b, pos)
 
@@ -457,7 +461,9 @@ def _shift(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
 
 
 def _scale(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
-    """`a * b` or `a / b`: two real scalars take the direct route, the rest `binary`."""
+    """`a * b` or `a / b`: two real scalars take the direct route, and a product of two
+    scalars one of them complex (Python's `*` never raises, as `binary` computes it); the
+    rest `operate`."""
     combine = dims.multiply if op == "*" else dims.divide
     multiplying = op == "*"
     # The last (left vector, right vector, result vector), checked by identity (see power).
@@ -474,6 +480,12 @@ def _scale(op: str, first: Compiled, second: Compiled, pos: int) -> Compiled:
                 if seen[0] is not va or seen[1] is not vb:
                     seen = last[0] = (va, vb, combine(va, vb))
                 return Quantity(x * y if multiplying else x / y, seen[2])
+            if (
+                multiplying
+                and (type(x) is complex or type(x) is float)
+                and (type(y) is complex or type(y) is float)
+            ):
+                return Quantity(x * y, dims.multiply(a.vector, b.vector))
         return operate(run, op, a, b, pos)
 
     return apply_scaled
