@@ -20,46 +20,43 @@ def _module_servers() -> Iterator[dict[str, Any]]:
             server.close()
 
 
-@pytest.fixture
-def shared_client(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-    _module_servers: dict[str, Any],
-) -> Iterator[SharedClient]:
-    """The module's SDK client session over stdio, as the last test left it: no record
-    open, the session answering."""
+def _shared_fixture(name: str, kind: type[Any], folder: str, doc: str) -> Any:
+    """The fixture `name`: the module's one server of `kind` (started on first use in a
+    fresh home under a folder named `folder`), handed out by `handed_out`."""
 
-    def start() -> SharedClient:
-        return SharedClient(tmp_path_factory.mktemp("shared-client") / "home")
+    @pytest.fixture(name=name)
+    def fixture(
+        request: pytest.FixtureRequest,
+        tmp_path_factory: pytest.TempPathFactory,
+        _module_servers: dict[str, Any],
+    ) -> Iterator[Any]:
+        def start() -> Any:
+            return kind(tmp_path_factory.mktemp(folder) / "home")
 
-    yield from handed_out(_module_servers, start, request)
+        yield from handed_out(_module_servers, start, request)
 
-
-@pytest.fixture
-def shared_raw_server(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-    _module_servers: dict[str, Any],
-) -> Iterator[SharedRawServer]:
-    """The module's raw-pipe server, as the last test left it: alive, nothing unread, no
-    record open."""
-
-    def start() -> SharedRawServer:
-        return SharedRawServer(tmp_path_factory.mktemp("shared-raw") / "home")
-
-    yield from handed_out(_module_servers, start, request)
+    fixture.__doc__ = doc
+    return fixture
 
 
-@pytest.fixture
-def shared_http_server(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-    _module_servers: dict[str, Any],
-) -> Iterator[SharedHttpServer]:
-    """The module's `reckoner serve --http` (default flags), as the last test left it:
-    running, no record open."""
-
-    def start() -> SharedHttpServer:
-        return SharedHttpServer(tmp_path_factory.mktemp("shared-http") / "home")
-
-    yield from handed_out(_module_servers, start, request)
+shared_client = _shared_fixture(
+    "shared_client",
+    SharedClient,
+    "shared-client",
+    "The module's SDK client session over stdio, as the last test left it: no record open, "
+    "the session answering.",
+)
+shared_raw_server = _shared_fixture(
+    "shared_raw_server",
+    SharedRawServer,
+    "shared-raw",
+    "The module's raw-pipe server, as the last test left it: alive, nothing unread, no "
+    "record open.",
+)
+shared_http_server = _shared_fixture(
+    "shared_http_server",
+    SharedHttpServer,
+    "shared-http",
+    "The module's `reckoner serve --http` (default flags), as the last test left it: "
+    "running, no record open.",
+)

@@ -19,7 +19,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +178,36 @@ async def rows_of_tool(home: Path, title: str, tool: str, count: int) -> list[di
 # -- long tools never hold the engine ---------------------------------------------------------
 
 
+async def _b_gets_while_a_is_held(
+    url: str,
+    mode: str,
+    long_call: Callable[[Client], Awaitable[dict[str, Any]]],
+    held: Callable[[], Awaitable[None]],
+    release: Callable[[], Awaitable[Any]],
+) -> tuple[dict[str, Any], bool, Any, dict[str, Any]]:
+    """Session A starts `long_call`; once `held` says it is under way, session B gets a
+    slot, and `release` lets A's call end. Answers B's receipt, whether A had its answer
+    when B had B's, what `release` saw, and A's receipt."""
+    async with session_client(url) as a, session_client(url) as b:
+        await call(a, "record_start", {"title": "record of A"})
+        if mode == "lane per session":
+            await call(b, "record_start", {"title": "record of B"})
+        await call(b, "set", {"name": "x", "value": {"num": 2, "unit": "V"}})
+        answered: dict[str, Any] = {}
+
+        async def in_a() -> None:
+            answered.update(await long_call(a))
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(in_a)
+            with anyio.fail_after(HANG_SECONDS):
+                await held()
+                got = await call(b, "get", {"name": "x"})
+            a_answered = bool(answered)
+            seen = await release()
+        return got, a_answered, seen, answered
+
+
 @pytest.mark.parametrize("length", LENGTHS)
 @pytest.mark.parametrize("mode", MODES)
 def test_a_get_of_another_session_answers_while_a_compute_run_is_still_running(
@@ -188,31 +218,22 @@ def test_a_get_of_another_session_answers_while_a_compute_run_is_still_running(
     in (by default) or 8 s (the slow variant)."""
     server: SharedHttpServer = request.getfixturevalue(SERVERS[mode])
     home, url, marker = server.home, server.url, new_marker()
-    release = tmp_path / "release"
+    stop = tmp_path / "release"
 
-    async def main() -> tuple[dict[str, Any], bool, list[int], dict[str, Any]]:
-        async with session_client(url) as a, session_client(url) as b:
-            await call(a, "record_start", {"title": "record of A"})
-            if mode == "lane per session":
-                await call(b, "record_start", {"title": "record of B"})
-            await call(b, "set", {"name": "x", "value": {"num": 2, "unit": "V"}})
-            ran: dict[str, Any] = {}
+    async def run(a: Client) -> dict[str, Any]:
+        return await call(a, "compute", run_args(long_script(marker, length, stop)))
 
-            async def run_in_a() -> None:
-                code = long_script(marker, length, release)
-                ran.update(await call(a, "compute", run_args(code)))
+    async def running() -> None:
+        assert await anyio.to_thread.run_sync(wait_until_some_with, marker, 2)
 
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(run_in_a)
-                assert await anyio.to_thread.run_sync(wait_until_some_with, marker, 2)
-                with anyio.fail_after(HANG_SECONDS):
-                    got = await call(b, "get", {"name": "x"})
-                a_answered = bool(ran)
-                alive = await anyio.to_thread.run_sync(wait_until_some_with, marker, 2, 0.0)
-                release.touch()
-            return got, a_answered, alive, ran
+    async def release() -> list[int]:
+        alive: list[int] = await anyio.to_thread.run_sync(wait_until_some_with, marker, 2, 0.0)
+        stop.touch()
+        return alive
 
-    got, a_answered, alive, ran = anyio.run(main)
+    got, a_answered, alive, ran = anyio.run(
+        _b_gets_while_a_is_held, url, mode, run, running, release
+    )
     assert got["ok"] is True and got["value"]["num"] == 2
     assert not a_answered and len(alive) >= 2, "B's get waited for A's run"
     assert ran["ok"] is True and ran["stdout"].strip().endswith("done")
@@ -243,28 +264,19 @@ def test_a_get_of_another_session_answers_while_a_lookup_waits_on_a_slow_provide
     # A question of this variant's own: the home's lookup cache answers one asked before.
     question = {"question": f"What is the density of copper ({length or 'held'})?"}
 
-    async def main() -> tuple[dict[str, Any], bool, dict[str, Any]]:
-        async with session_client(url) as a, session_client(url) as b:
-            await call(a, "record_start", {"title": "record of A"})
-            if mode == "lane per session":
-                await call(b, "record_start", {"title": "record of B"})
-            await call(b, "set", {"name": "x", "value": {"num": 2, "unit": "V"}})
-            found: dict[str, Any] = {}
+    async def search(a: Client) -> dict[str, Any]:
+        return await call(a, "search", question)
 
-            async def search_in_a() -> None:
-                found.update(await call(a, "search", question))
+    async def waiting() -> None:
+        while not provider.searches():
+            await anyio.sleep(0.05)  # the lookup is waiting on the provider
 
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(search_in_a)
-                with anyio.fail_after(HANG_SECONDS):
-                    while not provider.searches():
-                        await anyio.sleep(0.05)  # the lookup is waiting on the provider
-                    got = await call(b, "get", {"name": "x"})
-                a_answered = bool(found)
-                provider.release()
-            return got, a_answered, found
+    async def release() -> None:
+        provider.release()
 
-    got, a_answered, found = anyio.run(main)
+    got, a_answered, _, found = anyio.run(
+        _b_gets_while_a_is_held, url, mode, search, waiting, release
+    )
     assert got["ok"] is True and got["value"]["num"] == 2
     assert not a_answered, "B's get waited for A's lookup"
     assert found["ok"] is True and "8.96" in found["answer"]
